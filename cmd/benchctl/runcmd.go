@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/report"
+)
+
+// runFlags are the raw flag values of `benchctl run`.
+type runFlags struct {
+	suite, bench, mode, warmup, measure, out string
+	params                                   []string
+	forks, threads                           int
+	seed                                     uint64
+	timeout                                  time.Duration
+	quick                                    bool
+}
+
+func (a *app) runCmd() *cobra.Command {
+	var f runFlags
+	c := &cobra.Command{
+		Use:   "run [flags]",
+		Short: "Run benchmarks in forked workers and write bench.txt and bench.json",
+		Example: `  benchctl run --suite self --quick
+  benchctl run --bench 'Alloc' -p size=64,4096 --forks 5 --measure 10x500ms
+  benchctl run --suite self --bench Kernel --mode sample --measure 5x100000ops`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o, err := f.options(cmd)
+			if err != nil {
+				return usageError{err}
+			}
+			return a.doRun(cmd, o, f.out)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.suite, "suite", "all", "suite to run: "+strings.Join(harness.Suites, ", "))
+	fl.StringVar(&f.bench, "bench", "", "regexp selecting benchmarks by name (BenchmarkX/param=value…) or family/Name")
+	fl.StringArrayVarP(&f.params, "param", "p", nil, "override a parameter's values: name=v1,v2 (repeatable)")
+	fl.IntVar(&f.forks, "forks", 3, "forked worker processes per benchmark; 0 runs in process (less trustworthy)")
+	fl.StringVar(&f.warmup, "warmup", "3x1s", "warmup iterations: COUNTxTIME, COUNTxNops or COUNT")
+	fl.StringVar(&f.measure, "measure", "5x1s", "measurement iterations: COUNTxTIME, COUNTxNops or COUNT")
+	fl.StringVar(&f.mode, "mode", "", "mode for every benchmark: avgt, thrpt, sample, ss (default: each benchmark's own)")
+	fl.IntVar(&f.threads, "threads", 0, "worker goroutines (a multiple of the group size for group benchmarks; default: each benchmark's own)")
+	fl.BoolVar(&f.quick, "quick", false, "quick run: 1 fork, 1x200ms warmup, 3x200ms measurement (explicit flags still win)")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of every generated input and of the fork order")
+	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "kill a fork that reports nothing for this long beyond its iteration time")
+	fl.StringVar(&f.out, "out", "", "output directory (default results/runs/<UTC stamp>)")
+	return c
+}
+
+// options binds the flags into harness.Options: the defaults (or the quick
+// ones), then every flag the user set.
+func (f *runFlags) options(cmd *cobra.Command) (harness.Options, error) {
+	o := harness.DefaultOptions()
+	if f.quick {
+		o = harness.QuickOptions()
+	}
+	set := cmd.Flags().Changed
+	o.Suite, o.Bench, o.Seed, o.Timeout = f.suite, f.bench, f.seed, f.timeout
+	if set("forks") {
+		o.Forks = f.forks
+	}
+	if set("warmup") {
+		spec, err := harness.ParseIterSpec(f.warmup, o.Warmup)
+		if err != nil {
+			return o, fmt.Errorf("--warmup: %w", err)
+		}
+		o.Warmup, o.WarmupExplicit = spec, true
+	}
+	if set("measure") {
+		spec, err := harness.ParseIterSpec(f.measure, o.Measure)
+		if err != nil {
+			return o, fmt.Errorf("--measure: %w", err)
+		}
+		o.Measure = spec
+	}
+	if f.mode != "" {
+		m, err := harness.ParseMode(f.mode)
+		if err != nil {
+			return o, fmt.Errorf("--mode: %w", err)
+		}
+		o.Mode = m
+	}
+	o.Threads = f.threads
+	o.Params = harness.Overrides{}
+	for _, p := range f.params {
+		if err := o.Params.Add(p); err != nil {
+			return o, fmt.Errorf("-p: %w", err)
+		}
+	}
+	return o, nil
+}
+
+func (a *app) doRun(cmd *cobra.Command, o harness.Options, out string) error {
+	cases, err := o.Plan(a.registry)
+	if err != nil {
+		return usageError{err}
+	}
+	if out == "" {
+		out = filepath.Join("results", "runs", time.Now().UTC().Format("20060102T150405Z"))
+	}
+	if err := report.CheckWritable(out); err != nil {
+		return usageError{err}
+	}
+	header := report.CollectHeader(a.dir, "benchctl "+strings.Join(a.args, " "))
+	if a.header != nil {
+		a.header(&header)
+	}
+	if o.Forks == 0 {
+		fmt.Fprintln(a.stderr, "benchctl: WARNING: --forks 0 runs every benchmark inside this process: heap, GC and scheduler state carry over between benchmarks, so results are less trustworthy than forked ones")
+	}
+	fmt.Fprintf(a.stderr, "benchctl: %d cases × %d forks, warmup %s, measure %s, seed %d → %s\n", len(cases), max(o.Forks, 1), o.Warmup, o.Measure, o.Seed, out)
+	fmt.Fprintf(a.stderr, "benchctl: host-pinned=%s: %s\n", header.HostPinned, header.HostNote)
+	rn := &harness.Runner{
+		Registry: a.registry, Executable: a.executable, Args: a.childArgs, Env: a.childEnv,
+		LogDir: filepath.Join(out, "logs"), Progress: newProgress(a.stderr).event,
+	}
+	run, runErr := rn.Run(cmd.Context(), o)
+	if run == nil {
+		return usageError{runErr}
+	}
+	if err := report.WriteRun(out, header, run); err != nil {
+		return failedError{fmt.Sprintf("writing results: %v", err)}
+	}
+	var table bytes.Buffer
+	if err := report.WriteTable(&table, run); err != nil {
+		return failedError{fmt.Sprintf("rendering the table: %v", err)}
+	}
+	a.stdout.Write(table.Bytes())
+	fmt.Fprintf(a.stdout, "\nresults: %s and %s\n", filepath.Join(out, "bench.txt"), filepath.Join(out, "bench.json"))
+	var failed int
+	for _, cr := range run.Cases {
+		for _, fe := range cr.Failures {
+			failed++
+			fmt.Fprintln(a.stderr, "benchctl: FAILED", fe.Error())
+		}
+	}
+	if runErr != nil {
+		return failedError{fmt.Sprintf("run interrupted: %v (results so far are written)", runErr)}
+	}
+	if failed > 0 {
+		return failedError{fmt.Sprintf("%d fork(s) failed; every result obtained is in %s", failed, out)}
+	}
+	return nil
+}

@@ -1,0 +1,113 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Benchmark declares one benchmark: its identity, its parameter axes, its
+// defaults, and Setup, which builds the benchmark-scoped state of one trial
+// and declares the op (or the group of ops) that the workers run.
+type Benchmark struct {
+	// Family is the registry family ("insert", "self"); Name is the
+	// benchmark's own name ("Insert"), so its full name is "BenchmarkInsert".
+	Family string
+	Name   string
+	Doc    string
+	// Suites the benchmark belongs to; every benchmark is also in "all".
+	Suites []string
+	Params []Param
+	// Mode is the default mode (AverageTime when empty).
+	Mode Mode
+	// Goroutines is the default number of worker goroutines of a symmetric
+	// benchmark, or the total goroutines of a group benchmark, which must
+	// be a multiple of the group's size (default: one goroutine, or one
+	// group instance).
+	Goroutines int
+	// OpsPerInvocation is how many ops one call of the op body performs
+	// (JMH's @OperationsPerInvocation). Default 1.
+	OpsPerInvocation int
+	// Units gives metadata for custom metrics (better=higher, assume=exact).
+	Units []UnitInfo
+	// Setup runs once per trial in the worker process (JMH's Level.Trial
+	// setup of the Scope.Benchmark state). It must call exactly one of
+	// [Trial.Run] or [Trial.Group].
+	Setup func(t *Trial) error
+}
+
+// UnitInfo is benchfmt unit metadata for a custom metric.
+type UnitInfo struct {
+	Unit   string
+	Better string // "higher" or "lower" (default lower)
+	Assume string // "nothing" (default) or "exact"
+}
+
+var nameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+
+// FullName is "Benchmark" + Name, the benchfmt name without parameters.
+func (b *Benchmark) FullName() string { return "Benchmark" + b.Name }
+
+// ID is the registry key "family/Name".
+func (b *Benchmark) ID() string { return b.Family + "/" + b.Name }
+
+// Validate checks the declaration: names, parameters and defaults.
+func (b *Benchmark) Validate() error {
+	var errs []error
+	if !nameRE.MatchString(b.Name) {
+		errs = append(errs, fmt.Errorf("benchmark name %q is not an identifier", b.Name))
+	}
+	if !nameRE.MatchString(b.Family) {
+		errs = append(errs, fmt.Errorf("%s: family %q is not an identifier", b.Name, b.Family))
+	}
+	if b.Setup == nil {
+		errs = append(errs, fmt.Errorf("%s: Setup is nil", b.Name))
+	}
+	if b.Mode != "" {
+		if _, err := ParseMode(string(b.Mode)); err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", b.Name, err))
+		}
+	}
+	if b.Goroutines < 0 || b.OpsPerInvocation < 0 {
+		errs = append(errs, fmt.Errorf("%s: negative Goroutines or OpsPerInvocation", b.Name))
+	}
+	seen := map[string]bool{"op": true}
+	for _, p := range b.Params {
+		if !nameRE.MatchString(p.Name) {
+			errs = append(errs, fmt.Errorf("%s: parameter name %q is not an identifier", b.Name, p.Name))
+		}
+		if seen[p.Name] {
+			errs = append(errs, fmt.Errorf("%s: parameter %q is declared twice or is reserved", b.Name, p.Name))
+		}
+		seen[p.Name] = true
+		if len(p.Values) == 0 {
+			errs = append(errs, fmt.Errorf("%s: parameter %s has no default values", b.Name, p.Name))
+		}
+		for _, v := range p.Values {
+			if err := p.Check(v); err != nil {
+				errs = append(errs, fmt.Errorf("%s: default: %w", b.Name, err))
+			}
+		}
+	}
+	for _, s := range b.Suites {
+		if !isSuite(s) {
+			errs = append(errs, fmt.Errorf("%s: unknown suite %q (valid: %s)", b.Name, s, strings.Join(Suites, ", ")))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (b *Benchmark) mode() Mode {
+	if b.Mode == "" {
+		return AverageTime
+	}
+	return b.Mode
+}
+
+func (b *Benchmark) opsPerInvocation() int {
+	if b.OpsPerInvocation <= 0 {
+		return 1
+	}
+	return b.OpsPerInvocation
+}

@@ -1,0 +1,98 @@
+package harness
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+
+	"github.com/ledgerbench/ledgerbench/harness/internal/fork"
+)
+
+// IsChild reports whether this process is a fork child started by a
+// [Runner]. Binaries that run benchmarks in forks call [ChildMain] first
+// thing when it is true (benchctl's main does; so must a TestMain whose
+// tests fork).
+func IsChild() bool { return fork.IsChild() }
+
+// hello is the child's first frame.
+type hello struct {
+	PID        int    `json:"pid"`
+	GoVersion  string `json:"goVersion"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+}
+
+// failure is the payload of an error frame.
+type failure struct {
+	Phase   string `json:"phase,omitempty"`
+	Message string `json:"message"`
+	Stack   string `json:"stack,omitempty"`
+}
+
+// done is the payload of a done frame.
+type done struct {
+	Sink uint64 `json:"sink"`
+}
+
+// ChildMain runs the child side of one fork: it receives the plan, runs it
+// from r and sends the results back. It returns the process exit code.
+func ChildMain(r *Registry) int {
+	conn, err := fork.OpenChild()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchctl child:", err)
+		return 3
+	}
+	defer conn.Close()
+	if err := childRun(conn, r); err != nil {
+		f := failure{Message: err.Error()}
+		var pe *PhaseError
+		if errors.As(err, &pe) {
+			f.Phase, f.Message, f.Stack = pe.Phase, pe.Err.Error(), pe.Stack
+		}
+		fmt.Fprintln(os.Stderr, "benchctl child:", err)
+		if pe != nil && pe.Stack != "" {
+			fmt.Fprintln(os.Stderr, pe.Stack)
+		}
+		if b, merr := json.Marshal(f); merr == nil {
+			_ = conn.Send(fork.Error, b)
+		}
+		return 1
+	}
+	return 0
+}
+
+func childRun(conn *fork.Conn, r *Registry) error {
+	h, _ := json.Marshal(hello{PID: os.Getpid(), GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0)})
+	if err := conn.Send(fork.Hello, h); err != nil {
+		return fmt.Errorf("send hello: %w", err)
+	}
+	f, err := conn.Receive()
+	if err != nil {
+		return fmt.Errorf("receive plan: %w", err)
+	}
+	if f.Type != fork.Plan {
+		return fmt.Errorf("expected a plan frame, got %s", f.Type)
+	}
+	var p Plan
+	if err := json.Unmarshal(f.Payload, &p); err != nil {
+		return fmt.Errorf("decode plan: %w", err)
+	}
+	b, ok := r.Lookup(p.Benchmark)
+	if !ok {
+		return fmt.Errorf("no benchmark %q in this binary", p.Benchmark)
+	}
+	var sink uint64
+	err = runTrialSink(b, &p, func(it *Iteration) error {
+		payload, err := json.Marshal(it)
+		if err != nil {
+			return err
+		}
+		return conn.Send(fork.Iteration, payload)
+	}, &sink)
+	if err != nil {
+		return err
+	}
+	d, _ := json.Marshal(done{Sink: sink})
+	return conn.Send(fork.Done, d)
+}

@@ -1,0 +1,202 @@
+package fork
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// TailLines is how many lines of the child's stderr a failure report shows.
+const TailLines = 20
+
+// Spec says how to start a child.
+type Spec struct {
+	Path string
+	Args []string
+	// Env is added to the parent's environment.
+	Env []string
+	// Log receives the child's stdout and stderr (nil discards them); the
+	// last TailLines lines of stderr are kept for failure reports anyway.
+	Log io.Writer
+}
+
+// Process is the parent's handle on a running child.
+type Process struct {
+	cmd     *exec.Cmd
+	toChild *os.File
+	frames  chan result
+	tail    *tail
+	started time.Time
+	waitErr error
+	waited  bool
+}
+
+type result struct {
+	f   Frame
+	err error
+}
+
+// ErrTimeout is returned by Next when no frame arrived in time.
+var ErrTimeout = errors.New("timed out waiting for the child")
+
+// Start starts a child process with its link on fds 3 and 4.
+func Start(ctx context.Context, s Spec) (*Process, error) {
+	fromChildR, fromChildW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	toChildR, toChildW, err := os.Pipe()
+	if err != nil {
+		fromChildR.Close()
+		fromChildW.Close()
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, s.Path, s.Args...)
+	cmd.Env = append(append(os.Environ(), s.Env...), fmt.Sprintf("%s=%d", EnvVar, Version))
+	cmd.ExtraFiles = []*os.File{fromChildW, toChildR} // fds 3 and 4
+	p := &Process{cmd: cmd, toChild: toChildW, frames: make(chan result, 16), tail: &tail{max: TailLines}}
+	logw := s.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	cmd.Stdout = &lockedWriter{w: logw}
+	cmd.Stderr = io.MultiWriter(cmd.Stdout, p.tail)
+	p.started = time.Now()
+	if err := cmd.Start(); err != nil {
+		for _, f := range []*os.File{fromChildR, fromChildW, toChildR, toChildW} {
+			f.Close()
+		}
+		return nil, fmt.Errorf("start fork: %w", err)
+	}
+	fromChildW.Close()
+	toChildR.Close()
+	go func() {
+		defer fromChildR.Close()
+		for {
+			f, err := Read(fromChildR)
+			p.frames <- result{f, err}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return p, nil
+}
+
+// Started is when the child was started.
+func (p *Process) Started() time.Time { return p.started }
+
+// Send writes one frame to the child.
+func (p *Process) Send(t Type, payload []byte) error {
+	return Write(p.toChild, Frame{Type: t, Payload: payload})
+}
+
+// Next returns the child's next frame, io.EOF when the child closed its
+// link (it exited), or ErrTimeout after timeout.
+func (p *Process) Next(timeout time.Duration) (Frame, error) {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	select {
+	case r := <-p.frames:
+		return r.f, r.err
+	case <-t.C:
+		return Frame{}, ErrTimeout
+	}
+}
+
+// Kill kills the child.
+func (p *Process) Kill() {
+	if p.cmd.Process != nil {
+		_ = p.cmd.Process.Kill()
+	}
+}
+
+// Wait closes the link and waits for the child to exit, killing it if it
+// has not exited within grace. It returns the exit error (nil for status 0).
+func (p *Process) Wait(grace time.Duration) error {
+	if p.waited {
+		return p.waitErr
+	}
+	p.waited = true
+	p.toChild.Close()
+	done := make(chan error, 1)
+	go func() { done <- p.cmd.Wait() }()
+	select {
+	case p.waitErr = <-done:
+	case <-time.After(grace):
+		p.Kill()
+		p.waitErr = <-done
+		if p.waitErr == nil {
+			p.waitErr = errors.New("killed after the grace period")
+		}
+	}
+	return p.waitErr
+}
+
+// StderrTail returns the last lines the child wrote to stderr.
+func (p *Process) StderrTail() []string { return p.tail.lines() }
+
+// tail keeps the last max lines written to it.
+type tail struct {
+	mu      sync.Mutex
+	max     int
+	partial []byte
+	ls      []string
+}
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.partial = append(t.partial, b...)
+	for {
+		i := bytes.IndexByte(t.partial, '\n')
+		if i < 0 {
+			break
+		}
+		t.push(string(t.partial[:i]))
+		t.partial = t.partial[i+1:]
+	}
+	if len(t.partial) > 64<<10 { // an endless line: keep its start
+		t.push(string(t.partial[:4096]) + " …")
+		t.partial = t.partial[:0]
+	}
+	return len(b), nil
+}
+
+func (t *tail) push(s string) {
+	t.ls = append(t.ls, strings.TrimRight(s, "\r"))
+	if len(t.ls) > t.max {
+		t.ls = t.ls[len(t.ls)-t.max:]
+	}
+}
+
+func (t *tail) lines() []string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := append([]string(nil), t.ls...)
+	if len(t.partial) > 0 {
+		out = append(out, string(t.partial))
+	}
+	if len(out) > t.max {
+		out = out[len(out)-t.max:]
+	}
+	return out
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
+}

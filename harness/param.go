@@ -1,0 +1,187 @@
+package harness
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ParamKind says how a parameter's values are validated.
+type ParamKind int
+
+const (
+	// String values are taken as they are (restricted to Values' set when
+	// the parameter is an enumeration, see [Param.Enum]).
+	String ParamKind = iota
+	// Int values must parse with strconv.Atoi.
+	Int
+	// Float values must parse with strconv.ParseFloat.
+	Float
+	// Bool values must parse with strconv.ParseBool.
+	Bool
+	// Duration values must parse with time.ParseDuration.
+	Duration
+)
+
+func (k ParamKind) String() string {
+	switch k {
+	case Int:
+		return "int"
+	case Float:
+		return "float"
+	case Bool:
+		return "bool"
+	case Duration:
+		return "duration"
+	}
+	return "string"
+}
+
+// Param declares one parameter axis of a benchmark, like JMH's @Param.
+// Values are the defaults; the run expands all parameters to their
+// cartesian product, and `-p name=v1,v2` replaces a parameter's values.
+type Param struct {
+	Name   string
+	Values []string
+	Kind   ParamKind
+	// Enum restricts the parameter to the listed values (defaults to
+	// Values when Enum is true and Allowed is empty).
+	Enum    bool
+	Allowed []string
+	Doc     string
+}
+
+func (p Param) allowed() []string {
+	if !p.Enum {
+		return nil
+	}
+	if len(p.Allowed) > 0 {
+		return p.Allowed
+	}
+	return p.Values
+}
+
+// Check reports whether v is a valid value of p.
+func (p Param) Check(v string) error {
+	var err error
+	switch p.Kind {
+	case Int:
+		_, err = strconv.Atoi(v)
+	case Float:
+		_, err = strconv.ParseFloat(v, 64)
+	case Bool:
+		_, err = strconv.ParseBool(v)
+	case Duration:
+		_, err = time.ParseDuration(v)
+	}
+	if err != nil {
+		return fmt.Errorf("parameter %s: value %q is not a valid %s", p.Name, v, p.Kind)
+	}
+	if v == "" || strings.ContainsAny(v, "/= \t\n,") {
+		return fmt.Errorf("parameter %s: value %q is empty or holds one of / = , or a space", p.Name, v)
+	}
+	if a := p.allowed(); a != nil && !slices.Contains(a, v) {
+		return fmt.Errorf("parameter %s: unknown value %q (valid: %s)", p.Name, v, strings.Join(a, ", "))
+	}
+	return nil
+}
+
+// ParamValue is one parameter bound to one value.
+type ParamValue struct {
+	Name  string `json:"name"`
+	Value string `json:"value"`
+}
+
+// Params is one point of a benchmark's parameter space, in declaration order.
+type Params []ParamValue
+
+// Get returns the value of the named parameter and whether it is set.
+func (ps Params) Get(name string) (string, bool) {
+	for _, p := range ps {
+		if p.Name == name {
+			return p.Value, true
+		}
+	}
+	return "", false
+}
+
+// Suffix is the benchfmt name suffix "/a=1/b=x" of the point.
+func (ps Params) Suffix() string {
+	var b strings.Builder
+	for _, p := range ps {
+		b.WriteString("/")
+		b.WriteString(p.Name)
+		b.WriteString("=")
+		b.WriteString(p.Value)
+	}
+	return b.String()
+}
+
+// Overrides maps parameter names to the values that replace their defaults.
+type Overrides map[string][]string
+
+// ParseOverride parses one `-p` flag value: "name=v1,v2,…".
+func ParseOverride(s string) (name string, values []string, err error) {
+	name, list, ok := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || strings.ContainsAny(name, "/= \t,") {
+		return "", nil, fmt.Errorf("bad parameter %q: want name=v1,v2", s)
+	}
+	for v := range strings.SplitSeq(list, ",") {
+		v = strings.TrimSpace(v)
+		if v == "" {
+			return "", nil, fmt.Errorf("bad parameter %q: empty value", s)
+		}
+		if slices.Contains(values, v) {
+			continue
+		}
+		values = append(values, v)
+	}
+	return name, values, nil
+}
+
+// Add parses one `-p` flag value into o. A name given twice is an error.
+func (o Overrides) Add(s string) error {
+	name, values, err := ParseOverride(s)
+	if err != nil {
+		return err
+	}
+	if _, dup := o[name]; dup {
+		return fmt.Errorf("parameter %s is given twice", name)
+	}
+	o[name] = values
+	return nil
+}
+
+// Expand returns the cartesian product of the benchmark's parameters in
+// declaration order (the last parameter varies fastest), with o replacing
+// defaults. Overrides that name no parameter of b are ignored here: the
+// runner checks them against the whole selection, see [Registry.Plan].
+func (b *Benchmark) Expand(o Overrides) ([]Params, error) {
+	points := []Params{nil}
+	for _, p := range b.Params {
+		values := p.Values
+		if ov, ok := o[p.Name]; ok {
+			values = ov
+		}
+		if len(values) == 0 {
+			return nil, fmt.Errorf("%s: parameter %s has no values", b.FullName(), p.Name)
+		}
+		for _, v := range values {
+			if err := p.Check(v); err != nil {
+				return nil, fmt.Errorf("%s: %w", b.FullName(), err)
+			}
+		}
+		next := make([]Params, 0, len(points)*len(values))
+		for _, pt := range points {
+			for _, v := range values {
+				np := append(slices.Clip(pt), ParamValue{p.Name, v})
+				next = append(next, np)
+			}
+		}
+		points = next
+	}
+	return points, nil
+}

@@ -1,0 +1,161 @@
+package report
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+)
+
+// PkgPrefix is the import path prefix of the benchmark families; a
+// result's pkg key is PkgPrefix + family.
+const PkgPrefix = "github.com/ledgerbench/ledgerbench/bench/"
+
+// telemetryPrefix starts the comment lines that carry per-iteration
+// telemetry; benchstat ignores them.
+const telemetryPrefix = "# benchctl: "
+
+// WriteBenchfmt writes the measurement iterations of run in Go benchmark
+// format: one result line per iteration (and per op of a group), the
+// header keys as config lines, Unit metadata lines, and telemetry and
+// failures as "# benchctl:" comments. An iteration's telemetry comment
+// follows its (first) result line.
+func WriteBenchfmt(out io.Writer, h Header, run *harness.Run) error {
+	bw := bufio.NewWriter(out)
+	w := benchfmt.NewWriter(bw)
+	comment := func(format string, args ...any) {
+		for line := range strings.SplitSeq(fmt.Sprintf(format, args...), "\n") {
+			bw.WriteString(telemetryPrefix + line + "\n")
+		}
+	}
+	o := run.Options
+	comment("made by `%s` at %s; raw output, not edited", h.Command, h.Started.Format("2006-01-02T15:04:05Z"))
+	comment("seed=%d forks=%d warmup=%s measure=%s timeout=%s order=forks in rounds, cases shuffled per round from the seed", o.Seed, o.Forks, o.Warmup, o.Measure, o.Timeout)
+	if run.InProcess {
+		comment("WARNING: --forks 0 ran every benchmark in the benchctl process: heap, GC and scheduler state carry over between benchmarks, so results are less trustworthy")
+	}
+	if h.HostPinned != "yes" {
+		comment("host-pinned=%s: %s", h.HostPinned, h.HostNote)
+	}
+	base := h.keys()
+	units := map[string]bool{}
+	for _, cr := range run.Cases {
+		b := cr.Case.Bench
+		cfg := make([]benchfmt.Config, 0, len(base)+1)
+		for _, kv := range base {
+			cfg = append(cfg, benchfmt.Config{Key: kv[0], Value: []byte(kv[1]), File: true})
+		}
+		cfg = append(cfg, benchfmt.Config{Key: "pkg", Value: []byte(PkgPrefix + b.Family), File: true})
+		for _, u := range unitMetadata(cr) {
+			key := u.Unit + " " + u.Key
+			if units[key] {
+				continue
+			}
+			units[key] = true
+			if err := w.Write(u); err != nil {
+				return err
+			}
+		}
+		name := strings.TrimPrefix(cr.Case.Name(), "Benchmark")
+		for _, it := range measured(cr.Iterations) {
+			res := &benchfmt.Result{Config: cfg, Iters: int(it.Total.Ops)}
+			res.Values = iterationValues(cr.Mode, &it.Total, it)
+			if len(it.Ops) == 0 {
+				res.Name = benchfmt.Name(name)
+				if err := w.Write(res); err != nil {
+					return err
+				}
+				comment("%s", telemetry(cr, it))
+				continue
+			}
+			res.Name = benchfmt.Name(name + "/op=all")
+			if err := w.Write(res); err != nil {
+				return err
+			}
+			comment("%s", telemetry(cr, it))
+			for i := range it.Ops {
+				op := &it.Ops[i]
+				r := &benchfmt.Result{Config: cfg, Name: benchfmt.Name(name + "/op=" + op.Name), Iters: int(op.Ops)}
+				r.Values = iterationValues(cr.Mode, op, nil)
+				if err := w.Write(r); err != nil {
+					return err
+				}
+			}
+		}
+		for _, f := range cr.Failures {
+			comment("FAILED %s", f.Error())
+		}
+	}
+	return bw.Flush()
+}
+
+// telemetry is the comment line that precedes an iteration's result.
+func telemetry(cr *harness.CaseResult, it *harness.Iteration) string {
+	flag := "no"
+	if it.Flagged {
+		flag = "yes"
+	}
+	s := fmt.Sprintf("fork=%d iter=%d mode=%s goroutines=%d wall=%.1fms executed=%d probe-mhz=%.0f/%.0f drift=%.1f%% flagged=%s",
+		it.Fork, it.Index, cr.Mode, it.Total.Workers, float64(it.WallNs)/1e6, it.Executed,
+		it.ProbeBefore, it.ProbeAfter, 100*it.Drift(), flag)
+	if it.TimerNs > 0 {
+		s += fmt.Sprintf(" timer-ns=%.1f", it.TimerNs)
+	}
+	return s
+}
+
+// iterationValues are the values of one result line. it is nil for the
+// per-op lines of a group, which carry no allocation figures.
+func iterationValues(mode harness.Mode, s *harness.OpStats, it *harness.Iteration) []benchfmt.Value {
+	vals := []benchfmt.Value{{Value: s.Score(mode), Unit: mode.Unit()}}
+	if mode == harness.SampleTime && len(s.Hist) > 0 {
+		if h, err := harness.DecodeHistogram(s.Hist); err == nil {
+			for _, p := range []float64{50, 90, 99, 99.9, 99.99} {
+				vals = append(vals, benchfmt.Value{Value: float64(h.ValueAtQuantile(p)), Unit: "p" + strings.TrimSuffix(percentileKey(p), ".0") + "-ns/op"})
+			}
+		}
+		if it != nil && it.TimerNs > 0 {
+			vals = append(vals, benchfmt.Value{Value: it.TimerNs, Unit: "timer-ns/op"})
+		}
+	}
+	if it != nil {
+		vals = append(vals,
+			benchfmt.Value{Value: it.BytesPerOp(), Unit: "B/op"},
+			benchfmt.Value{Value: it.AllocsPerOp(), Unit: "allocs/op"},
+			benchfmt.Value{Value: it.GCsPerOp(), Unit: "gc/op"})
+	}
+	units := make([]string, 0, len(s.Metrics))
+	for u := range s.Metrics {
+		units = append(units, u)
+	}
+	sort.Strings(units)
+	for _, u := range units {
+		vals = append(vals, benchfmt.Value{Value: s.Metrics[u], Unit: u})
+	}
+	return vals
+}
+
+// unitMetadata returns the Unit lines a case needs.
+func unitMetadata(cr *harness.CaseResult) []*benchfmt.UnitMetadata {
+	var out []*benchfmt.UnitMetadata
+	add := func(unit, key, value string) {
+		out = append(out, &benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: unit, Key: key}, OrigUnit: unit, Value: value})
+	}
+	if cr.Mode == harness.Throughput {
+		add("ops/s", "better", "higher")
+	}
+	for _, u := range cr.Case.Bench.Units {
+		if u.Better != "" {
+			add(u.Unit, "better", u.Better)
+		}
+		if u.Assume != "" {
+			add(u.Unit, "assume", u.Assume)
+		}
+	}
+	return out
+}

@@ -1,0 +1,69 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+)
+
+// WriteFileAtomic writes data to path through a temporary file in the same
+// directory and a rename, so readers see the old file or the new one, never
+// a part.
+func WriteFileAtomic(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp, 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// CheckWritable creates dir if needed and proves a file can be created in
+// it, so a run fails before measuring rather than after.
+func CheckWritable(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--out %s: %w", dir, err)
+	}
+	f, err := os.CreateTemp(dir, ".probe*")
+	if err != nil {
+		return fmt.Errorf("--out %s is not writable: %w", dir, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// WriteRun writes DIR/bench.txt and DIR/bench.json for run.
+func WriteRun(dir string, h Header, run *harness.Run) error {
+	var txt, js bytes.Buffer
+	if err := WriteBenchfmt(&txt, h, run); err != nil {
+		return fmt.Errorf("format bench.txt: %w", err)
+	}
+	if err := WriteJMH(&js, h, run); err != nil {
+		return fmt.Errorf("format bench.json: %w", err)
+	}
+	if err := WriteFileAtomic(filepath.Join(dir, "bench.txt"), txt.Bytes()); err != nil {
+		return err
+	}
+	return WriteFileAtomic(filepath.Join(dir, "bench.json"), js.Bytes())
+}

@@ -1,0 +1,207 @@
+package report
+
+import (
+	"math"
+	"sort"
+	"strconv"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+	"github.com/aclements/go-moremath/stats"
+	"golang.org/x/perf/benchmath"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+)
+
+// Confidence is the level of the score's error interval, as JMH prints it.
+const Confidence = 0.999
+
+// Metric is one metric of one case summarized over every measurement
+// iteration of every fork, as JMH summarizes: the mean, and the half width
+// of its Student-t interval at [Confidence] (NaN with fewer than 3 values).
+type Metric struct {
+	Name  string // "" for the primary score; secondary metrics are named
+	Unit  string
+	Score float64
+	Error float64
+	Lo    float64
+	Hi    float64
+	N     int
+	// Raw holds the values per fork, in fork order.
+	Raw [][]float64
+	// Percentiles maps a percentile (0…100) to its value: of the per-op
+	// latencies in SampleTime mode, else of the raw values.
+	Percentiles map[float64]float64
+}
+
+// Summary is one case's results.
+type Summary struct {
+	Name      string // benchfmt name with parameters
+	ID        string
+	Family    string
+	Mode      harness.Mode
+	Threads   int
+	Forks     int
+	Params    harness.Params
+	Primary   Metric
+	Secondary []Metric
+	// Ops holds the per-op primary metrics of a group benchmark.
+	Ops      []Metric
+	Flagged  int // measurement iterations the frequency probe flagged
+	Failures int
+}
+
+// Summarize summarizes the measurement iterations of one case.
+func Summarize(cr *harness.CaseResult) Summary {
+	s := Summary{
+		Name: cr.Case.Name(), ID: cr.Case.Bench.ID(), Family: cr.Case.Bench.Family,
+		Mode: cr.Mode, Params: cr.Case.Params, Failures: len(cr.Failures),
+	}
+	its := measured(cr.Iterations)
+	forks := map[int]bool{}
+	for _, it := range its {
+		forks[it.Fork] = true
+		s.Threads = it.Total.Workers
+		if it.Flagged {
+			s.Flagged++
+		}
+	}
+	s.Forks = len(forks)
+	s.Primary = collect("", cr.Mode.Unit(), its, func(it *harness.Iteration) (float64, bool) {
+		return it.Total.Score(cr.Mode), true
+	})
+	if cr.Mode == harness.SampleTime {
+		s.Primary.Percentiles = latencyPercentiles(its, func(it *harness.Iteration) []byte { return it.Total.Hist })
+	}
+	add := func(name, unit string, get func(*harness.Iteration) (float64, bool)) {
+		if m := collect(name, unit, its, get); m.N > 0 {
+			s.Secondary = append(s.Secondary, m)
+		}
+	}
+	add("B/op", "B/op", func(it *harness.Iteration) (float64, bool) { return it.BytesPerOp(), true })
+	add("allocs/op", "allocs/op", func(it *harness.Iteration) (float64, bool) { return it.AllocsPerOp(), true })
+	add("gc/op", "gc/op", func(it *harness.Iteration) (float64, bool) { return it.GCsPerOp(), true })
+	for _, unit := range metricUnits(its) {
+		add(unit, unit, func(it *harness.Iteration) (float64, bool) {
+			v, ok := it.Total.Metrics[unit]
+			return v, ok
+		})
+	}
+	if len(its) > 0 {
+		for oi, op := range its[0].Ops {
+			m := collect(op.Name, cr.Mode.Unit(), its, func(it *harness.Iteration) (float64, bool) {
+				if oi >= len(it.Ops) {
+					return 0, false
+				}
+				return it.Ops[oi].Score(cr.Mode), true
+			})
+			if cr.Mode == harness.SampleTime {
+				m.Percentiles = latencyPercentiles(its, func(it *harness.Iteration) []byte { return it.Ops[oi].Hist })
+			}
+			s.Ops = append(s.Ops, m)
+		}
+	}
+	return s
+}
+
+// measured returns the measurement iterations sorted by fork and index.
+func measured(all []harness.Iteration) []*harness.Iteration {
+	var out []*harness.Iteration
+	for i := range all {
+		if !all[i].Warmup {
+			out = append(out, &all[i])
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Fork != out[j].Fork {
+			return out[i].Fork < out[j].Fork
+		}
+		return out[i].Index < out[j].Index
+	})
+	return out
+}
+
+func metricUnits(its []*harness.Iteration) []string {
+	seen := map[string]bool{}
+	var units []string
+	for _, it := range its {
+		for u := range it.Total.Metrics {
+			if !seen[u] {
+				seen[u] = true
+				units = append(units, u)
+			}
+		}
+	}
+	sort.Strings(units)
+	return units
+}
+
+func collect(name, unit string, its []*harness.Iteration, get func(*harness.Iteration) (float64, bool)) Metric {
+	m := Metric{Name: name, Unit: unit}
+	var all []float64
+	lastFork := math.MinInt
+	for _, it := range its {
+		v, ok := get(it)
+		if !ok {
+			continue
+		}
+		if it.Fork != lastFork {
+			m.Raw = append(m.Raw, nil)
+			lastFork = it.Fork
+		}
+		m.Raw[len(m.Raw)-1] = append(m.Raw[len(m.Raw)-1], v)
+		all = append(all, v)
+	}
+	m.N = len(all)
+	if m.N == 0 {
+		return m
+	}
+	sum := benchmath.AssumeNormal.Summary(benchmath.NewSample(all, &benchmath.DefaultThresholds), Confidence)
+	m.Score, m.Lo, m.Hi = sum.Center, sum.Lo, sum.Hi
+	m.Error = (sum.Hi - sum.Lo) / 2
+	if m.N < 3 || math.IsInf(m.Error, 0) {
+		m.Error, m.Lo, m.Hi = math.NaN(), math.NaN(), math.NaN()
+	}
+	sample := stats.Sample{Xs: all}.Copy().Sort()
+	m.Percentiles = map[float64]float64{}
+	for _, p := range harness.Percentiles {
+		m.Percentiles[p] = sample.Quantile(p / 100)
+	}
+	return m
+}
+
+// latencyPercentiles merges the latency histograms of the iterations.
+func latencyPercentiles(its []*harness.Iteration, get func(*harness.Iteration) []byte) map[float64]float64 {
+	var merged *hdrhistogram.Histogram
+	for _, it := range its {
+		b := get(it)
+		if len(b) == 0 {
+			continue
+		}
+		h, err := harness.DecodeHistogram(b)
+		if err != nil {
+			continue
+		}
+		if merged == nil {
+			merged = h
+		} else {
+			merged.Merge(h)
+		}
+	}
+	if merged == nil || merged.TotalCount() == 0 {
+		return nil
+	}
+	out := map[float64]float64{}
+	for _, p := range harness.Percentiles {
+		out[p] = float64(merged.ValueAtQuantile(p))
+	}
+	return out
+}
+
+// percentileKey formats a percentile as JMH's JSON does ("99.9").
+func percentileKey(p float64) string {
+	s := strconv.FormatFloat(p, 'f', -1, 64)
+	if p == math.Trunc(p) {
+		s += ".0"
+	}
+	return s
+}

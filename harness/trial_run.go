@@ -1,0 +1,316 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"runtime/debug"
+	"time"
+)
+
+// Plan is what one fork runs: one case of one benchmark, in one mode,
+// with its warmup and measurement iterations. The parent sends it to the
+// worker process, which runs it with [RunPlan].
+type Plan struct {
+	Benchmark string   `json:"benchmark"` // the registry ID, "family/Name"
+	Params    Params   `json:"params"`
+	Mode      Mode     `json:"mode"`
+	Threads   int      `json:"threads,omitempty"` // 0: the benchmark's default
+	Warmup    IterSpec `json:"warmup"`
+	Measure   IterSpec `json:"measure"`
+	Seed      uint64   `json:"seed"`
+	Fork      int      `json:"fork"`
+	// ProbeTolerance is the relative change of the frequency probe above
+	// which an iteration is flagged (default 0.05).
+	ProbeTolerance float64 `json:"probeTolerance,omitempty"`
+}
+
+// PhaseError is a failure of the benchmark's own code, with the lifecycle
+// phase it happened in and, for a panic, the goroutine's stack.
+type PhaseError struct {
+	Phase string
+	Err   error
+	Stack string
+}
+
+func (e *PhaseError) Error() string { return e.Phase + ": " + e.Err.Error() }
+func (e *PhaseError) Unwrap() error { return e.Err }
+
+// safely runs f, turning a panic into a *PhaseError with its stack.
+func safely(phase string, f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &PhaseError{Phase: phase, Err: fmt.Errorf("panic: %v", r), Stack: string(debug.Stack())}
+		}
+	}()
+	if err := f(); err != nil {
+		var pe *PhaseError
+		if errors.As(err, &pe) {
+			return err
+		}
+		return &PhaseError{Phase: phase, Err: err}
+	}
+	return nil
+}
+
+// RunPlan runs p's trial in this process and calls emit after every
+// iteration. The trial's teardowns run even when an iteration fails.
+func RunPlan(r *Registry, p *Plan, emit func(*Iteration) error) error {
+	b, ok := r.Lookup(p.Benchmark)
+	if !ok {
+		return fmt.Errorf("no benchmark %q in this binary", p.Benchmark)
+	}
+	var sink uint64
+	return runTrialSink(b, p, emit, &sink)
+}
+
+type trialRun struct {
+	t       *Trial
+	plan    *Plan
+	groups  []*Group
+	workers []*Worker
+	timerNs float64
+}
+
+// runTrialSink runs one trial and stores the workers' folded sink words in
+// sink, so the results the ops consumed are observably used.
+func runTrialSink(b *Benchmark, p *Plan, emit func(*Iteration) error, sink *uint64) (err error) {
+	if p.Mode == "" {
+		p.Mode = b.mode()
+	}
+	if p.ProbeTolerance == 0 {
+		p.ProbeTolerance = 0.05
+	}
+	if err := p.Warmup.validate("warmup"); err != nil && p.Warmup.Count > 0 {
+		return err
+	}
+	if err := p.Measure.validate("measurement"); err != nil {
+		return err
+	}
+	tr := &trialRun{plan: p, t: &Trial{bench: b, params: p.Params, seed: p.Seed}}
+	if err := safely("setup", func() error { return b.Setup(tr.t) }); err != nil {
+		return err
+	}
+	defer func() {
+		for _, w := range tr.workers {
+			*sink ^= w.sink
+		}
+		err = errors.Join(err, tr.teardown())
+	}()
+	if err := tr.bind(b); err != nil {
+		return err
+	}
+	if p.Mode == SampleTime {
+		tr.timerNs = timerCost()
+	}
+	for _, phase := range []struct {
+		spec IterSpec
+		warm bool
+	}{{p.Warmup, true}, {p.Measure, false}} {
+		for i := 0; i < phase.spec.Count; i++ {
+			it, err := tr.iteration(phase.spec)
+			if err != nil {
+				return err
+			}
+			it.Fork, it.Index, it.Warmup = p.Fork, i, phase.warm
+			if err := emit(it); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// bind creates the group instances and the workers.
+func (tr *trialRun) bind(b *Benchmark) error {
+	t, p := tr.t, tr.plan
+	if err := t.checkOps(); err != nil {
+		return &PhaseError{Phase: "setup", Err: err}
+	}
+	size := t.groupSize()
+	threads := p.Threads
+	if threads == 0 {
+		threads = b.Goroutines
+	}
+	if threads == 0 {
+		threads = size
+	}
+	if threads%size != 0 {
+		return &PhaseError{Phase: "setup", Err: fmt.Errorf("goroutines %d is not a multiple of the group size %d", threads, size)}
+	}
+	t.threads = threads
+	opi := int64(b.opsPerInvocation())
+	for gi := 0; gi < threads/size; gi++ {
+		g := &Group{Index: gi}
+		tr.groups = append(tr.groups, g)
+		if t.groupSetup != nil {
+			if err := safely("group setup", func() error { return t.groupSetup(g) }); err != nil {
+				return err
+			}
+		}
+		for oi := range t.ops {
+			op := &t.ops[oi]
+			for range max(op.Goroutines, 1) {
+				id := len(tr.workers)
+				w := &Worker{id: id, opIndex: oi, op: op, group: g, trial: t, batch: 1, opi: opi,
+					rng: rand.New(rand.NewPCG(p.Seed, uint64(id)+1))}
+				tr.workers = append(tr.workers, w)
+				if err := safely("bind", func() error {
+					body, err := op.Bind(w)
+					if err == nil && body == nil {
+						err = errors.New("Bind returned a nil body")
+					}
+					w.body = body
+					return err
+				}); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, w := range tr.workers {
+		w.sharp = t.hasInvocation() || w.group.hasInvocation() || w.hasInvocation()
+		if p.Mode == SampleTime {
+			w.hist = newHistogram()
+		}
+	}
+	return nil
+}
+
+// teardown runs the trial-level teardowns of every state that was set up:
+// workers, then group instances, then the benchmark state, each in
+// reverse registration order. Every teardown runs; errors are joined.
+func (tr *trialRun) teardown() error {
+	var errs []error
+	for i := len(tr.workers) - 1; i >= 0; i-- {
+		w := tr.workers[i]
+		errs = append(errs, safely("teardown", func() error { return runAll(w.teardown, true) }))
+	}
+	for i := len(tr.groups) - 1; i >= 0; i-- {
+		g := tr.groups[i]
+		errs = append(errs, safely("teardown", func() error { return runAll(g.teardown, true) }))
+	}
+	errs = append(errs, safely("teardown", func() error { return runAll(tr.t.teardown, true) }))
+	return errors.Join(errs...)
+}
+
+// iteration runs one iteration: iteration setups, a GC, the frequency
+// probe and memory statistics around the workers' run, then the iteration
+// teardowns.
+func (tr *trialRun) iteration(spec IterSpec) (*Iteration, error) {
+	t := tr.t
+	err := safely("iteration setup", func() error {
+		if err := runAll(t.iterSetup, false); err != nil {
+			return err
+		}
+		for _, g := range tr.groups {
+			if err := runAll(g.iterSetup, false); err != nil {
+				return err
+			}
+		}
+		for _, w := range tr.workers {
+			if err := runAll(w.iterSetup, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	ir := prepareWorkers(tr.workers, tr.plan.Mode, spec)
+	runtime.GC()
+	probeBefore := Probe()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	start := time.Now()
+	results, runErr := ir.run()
+	wall := time.Since(start)
+	runtime.ReadMemStats(&m1)
+	probeAfter := Probe()
+	tdErr := safely("iteration teardown", func() error {
+		var errs []error
+		for i := len(tr.workers) - 1; i >= 0; i-- {
+			errs = append(errs, runAll(tr.workers[i].iterTeardown, true))
+		}
+		for i := len(tr.groups) - 1; i >= 0; i-- {
+			errs = append(errs, runAll(tr.groups[i].iterTeardown, true))
+		}
+		errs = append(errs, runAll(t.iterTeardown, true))
+		return errors.Join(errs...)
+	})
+	if err := errors.Join(runErr, tdErr); err != nil {
+		return nil, err
+	}
+	it := &Iteration{
+		WallNs:      wall.Nanoseconds(),
+		AllocBytes:  m1.TotalAlloc - m0.TotalAlloc,
+		Allocs:      m1.Mallocs - m0.Mallocs,
+		GCs:         m1.NumGC - m0.NumGC,
+		ProbeBefore: probeBefore,
+		ProbeAfter:  probeAfter,
+		TimerNs:     tr.timerNs,
+	}
+	it.Flagged = it.Drift() > tr.plan.ProbeTolerance
+	all := make([]int, len(tr.workers))
+	for i := range all {
+		all[i] = i
+		it.Executed += results[i].executed
+	}
+	it.Total = aggregate("", tr.workers, results, all)
+	if t.group {
+		for oi, op := range t.ops {
+			var idx []int
+			for i, w := range tr.workers {
+				if w.opIndex == oi {
+					idx = append(idx, i)
+				}
+			}
+			it.Ops = append(it.Ops, aggregate(op.Name, tr.workers, results, idx))
+		}
+	}
+	return it, nil
+}
+
+// aggregate sums the results of the workers at idx.
+func aggregate(name string, workers []*Worker, results []workerResult, idx []int) OpStats {
+	s := OpStats{Name: name, Workers: len(idx)}
+	var nsSum float64
+	var timed int
+	counters := map[string]int64{}
+	var hist *histogram
+	for _, i := range idx {
+		r := &results[i]
+		s.Ops += r.ops
+		if r.ops > 0 && r.ns > 0 {
+			nsSum += float64(r.ns) / float64(r.ops)
+			s.OpsPerSec += float64(r.ops) / (float64(r.ns) / 1e9)
+			timed++
+		}
+		for k, c := range workers[i].counters {
+			counters[c.unit] += r.counters[k]
+		}
+		if r.hist != nil {
+			if hist == nil {
+				hist = newHistogram()
+			}
+			hist.h.Merge(r.hist.h)
+		}
+	}
+	if timed > 0 {
+		s.NsPerOp = nsSum / float64(timed)
+	}
+	if len(counters) > 0 {
+		s.Metrics = map[string]float64{}
+		for unit, n := range counters {
+			s.Metrics[unit] = perOp(float64(n), s.Ops)
+		}
+	}
+	if hist != nil {
+		if enc, err := hist.h.Encode(hdrV2); err == nil {
+			s.Hist = enc
+		}
+	}
+	return s
+}

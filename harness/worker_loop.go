@@ -1,0 +1,329 @@
+package harness
+
+import (
+	"fmt"
+	"runtime/debug"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+const hdrV2 = hdrhistogram.V2CompressedEncodingCookieBase
+
+// batchTargetNs is how long one calibrated batch of ops lasts: long enough
+// that the per-batch check of the stop flag costs nothing, short enough
+// that the window ends within microseconds of the signal.
+const batchTargetNs = 20_000
+
+var epoch = time.Now()
+
+// nanotime reads the monotonic clock (one runtime nanotime call).
+func nanotime() int64 { return int64(time.Since(epoch)) }
+
+// workerResult is what one worker measured in one iteration.
+type workerResult struct {
+	ops      int64 // ops in the measured window (× OpsPerInvocation)
+	ns       int64 // time of the measured window (or of the ops, when timed one by one)
+	executed int64 // every op run in the iteration
+	counters []int64
+	hist     *histogram
+	err      error
+}
+
+// iterSync coordinates the workers of one iteration (JMH's synchronized
+// iterations): every worker starts and runs ops before the window opens,
+// and keeps running until every worker has closed its window, so each
+// measured window lies where all workers run.
+type iterSync struct {
+	n         int32
+	started   atomic.Int32
+	finished  atomic.Int32
+	measuring atomic.Bool
+	stop      atomic.Bool
+	abort     atomic.Bool
+	gate      chan struct{}
+}
+
+// invocationFailure carries a hook error out of a worker loop.
+type invocationFailure struct{ err error }
+
+// iterRun is one iteration's worker goroutines, started and parked before
+// the measured window so that the harness's own allocations (goroutines,
+// result slots) fall outside the memory statistics.
+type iterRun struct {
+	s       *iterSync
+	results []workerResult
+	wg      sync.WaitGroup
+	begin   chan struct{}
+	counted bool
+	spec    IterSpec
+}
+
+func prepareWorkers(workers []*Worker, mode Mode, spec IterSpec) *iterRun {
+	ir := &iterRun{
+		s:       &iterSync{n: int32(len(workers)), gate: make(chan struct{})},
+		results: make([]workerResult, len(workers)),
+		begin:   make(chan struct{}),
+		counted: spec.Ops > 0 || mode == SingleShot,
+		spec:    spec,
+	}
+	s := ir.s
+	perWorker := max(spec.Ops, 1)
+	for i, w := range workers {
+		r := &ir.results[i]
+		r.counters = make([]int64, len(w.counters))
+		if len(w.c0) != len(w.counters) {
+			w.c0 = make([]int64, len(w.counters))
+		}
+		if w.hist != nil {
+			w.hist.h.Reset()
+			r.hist = w.hist
+		}
+		ir.wg.Add(1)
+		go func() {
+			defer ir.wg.Done()
+			defer func() {
+				if rec := recover(); rec != nil {
+					if f, ok := rec.(invocationFailure); ok {
+						r.err = &PhaseError{Phase: "invocation hook", Err: f.err}
+					} else {
+						r.err = &PhaseError{Phase: "op", Err: fmt.Errorf("panic: %v", rec), Stack: string(debug.Stack())}
+					}
+					s.abort.Store(true)
+				}
+			}()
+			<-ir.begin
+			if ir.counted {
+				w.runCounted(s, perWorker, r)
+			} else {
+				w.runTimed(s, r)
+			}
+		}()
+	}
+	return ir
+}
+
+// run releases the workers, drives the iteration's signals and waits for
+// every worker to return.
+func (ir *iterRun) run() ([]workerResult, error) {
+	s := ir.s
+	close(ir.begin)
+	for s.started.Load() < s.n && !s.abort.Load() {
+		time.Sleep(20 * time.Microsecond)
+	}
+	if ir.counted {
+		close(s.gate)
+	} else {
+		s.measuring.Store(true)
+		deadline := time.Now().Add(ir.spec.Time)
+		for !s.abort.Load() {
+			left := time.Until(deadline)
+			if left <= 0 {
+				break
+			}
+			time.Sleep(min(left, 10*time.Millisecond))
+		}
+		s.stop.Store(true)
+	}
+	ir.wg.Wait()
+	for i := range ir.results {
+		if ir.results[i].err != nil {
+			return nil, fmt.Errorf("worker %d: %w", i, ir.results[i].err)
+		}
+	}
+	return ir.results, nil
+}
+
+// runTimed is the time-boxed loop: calibrate, ramp up, measure between the
+// measuring and stop signals, ramp down until every worker has finished.
+func (w *Worker) runTimed(s *iterSync, r *workerResult) {
+	if !w.calibrated && !w.sharp && w.hist == nil {
+		w.calibrate(r)
+	}
+	s.started.Add(1)
+	for !s.measuring.Load() {
+		if s.abort.Load() {
+			return
+		}
+		w.runBatch(r)
+	}
+	c0 := w.counterValues()
+	var ops, ns int64
+	switch {
+	case w.sharp:
+		for !s.stop.Load() {
+			ns += w.invokeTimed(true)
+			ops++
+		}
+	case w.hist != nil:
+		body, h := w.body, w.hist
+		t0 := nanotime()
+		prev := t0
+		for !s.stop.Load() {
+			body()
+			now := nanotime()
+			h.record(now - prev)
+			prev = now
+			ops++
+		}
+		ns = prev - t0
+	default:
+		body, quads := w.body, w.batch/4
+		t0 := nanotime()
+		for !s.stop.Load() {
+			for i := quads; i > 0; i-- {
+				body()
+				body()
+				body()
+				body()
+			}
+			ops += quads * 4
+		}
+		ns = nanotime() - t0
+	}
+	w.counterDeltas(c0, r.counters)
+	r.ops, r.ns = ops*w.opi, ns
+	r.executed += ops * w.opi
+	s.finished.Add(1)
+	for s.finished.Load() < s.n && !s.abort.Load() {
+		w.runBatch(r)
+	}
+}
+
+// runCounted runs exactly n invocations after all workers are ready.
+func (w *Worker) runCounted(s *iterSync, n int64, r *workerResult) {
+	s.started.Add(1)
+	<-s.gate
+	if s.abort.Load() {
+		return
+	}
+	c0 := w.counterValues()
+	var ns int64
+	switch {
+	case w.sharp || w.hist != nil:
+		for range n {
+			ns += w.invokeTimed(true)
+		}
+	default:
+		body := w.body
+		t0 := nanotime()
+		for i := n; i > 0; i-- {
+			body()
+		}
+		ns = nanotime() - t0
+	}
+	w.counterDeltas(c0, r.counters)
+	r.ops, r.ns = n*w.opi, ns
+	r.executed += n * w.opi
+}
+
+// calibrate doubles the batch until one batch lasts batchTargetNs. The
+// batch stays a power of two of at least 4: the measured loop is unrolled
+// by four.
+func (w *Worker) calibrate(r *workerResult) {
+	for w.batch < 1<<24 {
+		t0 := nanotime()
+		for i := w.batch; i > 0; i-- {
+			w.body()
+		}
+		r.executed += w.batch * w.opi
+		if nanotime()-t0 >= batchTargetNs && w.batch >= 4 {
+			break
+		}
+		w.batch *= 2
+	}
+	w.calibrated = true
+}
+
+// runBatch runs one unmeasured batch (ramp-up and ramp-down).
+func (w *Worker) runBatch(r *workerResult) {
+	if w.sharp {
+		w.invokeTimed(false)
+		r.executed += w.opi
+		return
+	}
+	body := w.body
+	for i := w.batch; i > 0; i-- {
+		body()
+	}
+	r.executed += w.batch * w.opi
+}
+
+// invokeTimed runs one invocation with its invocation-level hooks (outside
+// the timed span) and returns the op's time, recording it in the latency
+// histogram when record is set and the mode samples.
+func (w *Worker) invokeTimed(record bool) int64 {
+	t, g := w.trial, w.group
+	if len(t.invSetup) > 0 {
+		t.invMu.Lock()
+		err := runAll(t.invSetup, false)
+		t.invMu.Unlock()
+		failIf(err)
+	}
+	if len(g.invSetup) > 0 {
+		g.invMu.Lock()
+		err := runAll(g.invSetup, false)
+		g.invMu.Unlock()
+		failIf(err)
+	}
+	failIf(runAll(w.invSetup, false))
+	t0 := nanotime()
+	w.body()
+	ns := nanotime() - t0
+	if record && w.hist != nil {
+		w.hist.record(ns)
+	}
+	failIf(runAll(w.invTeardown, true))
+	if len(g.invTeardown) > 0 {
+		g.invMu.Lock()
+		err := runAll(g.invTeardown, true)
+		g.invMu.Unlock()
+		failIf(err)
+	}
+	if len(t.invTeardown) > 0 {
+		t.invMu.Lock()
+		err := runAll(t.invTeardown, true)
+		t.invMu.Unlock()
+		failIf(err)
+	}
+	return ns
+}
+
+func failIf(err error) {
+	if err != nil {
+		panic(invocationFailure{err})
+	}
+}
+
+// counterValues snapshots the counters into the worker's own buffer (no
+// allocation inside the measured window).
+func (w *Worker) counterValues() []int64 {
+	for i, c := range w.counters {
+		w.c0[i] = c.n
+	}
+	return w.c0
+}
+
+func (w *Worker) counterDeltas(c0, dst []int64) {
+	for i, c := range w.counters {
+		dst[i] = c.n - c0[i]
+	}
+}
+
+// timerCost measures the cost of one clock read as the median gap between
+// back-to-back reads.
+func timerCost() float64 {
+	const n = 1001
+	gaps := make([]int64, n)
+	prev := nanotime()
+	for i := range gaps {
+		now := nanotime()
+		gaps[i] = now - prev
+		prev = now
+	}
+	slices.Sort(gaps)
+	return float64(gaps[n/2])
+}
