@@ -221,6 +221,7 @@ type Worker struct {
 	batch      int64
 	opi        int64
 	calibrated bool
+	inWindow   bool
 	sink       uint64
 	hist       *histogram
 }
@@ -249,6 +250,11 @@ func (w *Worker) OnInvocation(setup, teardown func() error) { w.onInvocation(set
 
 // OnTeardown registers the goroutine state's trial-level teardown.
 func (w *Worker) OnTeardown(f func() error) { w.teardown = append(w.teardown, f) }
+
+// InWindow reports whether the worker is inside its measured window (JMH's
+// Control.startMeasurement && !stopMeasurement, per worker). The body may
+// call it, for example to stop producing work once the window has closed.
+func (w *Worker) InWindow() bool { return w.inWindow }
 
 // Sink consumes a result so the compiler cannot delete the work that made
 // it: the value is folded into the worker's sink word, which the harness

@@ -139,10 +139,16 @@ func (ir *iterRun) run() ([]workerResult, error) {
 
 // runTimed is the time-boxed loop: calibrate, ramp up, measure between the
 // measuring and stop signals, ramp down until every worker has finished.
+// Like JMH's generated loop, a window holds at least one batch, so a worker
+// whose ramp-up batch outlasts the window still measures something (its
+// window then ends after the stop signal, while the others ramp down).
 func (w *Worker) runTimed(s *iterSync, r *workerResult) {
 	if !w.calibrated && !w.sharp && w.hist == nil {
 		w.calibrate(r)
 	}
+	// Every worker runs at least one op before it reports as started, so
+	// no window opens before every worker is running.
+	w.runBatch(r)
 	s.started.Add(1)
 	for !s.measuring.Load() {
 		if s.abort.Load() {
@@ -151,29 +157,36 @@ func (w *Worker) runTimed(s *iterSync, r *workerResult) {
 		w.runBatch(r)
 	}
 	c0 := w.counterValues()
+	w.inWindow = true
 	var ops, ns int64
 	switch {
 	case w.sharp:
-		for !s.stop.Load() {
+		for {
 			ns += w.invokeTimed(true)
 			ops++
+			if s.stop.Load() {
+				break
+			}
 		}
 	case w.hist != nil:
 		body, h := w.body, w.hist
 		t0 := nanotime()
 		prev := t0
-		for !s.stop.Load() {
+		for {
 			body()
 			now := nanotime()
 			h.record(now - prev)
 			prev = now
 			ops++
+			if s.stop.Load() {
+				break
+			}
 		}
 		ns = prev - t0
 	default:
 		body, quads := w.body, w.batch/4
 		t0 := nanotime()
-		for !s.stop.Load() {
+		for {
 			for i := quads; i > 0; i-- {
 				body()
 				body()
@@ -181,9 +194,13 @@ func (w *Worker) runTimed(s *iterSync, r *workerResult) {
 				body()
 			}
 			ops += quads * 4
+			if s.stop.Load() {
+				break
+			}
 		}
 		ns = nanotime() - t0
 	}
+	w.inWindow = false
 	w.counterDeltas(c0, r.counters)
 	r.ops, r.ns = ops*w.opi, ns
 	r.executed += ops * w.opi
@@ -201,6 +218,7 @@ func (w *Worker) runCounted(s *iterSync, n int64, r *workerResult) {
 		return
 	}
 	c0 := w.counterValues()
+	w.inWindow = true
 	var ns int64
 	switch {
 	case w.sharp || w.hist != nil:
@@ -215,6 +233,7 @@ func (w *Worker) runCounted(s *iterSync, n int64, r *workerResult) {
 		}
 		ns = nanotime() - t0
 	}
+	w.inWindow = false
 	w.counterDeltas(c0, r.counters)
 	r.ops, r.ns = n*w.opi, ns
 	r.executed += n * w.opi

@@ -1,0 +1,57 @@
+package self
+
+import (
+	"testing"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+)
+
+func benchmark(b *testing.B, name string) {
+	bench, ok := harness.Default.Lookup(Family + "/" + name)
+	if !ok {
+		b.Fatalf("no benchmark %s/%s", Family, name)
+	}
+	harness.RunB(b, bench)
+}
+
+func BenchmarkNoop(b *testing.B)   { benchmark(b, "Noop") }
+func BenchmarkKernel(b *testing.B) { benchmark(b, "Kernel") }
+func BenchmarkMutex(b *testing.B)  { benchmark(b, "Mutex") }
+func BenchmarkAlloc(b *testing.B)  { benchmark(b, "Alloc") }
+func BenchmarkGroup(b *testing.B)  { benchmark(b, "Group") }
+
+// BenchmarkKernelLoop is the fixed-cost kernel written the plain Go way,
+// with b.Loop: the reference that benchctl's BenchmarkKernel must agree
+// with (DESIGN's harness accuracy target, within 5 %).
+func BenchmarkKernelLoop(b *testing.B) {
+	x := uint64(0x9e3779b97f4a7c15)
+	for b.Loop() {
+		x = Kernel(x)
+	}
+	harness.Sink(x)
+}
+
+func TestKernelIsFixedCost(t *testing.T) {
+	// The kernel is a pure function of its input: same input, same output,
+	// and distinct inputs give distinct outputs (it is not constant).
+	if Kernel(1) != Kernel(1) || Kernel(1) == Kernel(2) {
+		t.Fatal("Kernel is not a deterministic, input-dependent function")
+	}
+}
+
+func TestSelfBenchmarksRegistered(t *testing.T) {
+	want := []string{"Noop", "Kernel", "Mutex", "Alloc", "Group"}
+	for _, name := range want {
+		b, ok := harness.Default.Lookup(Family + "/" + name)
+		if !ok {
+			t.Fatalf("self/%s is not registered", name)
+		}
+		if err := b.Validate(); err != nil {
+			t.Errorf("self/%s: %v", name, err)
+		}
+	}
+	got, err := harness.Default.Select("self", nil)
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("suite self has %d benchmarks (%v), want %d", len(got), err, len(want))
+	}
+}
