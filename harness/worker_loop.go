@@ -2,9 +2,9 @@ package harness
 
 import (
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -44,7 +44,7 @@ type iterSync struct {
 	measuring atomic.Bool
 	stop      atomic.Bool
 	abort     atomic.Bool
-	gate      chan struct{}
+	gate      atomic.Bool // counted iterations: every worker may start
 }
 
 // invocationFailure carries a hook error out of a worker loop.
@@ -53,20 +53,23 @@ type invocationFailure struct{ err error }
 // iterRun is one iteration's worker goroutines, started and parked before
 // the measured window so that the harness's own allocations (goroutines,
 // result slots) fall outside the memory statistics.
+//
+// Nothing inside the window blocks on a channel, WaitGroup or mutex of the
+// harness: a blocking goroutine may allocate a runtime wait record, which
+// would show up in B/op. The goroutines spin (yielding) on atomics instead.
 type iterRun struct {
 	s       *iterSync
 	results []workerResult
-	wg      sync.WaitGroup
-	begin   chan struct{}
+	begin   atomic.Bool
+	exited  atomic.Int32
 	counted bool
 	spec    IterSpec
 }
 
 func prepareWorkers(workers []*Worker, mode Mode, spec IterSpec) *iterRun {
 	ir := &iterRun{
-		s:       &iterSync{n: int32(len(workers)), gate: make(chan struct{})},
+		s:       &iterSync{n: int32(len(workers))},
 		results: make([]workerResult, len(workers)),
-		begin:   make(chan struct{}),
 		counted: spec.Ops > 0 || mode == SingleShot,
 		spec:    spec,
 	}
@@ -82,9 +85,8 @@ func prepareWorkers(workers []*Worker, mode Mode, spec IterSpec) *iterRun {
 			w.hist.h.Reset()
 			r.hist = w.hist
 		}
-		ir.wg.Add(1)
 		go func() {
-			defer ir.wg.Done()
+			defer ir.exited.Add(1)
 			defer func() {
 				if rec := recover(); rec != nil {
 					if f, ok := rec.(invocationFailure); ok {
@@ -95,7 +97,9 @@ func prepareWorkers(workers []*Worker, mode Mode, spec IterSpec) *iterRun {
 					s.abort.Store(true)
 				}
 			}()
-			<-ir.begin
+			for !ir.begin.Load() {
+				runtime.Gosched()
+			}
 			if ir.counted {
 				w.runCounted(s, perWorker, r)
 			} else {
@@ -110,12 +114,10 @@ func prepareWorkers(workers []*Worker, mode Mode, spec IterSpec) *iterRun {
 // every worker to return.
 func (ir *iterRun) run() ([]workerResult, error) {
 	s := ir.s
-	close(ir.begin)
-	for s.started.Load() < s.n && !s.abort.Load() {
-		time.Sleep(20 * time.Microsecond)
-	}
+	ir.begin.Store(true)
+	await(func() bool { return s.started.Load() >= s.n || s.abort.Load() })
 	if ir.counted {
-		close(s.gate)
+		s.gate.Store(true)
 	} else {
 		s.measuring.Store(true)
 		deadline := time.Now().Add(ir.spec.Time)
@@ -128,13 +130,27 @@ func (ir *iterRun) run() ([]workerResult, error) {
 		}
 		s.stop.Store(true)
 	}
-	ir.wg.Wait()
+	await(func() bool { return ir.exited.Load() >= s.n })
 	for i := range ir.results {
 		if ir.results[i].err != nil {
 			return nil, fmt.Errorf("worker %d: %w", i, ir.results[i].err)
 		}
 	}
 	return ir.results, nil
+}
+
+// await polls cond: yielding for the first millisecond (no timer, so no
+// runtime timer-heap growth inside a short window), then sleeping 50 µs
+// between polls so a long wait does not burn a core beside the workers.
+func await(cond func() bool) {
+	start := nanotime()
+	for !cond() {
+		if nanotime()-start < int64(time.Millisecond) {
+			runtime.Gosched()
+		} else {
+			time.Sleep(50 * time.Microsecond)
+		}
+	}
 }
 
 // runTimed is the time-boxed loop: calibrate, ramp up, measure between the
@@ -213,9 +229,11 @@ func (w *Worker) runTimed(s *iterSync, r *workerResult) {
 // runCounted runs exactly n invocations after all workers are ready.
 func (w *Worker) runCounted(s *iterSync, n int64, r *workerResult) {
 	s.started.Add(1)
-	<-s.gate
-	if s.abort.Load() {
-		return
+	for !s.gate.Load() {
+		if s.abort.Load() {
+			return
+		}
+		runtime.Gosched()
 	}
 	c0 := w.counterValues()
 	w.inWindow = true
