@@ -50,10 +50,12 @@ func ChildMain(r *Registry) int {
 		if errors.As(err, &pe) {
 			f.Phase, f.Message, f.Stack = pe.Phase, pe.Err.Error(), pe.Stack
 		}
-		fmt.Fprintln(os.Stderr, "benchctl child:", err)
+		// The stack first and the message last: the parent shows the last
+		// lines of stderr.
 		if pe != nil && pe.Stack != "" {
 			fmt.Fprintln(os.Stderr, pe.Stack)
 		}
+		fmt.Fprintln(os.Stderr, "benchctl child:", err)
 		if b, merr := json.Marshal(f); merr == nil {
 			_ = conn.Send(fork.Error, b)
 		}
