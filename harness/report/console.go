@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -63,7 +64,7 @@ func WriteTable(w io.Writer, run *harness.Run) error {
 		}
 		if p := s.Primary.Percentiles; s.Mode == harness.SampleTime && p != nil {
 			for _, q := range []float64{50, 90, 99, 99.9, 99.99} {
-				if err := t.Append(fmt.Sprintf("%s:p%s", s.Name, percentileKey(q)), string(s.Mode), "", FormatNumber(p[q]), "", "ns/op", "", "", ""); err != nil {
+				if err := t.Append(fmt.Sprintf("%s:p%s", s.Name, strings.TrimSuffix(percentileKey(q), ".0")), string(s.Mode), "", FormatNumber(p[q]), "", "ns/op", "", "", ""); err != nil {
 					return err
 				}
 			}
