@@ -58,8 +58,8 @@ func fixtureRun(t *testing.T) *harness.Run {
 	iter := func(fork, index int, warm bool, ns float64, ops int64) harness.Iteration {
 		return harness.Iteration{
 			Fork: fork, Index: index, Warmup: warm, WallNs: 1_000_000_000, Executed: ops + 10,
-			Total:       harness.OpStats{Workers: 1, Ops: ops, NsPerOp: ns, OpsPerSec: 1e9 / ns, Metrics: map[string]float64{"hits/op": 0.5}},
-			AllocBytes:  uint64(64 * (ops + 10)), Allocs: uint64(ops + 10), GCs: 3,
+			Total:      harness.OpStats{Workers: 1, Ops: ops, NsPerOp: ns, OpsPerSec: 1e9 / ns, Metrics: map[string]float64{"hits/op": 0.5}},
+			AllocBytes: uint64(64 * (ops + 10)), Allocs: uint64(ops + 10), GCs: 3,
 			ProbeBefore: 2400, ProbeAfter: 2410, Flagged: index == 1 && fork == 2,
 		}
 	}
