@@ -1,0 +1,146 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/report"
+)
+
+func init() {
+	// A benchmark that fails in its op, known only to this test binary.
+	harness.Register(&harness.Benchmark{Family: "clitest", Name: "CliPanic", Setup: func(t *harness.Trial) error {
+		t.Run(func(w *harness.Worker) (func(), error) { return func() { panic("cli-boom") }, nil })
+		return nil
+	}})
+}
+
+func TestMain(m *testing.M) {
+	if harness.IsChild() {
+		os.Exit(harness.ChildMain(harness.Default))
+	}
+	os.Exit(m.Run())
+}
+
+func benchctl(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	a := &app{registry: harness.Default, stdout: &out, stderr: &errb, executable: exe,
+		header: func(h *report.Header) { h.Machine = "testhost" }}
+	code = a.main(context.Background(), args)
+	return code, out.String(), errb.String()
+}
+
+func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--suite", "nosuch"}, `unknown suite "nosuch" (valid: cache, dedup, location, self, all)`},
+		{[]string{"run", "--suite", "self", "--bench", "NoSuchBench"}, `--bench "NoSuchBench" matches no benchmark of suite self (benchmarks: BenchmarkAlloc`},
+		{[]string{"run", "--suite", "self", "--bench", "("}, "--bench \"(\": error parsing regexp"},
+		{[]string{"run", "--suite", "self", "-p", "nosuch=1"}, `unknown parameter "nosuch" (parameters of the selected benchmarks: size)`},
+		{[]string{"run", "--suite", "self", "-p", "size=big"}, `parameter size: value "big" is not a valid int`},
+		{[]string{"run", "--suite", "self", "-p", "size"}, `bad parameter "size": want name=v1,v2`},
+		{[]string{"run", "--suite", "self", "--warmup", "3y1s"}, `bad iteration spec "3y1s"`},
+		{[]string{"run", "--suite", "self", "--measure", "5x0ops"}, `op count "0" must be a positive integer`},
+		{[]string{"run", "--suite", "self", "--forks", "-1"}, "--forks -1: must be 0 (in process) or more"},
+		{[]string{"run", "--suite", "self", "--forks", "two"}, `invalid argument "two" for "--forks"`},
+		{[]string{"run", "--suite", "self", "--mode", "fast"}, `unknown mode "fast" (valid: avgt, thrpt, sample, ss)`},
+		{[]string{"run", "--suite", "self", "--out", filepath.Join(file, "sub")}, "--out " + filepath.Join(file, "sub")},
+		{[]string{"run", "--suite", "cache"}, `suite "cache" has no benchmarks in this build`},
+		{[]string{"run", "stray-arg"}, `unknown command "stray-arg"`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"list", "--suite", "nosuch"}, `unknown suite "nosuch"`},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		args := tc.args
+		if tc.args[0] == "run" && !strings.Contains(strings.Join(args, " "), "--out") {
+			args = append(args, "--out", out)
+		}
+		code, _, stderr := benchctl(t, args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("benchctl %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(tc.args, " "), code, stderr, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("benchctl %s: created %s on bad input", strings.Join(tc.args, " "), out)
+		}
+	}
+}
+
+func TestList(t *testing.T) {
+	code, stdout, _ := benchctl(t, "list", "--suite", "self")
+	for _, want := range []string{"BenchmarkNoop", "BenchmarkAlloc", "size=64,1024 (int)", "BenchmarkGroup", "self"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("list lacks %q:\n%s", want, stdout)
+		}
+	}
+	if code != 0 || strings.Contains(stdout, "CliPanic") {
+		t.Errorf("list --suite self: exit %d, lists a benchmark outside the suite:\n%s", code, stdout)
+	}
+	code, stdout, _ = benchctl(t, "--version")
+	if code != 0 || !strings.Contains(stdout, report.Version) {
+		t.Errorf("--version: exit %d, %q", code, stdout)
+	}
+}
+
+func TestRunWritesResults(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := benchctl(t, "run", "--suite", "self", "--bench", "Noop|Alloc", "-p", "size=64",
+		"--forks", "1", "--warmup", "1x20ms", "--measure", "2x20ms", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	txt, err := os.ReadFile(filepath.Join(out, "bench.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\nBenchmarkNoop ", "\nBenchmarkAlloc/size=64 ", "host-pinned: no", "machine: testhost", "# benchctl: fork=1 iter=1"} {
+		if !strings.Contains(string(txt), want) {
+			t.Errorf("bench.txt lacks %q:\n%s", want, txt)
+		}
+	}
+	if strings.Contains(string(txt), "size=1024") {
+		t.Error("-p size=64 did not replace the default values")
+	}
+	if _, err := os.Stat(filepath.Join(out, "bench.json")); err != nil {
+		t.Error(err)
+	}
+	if !strings.Contains(stdout, "BenchmarkAlloc/size=64") || !strings.Contains(stderr, "[2/2]") {
+		t.Errorf("console output:\n%s\n%s", stdout, stderr)
+	}
+}
+
+func TestRunFailureKeepsResultsAndExitsOne(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	code, _, stderr := benchctl(t, "run", "--bench", "Noop|CliPanic", "--forks", "1", "--warmup", "0", "--measure", "2x20ms", "--out", out)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "FAILED BenchmarkCliPanic fork 1: op: panic: cli-boom") {
+		t.Errorf("stderr lacks the failure:\n%s", stderr)
+	}
+	txt, _ := os.ReadFile(filepath.Join(out, "bench.txt"))
+	if strings.Count(string(txt), "\nBenchmarkNoop ") != 2 || !strings.Contains(string(txt), "# benchctl: FAILED BenchmarkCliPanic") {
+		t.Errorf("bench.txt does not keep the good results and the failure:\n%s", txt)
+	}
+}
+
+func TestInProcessWarns(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	code, _, stderr := benchctl(t, "run", "--suite", "self", "--bench", "Noop", "--forks", "0", "--warmup", "0", "--measure", "1x10ms", "--out", out)
+	if code != 0 || !strings.Contains(stderr, "WARNING: --forks 0") {
+		t.Errorf("exit %d, stderr %q: want 0 and the in-process warning", code, stderr)
+	}
+}

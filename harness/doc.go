@@ -1,0 +1,60 @@
+// Package harness is a JMH-style benchmark runner for Go.
+//
+// A [Benchmark] declares a name, parameters ([Param]), a default mode and
+// goroutine count, and a Setup function. Setup runs once per trial (one
+// trial per fork) and builds the benchmark-scope state; it declares either
+// one op that every worker goroutine runs ([Trial.Run]) or an asymmetric
+// group of ops ([Trial.Group]). An op's Bind runs once per worker and
+// returns the body, a closure over the worker's own state, which the
+// runner calls once per invocation.
+//
+// # Semantics (JMH → here)
+//
+//   - Modes: [AverageTime] ns/op, [Throughput] ops/s, [SampleTime] per-op
+//     latency percentiles (HdrHistogram; the clock read's cost is measured
+//     and reported), [SingleShot] one invocation per iteration, cold.
+//   - Iterations by time or by op count ([IterSpec]); forks ([Runner]).
+//   - @Param: declared axes expanded to their cartesian product, overridden
+//     by [Overrides]; names are "BenchmarkX/a=1/b=2".
+//   - @State scopes: Benchmark ([Trial]), Group ([Group]) and Thread
+//     ([Worker]), each with iteration and invocation hooks (OnIteration,
+//     OnInvocation) and a trial teardown (OnTeardown); the trial setup of a
+//     scope is the function that creates it (Setup, GroupSetup, Bind).
+//     Iteration hooks run once per iteration per state instance, outside
+//     the measured window; invocation hooks run around every invocation of
+//     every worker that uses the state (serialized for shared states) and
+//     force a clock read pair per invocation, as in JMH.
+//   - @Threads / @GroupThreads: [Benchmark.Goroutines], [Op.Goroutines];
+//     a group benchmark runs Goroutines/groupSize group instances.
+//   - Synchronized iterations: every worker runs at least one op before
+//     any window opens, each measures only between the start and stop
+//     signals (at least one batch), and every worker keeps running until
+//     every window has closed.
+//   - Blackhole: [Worker.Sink] and [Sink].
+//   - @OperationsPerInvocation: [Benchmark.OpsPerInvocation].
+//   - -prof gc: B/op, allocs/op and GC cycles/op per iteration, from
+//     runtime.ReadMemStats at the iteration's boundaries with a GC before
+//     it; the harness allocates nothing inside the window.
+//   - Custom metrics: [Worker.Counter], reported per measured op.
+//
+// In avgt and thrpt modes the op runs in calibrated batches (about 20 µs,
+// unrolled by four) between clock reads, never one clock read per op. A
+// frequency [Probe] runs before and after every iteration; an iteration
+// whose probe moved more than Plan.ProbeTolerance is flagged.
+//
+// # Processes and failures
+//
+// [Runner.Run] re-executes the binary for every fork; the child must call
+// [ChildMain] when [IsChild] is true. Failures of the benchmark's code are
+// [PhaseError]s in the child and [ForkError]s in the parent, which also
+// reports exits, crashes and hangs with the child's stderr tail; a failed
+// fork never stops the run.
+//
+// # Concurrency
+//
+// A Registry is safe for concurrent use. A Trial, Group or Worker belongs
+// to one trial: Bind and hooks run on the runner's goroutine or the
+// worker's own; a worker's body, counters and Sink are used only by that
+// worker's goroutine. Shared state created in Setup or GroupSetup is the
+// benchmark's to synchronize.
+package harness
