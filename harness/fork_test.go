@@ -164,10 +164,10 @@ func TestForkStrayOutputAndStartup(t *testing.T) {
 	if run.Failed() || len(c.Iterations) != 3 {
 		t.Fatalf("stray output broke the fork: %d iterations, failures %v", len(c.Iterations), c.Failures)
 	}
-	if len(c.Startup) != 1 || c.Startup[0] <= 0 || c.Startup[0] > 10*time.Second {
-		t.Errorf("fork start-up times %v: want one positive duration", c.Startup)
+	if len(c.Startup) != 1 || c.Startup[0] <= 0 || len(c.Ready) != 1 || c.Ready[0] < c.Startup[0] || c.Ready[0] > time.Minute {
+		t.Fatalf("fork start-up %v, ready %v: want one positive duration each, ready after hello", c.Startup, c.Ready)
 	}
-	t.Logf("fork start-up (exec to hello) %v", c.Startup[0])
+	t.Logf("fork start-up: exec to hello %v, exec to first iteration %v", c.Startup[0], c.Ready[0])
 }
 
 func TestForksInterleaveAndRepeat(t *testing.T) {

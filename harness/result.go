@@ -30,6 +30,9 @@ type Iteration struct {
 	Flagged     bool    `json:"flagged,omitempty"`
 	// TimerNs is the measured cost of one clock read in SampleTime mode.
 	TimerNs float64 `json:"timerNs,omitempty"`
+	// StartUnixNano is the wall clock when the workers were released: the
+	// parent measures a fork's start-up (exec to first iteration) with it.
+	StartUnixNano int64 `json:"startUnixNano"`
 }
 
 // OpStats is what the workers of one op (or all workers) measured.

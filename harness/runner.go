@@ -58,9 +58,11 @@ type CaseResult struct {
 	Threads    int
 	Iterations []Iteration // warmup and measurement, in fork order
 	Failures   []*ForkError
-	// Startup is, per successful fork start, the time from exec to the
-	// child's hello frame.
+	// Startup is, per fork, the time from exec to the child's hello frame;
+	// Ready is the time from exec to the start of the fork's first
+	// iteration (trial setup included).
 	Startup []time.Duration
+	Ready   []time.Duration
 	Sink    uint64
 }
 
@@ -251,6 +253,7 @@ func (rn *Runner) fork(ctx context.Context, p *Plan, timeout time.Duration, cr *
 		return fail("send plan", err)
 	}
 	wait := timeout + max(p.Warmup.Time, p.Measure.Time)
+	first := true
 	for {
 		f, err := proc.Next(wait)
 		if err != nil {
@@ -261,6 +264,10 @@ func (rn *Runner) fork(ctx context.Context, p *Plan, timeout time.Duration, cr *
 			var it Iteration
 			if err := json.Unmarshal(f.Payload, &it); err != nil {
 				return fail("decode iteration", err)
+			}
+			if first {
+				cr.Ready = append(cr.Ready, time.Duration(it.StartUnixNano-proc.Started().UnixNano()))
+				first = false
 			}
 			cr.Iterations = append(cr.Iterations, it)
 		case fork.Done:

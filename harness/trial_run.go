@@ -225,6 +225,7 @@ func (tr *trialRun) iteration(spec IterSpec) (*Iteration, error) {
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	start := time.Now()
+	startWall := start.UnixNano()
 	results, runErr := ir.run()
 	wall := time.Since(start)
 	runtime.ReadMemStats(&m1)
@@ -244,13 +245,14 @@ func (tr *trialRun) iteration(spec IterSpec) (*Iteration, error) {
 		return nil, err
 	}
 	it := &Iteration{
-		WallNs:      wall.Nanoseconds(),
-		AllocBytes:  m1.TotalAlloc - m0.TotalAlloc,
-		Allocs:      m1.Mallocs - m0.Mallocs,
-		GCs:         m1.NumGC - m0.NumGC,
-		ProbeBefore: probeBefore,
-		ProbeAfter:  probeAfter,
-		TimerNs:     tr.timerNs,
+		WallNs:        wall.Nanoseconds(),
+		AllocBytes:    m1.TotalAlloc - m0.TotalAlloc,
+		Allocs:        m1.Mallocs - m0.Mallocs,
+		GCs:           m1.NumGC - m0.NumGC,
+		ProbeBefore:   probeBefore,
+		ProbeAfter:    probeAfter,
+		TimerNs:       tr.timerNs,
+		StartUnixNano: startWall,
 	}
 	it.Flagged = it.Drift() > tr.plan.ProbeTolerance
 	all := make([]int, len(tr.workers))

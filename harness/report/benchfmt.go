@@ -87,6 +87,13 @@ func WriteBenchfmt(out io.Writer, h Header, run *harness.Run) error {
 				}
 			}
 		}
+		for i, d := range cr.Startup {
+			line := fmt.Sprintf("%s start-up %d: exec to hello %.1fms", cr.Case.Name(), i+1, float64(d)/1e6)
+			if i < len(cr.Ready) {
+				line += fmt.Sprintf(", exec to first iteration %.1fms", float64(cr.Ready[i])/1e6)
+			}
+			comment("%s", line)
+		}
 		for _, f := range cr.Failures {
 			comment("FAILED %s", f.Error())
 		}

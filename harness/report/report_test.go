@@ -64,6 +64,8 @@ func fixtureRun(t *testing.T) *harness.Run {
 		}
 	}
 	avgt := &harness.CaseResult{Case: harness.Case{Bench: bench("Insert", harness.Param{Name: "impl", Values: []string{"paged"}}), Params: harness.Params{{Name: "impl", Value: "paged"}}}, Mode: harness.AverageTime}
+	avgt.Startup = []time.Duration{3 * time.Millisecond, 4 * time.Millisecond}
+	avgt.Ready = []time.Duration{30 * time.Millisecond, 31 * time.Millisecond}
 	thrpt := &harness.CaseResult{Case: harness.Case{Bench: bench("Read")}, Mode: harness.Throughput}
 	for f := 1; f <= 2; f++ {
 		avgt.Iterations = append(avgt.Iterations, iter(f, 0, true, 500, 100))
