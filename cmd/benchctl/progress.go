@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 	"time"
 
 	"golang.org/x/term"
@@ -14,10 +15,13 @@ import (
 // progress reports forks as they run: on a terminal, one line redrawn in
 // place with an ETA; otherwise one plain line per finished fork.
 type progress struct {
+	mu    sync.Mutex
 	w     io.Writer
 	tty   bool
 	start time.Time
 	fork  time.Time
+	cur   *harness.Event // the running fork, redrawn by the ticker
+	stop  chan struct{}
 }
 
 func newProgress(w io.Writer) *progress {
@@ -25,17 +29,56 @@ func newProgress(w io.Writer) *progress {
 	if f, ok := w.(*os.File); ok {
 		tty = term.IsTerminal(int(f.Fd()))
 	}
-	return &progress{w: w, tty: tty, start: time.Now()}
+	p := &progress{w: w, tty: tty, start: time.Now(), stop: make(chan struct{})}
+	if tty {
+		go p.tick()
+	}
+	return p
+}
+
+// tick redraws the running fork's line twice a second so the ETA moves.
+func (p *progress) tick() {
+	t := time.NewTicker(500 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.stop:
+			return
+		case <-t.C:
+			p.mu.Lock()
+			if p.cur != nil {
+				p.draw(*p.cur)
+			}
+			p.mu.Unlock()
+		}
+	}
+}
+
+// close stops the ticker.
+func (p *progress) close() {
+	close(p.stop)
+	p.mu.Lock()
+	p.cur = nil
+	p.mu.Unlock()
+}
+
+func (p *progress) draw(e harness.Event) {
+	fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s fork %d  %s  ETA %s", e.Done+1, e.Total, e.Case.Name(), e.Fork,
+		time.Since(p.fork).Round(100*time.Millisecond), p.eta(e).Round(time.Second))
 }
 
 func (p *progress) event(e harness.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if !e.End {
 		p.fork = time.Now()
 		if p.tty {
-			fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s fork %d  ETA %s", e.Done+1, e.Total, e.Case.Name(), e.Fork, p.eta(e).Round(time.Second))
+			p.cur = &e
+			p.draw(e)
 		}
 		return
 	}
+	p.cur = nil
 	status := "ok"
 	if e.Err != nil {
 		status = "FAILED"
@@ -52,13 +95,13 @@ func (p *progress) event(e harness.Event) {
 	fmt.Fprintf(p.w, "[%d/%d] %s fork %d: %s (%s)\n", e.Done, e.Total, e.Case.Name(), e.Fork, status, time.Since(p.fork).Round(time.Millisecond))
 }
 
-// eta extrapolates from the forks done so far, or from the planned fork
-// length before the first one ends.
+// eta extrapolates from the forks done so far (or the planned fork length
+// before the first one ends), minus the running fork's elapsed time.
 func (p *progress) eta(e harness.Event) time.Duration {
-	left := e.Total - e.Done
 	per := e.Estimated
 	if e.Done > 0 {
-		per = time.Since(p.start) / time.Duration(e.Done)
+		per = p.fork.Sub(p.start) / time.Duration(e.Done)
 	}
-	return per * time.Duration(left)
+	eta := per*time.Duration(e.Total-e.Done) - time.Since(p.fork)
+	return max(eta, 0)
 }

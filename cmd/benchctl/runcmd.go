@@ -119,11 +119,13 @@ func (a *app) doRun(cmd *cobra.Command, o harness.Options, out string) error {
 	}
 	fmt.Fprintf(a.stderr, "benchctl: %d cases × %d forks, warmup %s, measure %s, seed %d → %s\n", len(cases), max(o.Forks, 1), o.Warmup, o.Measure, o.Seed, out)
 	fmt.Fprintf(a.stderr, "benchctl: host-pinned=%s: %s\n", header.HostPinned, header.HostNote)
+	prog := newProgress(a.stderr)
 	rn := &harness.Runner{
 		Registry: a.registry, Executable: a.executable, Args: a.childArgs, Env: a.childEnv,
-		LogDir: filepath.Join(out, "logs"), Progress: newProgress(a.stderr).event,
+		LogDir: filepath.Join(out, "logs"), Progress: prog.event,
 	}
 	run, runErr := rn.Run(cmd.Context(), o)
+	prog.close()
 	if run == nil {
 		return usageError{runErr}
 	}
