@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	_ "github.com/ledgerbench/ledgerbench/bench/dedup"
 	_ "github.com/ledgerbench/ledgerbench/bench/self"
 	"github.com/ledgerbench/ledgerbench/harness"
 )

@@ -32,8 +32,11 @@ type Deduplicator struct {
 	cfg    Config
 	pushed Admission
 
-	mu        sync.Mutex // guards persisted, counter, inactive
-	persisted map[string]int64
+	// persisted is read lock-free on every rejected message (Java keeps it
+	// in a ConcurrentHashMap); it only moves forward, which Admit does.
+	persisted *Atomic
+
+	mu        sync.Mutex // guards counter, inactive, snapshots
 	counter   int
 	inactive  map[string]time.Time // disconnected producers → since
 	snapshots int                  // snapshots taken
@@ -54,7 +57,7 @@ func New(a Admission, cfg Config) *Deduplicator {
 	}
 	return &Deduplicator{
 		cfg: cfg, pushed: a,
-		persisted: map[string]int64{}, inactive: map[string]time.Time{},
+		persisted: NewAtomic(), inactive: map[string]time.Time{},
 		replPushed: map[string]Position{}, replPersisted: map[string]Position{},
 		lastSnapshotAt: NoPosition,
 	}
@@ -83,10 +86,7 @@ func (d *Deduplicator) IsDuplicate(m *Message) (Status, error) {
 	if ok, _ := d.pushed.Admit(name, seq, highest); ok {
 		return NotDup, nil
 	}
-	d.mu.Lock()
-	persisted, ok := d.persisted[name]
-	d.mu.Unlock()
-	if ok && seq <= persisted {
+	if persisted, ok := d.persisted.Pushed(name); ok && seq <= persisted {
 		return Dup, nil
 	}
 	return Unknown, nil
@@ -126,11 +126,7 @@ func (d *Deduplicator) RecordPersisted(m *Message, at Position) error {
 		d.replMu.Unlock()
 	} else if m.lastChunk() {
 		name, _, highest := m.key(d.cfg.ReplicatorPrefix)
-		d.mu.Lock()
-		if p, ok := d.persisted[name]; !ok || p < highest {
-			d.persisted[name] = highest
-		}
-		d.mu.Unlock()
+		d.persisted.Admit(name, highest, highest) // moves forward only
 	}
 	d.mu.Lock()
 	d.counter++
@@ -146,12 +142,7 @@ func (d *Deduplicator) RecordPersisted(m *Message, at Position) error {
 }
 
 // Persisted returns name's persisted sequence.
-func (d *Deduplicator) Persisted(name string) (int64, bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	v, ok := d.persisted[name]
-	return v, ok
-}
+func (d *Deduplicator) Persisted(name string) (int64, bool) { return d.persisted.Pushed(name) }
 
 // TakeSnapshot saves the persisted state, as of position at, to the store.
 func (d *Deduplicator) TakeSnapshot(at Position) error {
@@ -159,11 +150,7 @@ func (d *Deduplicator) TakeSnapshot(at Position) error {
 		return errors.New("dedup: no snapshot store configured")
 	}
 	s := &Snapshot{Position: at, Sequences: map[string]int64{}, ReplPositions: map[string]Position{}}
-	d.mu.Lock()
-	for k, v := range d.persisted {
-		s.Sequences[k] = v
-	}
-	d.mu.Unlock()
+	d.persisted.Range(func(k string, v int64) bool { s.Sequences[k] = v; return true })
 	d.replMu.Lock()
 	for k, v := range d.replPersisted {
 		s.ReplPositions[k] = v
@@ -200,9 +187,7 @@ func (d *Deduplicator) ProducerConnected(name string) {
 // trackedLocked counts the producers known to either map, name included.
 func (d *Deduplicator) trackedLocked(name string) int {
 	names := map[string]bool{name: true}
-	for k := range d.persisted {
-		names[k] = true
-	}
+	d.persisted.Range(func(k string, _ int64) bool { names[k] = true; return true })
 	d.pushed.Range(func(k string, _ int64) bool { names[k] = true; return true })
 	return len(names)
 }
@@ -257,8 +242,8 @@ func (d *Deduplicator) PurgeInactive() []string {
 
 func (d *Deduplicator) forget(name string) {
 	d.pushed.Delete(name)
+	d.persisted.Delete(name)
 	d.mu.Lock()
-	delete(d.persisted, name)
 	delete(d.inactive, name)
 	d.mu.Unlock()
 	d.replMu.Lock()

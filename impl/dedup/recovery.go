@@ -72,10 +72,10 @@ func (d *Deduplicator) Recover(log Log) (Recovery, error) {
 		return rec, fmt.Errorf("dedup: replay after %v: %w", snap.Position, err)
 	}
 	d.mu.Lock()
-	d.persisted = persisted
 	d.counter = 0
 	d.mu.Unlock()
 	for name, seq := range persisted {
+		d.persisted.Set(name, seq)
 		d.pushed.Set(name, seq)
 	}
 	d.replMu.Lock()

@@ -1,0 +1,59 @@
+package dedup
+
+import (
+	"testing"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+)
+
+func run(b *testing.B, name string) {
+	bench, ok := harness.Default.Lookup(Family + "/" + name)
+	if !ok {
+		b.Fatalf("no benchmark %s", name)
+	}
+	harness.RunB(b, bench)
+}
+
+func BenchmarkDedupSingle(b *testing.B)   { run(b, "DedupSingle") }
+func BenchmarkDedupDistinct(b *testing.B) { run(b, "DedupDistinct") }
+func BenchmarkDedupShared(b *testing.B)   { run(b, "DedupShared") }
+func BenchmarkDedupNoop(b *testing.B)     { run(b, "DedupNoop") }
+func BenchmarkDedupFloor(b *testing.B)    { run(b, "DedupFloor") }
+
+// TestFamilyRuns runs every case briefly in process and checks what the
+// bodies did: single and distinct producers accept every call, the shared
+// producer accepts some, and the atomic implementation allocates nothing.
+func TestFamilyRuns(t *testing.T) {
+	o := harness.DefaultOptions()
+	o.Suite, o.Forks = "dedup", 0
+	o.Warmup = harness.IterSpec{}
+	o.Measure = harness.IterSpec{Count: 1, Ops: 2000}
+	run, err := (&harness.Runner{Registry: harness.Default}).Run(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Cases) != 3*6+2 {
+		t.Fatalf("%d cases, want 20", len(run.Cases))
+	}
+	for _, c := range run.Cases {
+		if len(c.Failures) > 0 {
+			t.Fatalf("%s: %v", c.Case.Name(), c.Failures[0])
+		}
+		it := c.Iterations[0]
+		acc, has := it.Total.Metrics["accepted/op"]
+		name := c.Case.Name()
+		switch c.Case.Bench.Name {
+		case "DedupSingle", "DedupDistinct":
+			if acc != 1 {
+				t.Errorf("%s: accepted/op = %v, want 1", name, acc)
+			}
+		case "DedupShared":
+			if !has || acc <= 0 || acc > 1 {
+				t.Errorf("%s: accepted/op = %v, want in (0, 1]", name, acc)
+			}
+		}
+		if impl, _ := c.Case.Params.Get("impl"); impl == "atomic" && it.Allocs > 2 {
+			t.Errorf("%s: %d allocations in %d ops, want none", name, it.Allocs, it.Executed)
+		}
+	}
+}
