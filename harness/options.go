@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"time"
+
+	"github.com/ledgerbench/ledgerbench/harness/profile"
 )
 
 // Options configure a run. Start from [DefaultOptions] (or [QuickOptions])
@@ -28,6 +30,11 @@ type Options struct {
 	// ProbeTolerance flags iterations whose frequency probe moved more
 	// than this fraction.
 	ProbeTolerance float64
+	// Profiles run in extra forks after the measured ones, one fork per
+	// case and profiler; their iterations never enter the results.
+	Profiles []profile.Kind
+	// InstructionOps is the op count of the callgrind fork (default 20000).
+	InstructionOps int64
 }
 
 // DefaultOptions are DESIGN.md's defaults: 3 forks, 3 warmup × 1 s and
@@ -87,6 +94,9 @@ func (o *Options) Validate() error {
 	}
 	if o.ProbeTolerance < 0 {
 		errs = append(errs, fmt.Errorf("probe tolerance %g: must not be negative", o.ProbeTolerance))
+	}
+	if len(o.Profiles) > 0 && o.Forks == 0 {
+		errs = append(errs, fmt.Errorf("--prof needs forks: profilers run in their own forks (got --forks 0)"))
 	}
 	if _, err := o.benchRE(); err != nil {
 		errs = append(errs, err)

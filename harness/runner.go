@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness/internal/fork"
+	"github.com/ledgerbench/ledgerbench/harness/profile"
 )
 
 // Runner runs planned cases in forked worker processes (or in process
@@ -29,6 +30,9 @@ type Runner struct {
 	LogDir string
 	// Progress, when set, is told about every fork.
 	Progress func(Event)
+	// ProfileDir receives the profiles of Options.Profiles, one directory
+	// per case named after it.
+	ProfileDir string
 }
 
 // Event reports the progress of a run.
@@ -40,6 +44,7 @@ type Event struct {
 	End       bool
 	Err       error
 	Estimated time.Duration // planned length of one fork
+	Profile   profile.Kind  // the profiler of a profiling fork
 }
 
 // Run is the outcome of a whole run.
@@ -49,6 +54,8 @@ type Run struct {
 	InProcess bool
 	Start     time.Time
 	End       time.Time
+	// ProfileNotes says which profilers could not run here, and why.
+	ProfileNotes []string
 }
 
 // CaseResult is what every fork of one case produced.
@@ -64,6 +71,20 @@ type CaseResult struct {
 	Startup []time.Duration
 	Ready   []time.Duration
 	Sink    uint64
+	// Profiles are the profiling forks of this case; their iterations are
+	// not in Iterations.
+	Profiles []ProfileRun
+}
+
+// ProfileRun is one profiling fork of one case.
+type ProfileRun struct {
+	Kind profile.Kind
+	// Path is the profile file, or callgrind's output for instructions.
+	Path string
+	// Ops is the number of ops measured in the profiled window.
+	Ops               int64
+	InstructionsPerOp float64
+	Err               error
 }
 
 // Failed reports whether any fork of any case failed.
@@ -117,13 +138,16 @@ func (rn *Runner) Run(ctx context.Context, o Options) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(o.Profiles) > 0 && rn.ProfileDir == "" {
+		return nil, errors.New("profiling needs Runner.ProfileDir")
+	}
 	run := &Run{Options: o, InProcess: o.Forks == 0, Start: time.Now()}
 	for _, c := range cases {
 		p := o.planFor(c, 0)
 		run.Cases = append(run.Cases, &CaseResult{Case: c, Mode: p.Mode, Threads: o.Threads})
 	}
 	rounds := max(o.Forks, 1)
-	total := rounds * len(cases)
+	total := (rounds + len(o.Profiles)) * len(cases)
 	estimate := o.Warmup.estimate() + o.Measure.estimate() + 100*time.Millisecond
 	rng := rand.New(rand.NewPCG(o.Seed, 0x6f72646572)) // "order"
 	done := 0
@@ -157,8 +181,90 @@ func (rn *Runner) Run(ctx context.Context, o Options) (*Run, error) {
 			rn.progress(Event{Case: cr.Case, Fork: forkNo, Done: done, Total: total, End: true, Err: evErr, Estimated: estimate})
 		}
 	}
+	for _, k := range o.Profiles {
+		for _, cr := range run.Cases {
+			if err := ctx.Err(); err != nil {
+				run.End = time.Now()
+				return run, err
+			}
+			rn.progress(Event{Case: cr.Case, Fork: 1, Done: done, Total: total, Estimated: estimate, Profile: k})
+			pr, note := rn.profileFork(ctx, o, k, cr)
+			if note != "" {
+				run.ProfileNotes = append(run.ProfileNotes, note)
+				done += len(run.Cases)
+				break // the profiler cannot run here: skip it for every case
+			}
+			cr.Profiles = append(cr.Profiles, pr)
+			done++
+			rn.progress(Event{Case: cr.Case, Fork: 1, Done: done, Total: total, End: true, Err: pr.Err, Estimated: estimate, Profile: k})
+		}
+	}
 	run.End = time.Now()
 	return run, nil
+}
+
+// profileFork runs one profiling fork of kind k for a case. A profiler that
+// cannot run on this host returns a note instead.
+func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, cr *CaseResult) (ProfileRun, string) {
+	pr := ProfileRun{Kind: k}
+	exe, err := rn.executable()
+	if err != nil {
+		pr.Err = err
+		return pr, ""
+	}
+	dir := filepath.Join(rn.ProfileDir, filepath.FromSlash(cr.Case.Name()))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		pr.Err = err
+		return pr, ""
+	}
+	p := o.planFor(cr.Case, 1)
+	cmd := command{exe, rn.Args, rn.Env}
+	switch {
+	case k == profile.Perf:
+		ok, why := profile.PerfStatus()
+		if !ok {
+			return pr, "perf: " + why
+		}
+		return pr, "perf: hardware counters work on this host, but --prof perf is not implemented in this build (use instructions for exact counts)"
+	case k == profile.Instructions:
+		pr.Path = filepath.Join(dir, "callgrind.out")
+		path, args, err := profile.CallgrindCommand(exe, pr.Path, rn.Args...)
+		if err != nil {
+			return pr, "instructions: " + err.Error()
+		}
+		cmd = command{path, args, append(append([]string(nil), rn.Env...), profile.CallgrindEnv...)}
+		ops := o.InstructionOps
+		if ops <= 0 {
+			ops = 20_000
+		}
+		p.Mode, p.Warmup, p.Measure = AverageTime, IterSpec{}, IterSpec{Count: 1, Ops: ops}
+	default:
+		pr.Path = filepath.Join(dir, string(k)+".pb.gz")
+		p.Profile, p.ProfilePath = k, pr.Path
+	}
+	res, fe := rn.forkOnce(ctx, cmd, p, o.Timeout, rn.logFile(cr.Case, string(k)))
+	if fe != nil {
+		fe.Benchmark, fe.Fork = cr.Case.Name(), 1
+		pr.Err = fe
+		return pr, ""
+	}
+	for _, it := range res.iterations {
+		if !it.Warmup {
+			pr.Ops += it.Total.Ops
+		}
+	}
+	if k == profile.Instructions {
+		total, err := profile.ParseCallgrind(pr.Path)
+		switch {
+		case err != nil:
+			pr.Err = err
+		case total == 0 || pr.Ops == 0:
+			pr.Err = fmt.Errorf("callgrind counted no instructions in the measured loop (benchmarks with invocation-level hooks time ops one by one outside it)")
+		default:
+			pr.InstructionsPerOp = float64(total) / float64(pr.Ops)
+		}
+	}
+	return pr, ""
 }
 
 func (s IterSpec) estimate() time.Duration {
@@ -194,27 +300,73 @@ func (rn *Runner) inProcess(p *Plan, cr *CaseResult) *ForkError {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.=-]+`)
 
-func (rn *Runner) fork(ctx context.Context, p *Plan, timeout time.Duration, cr *CaseResult) (fe *ForkError) {
-	exe := rn.Executable
-	if exe == "" {
-		var err error
-		if exe, err = os.Executable(); err != nil {
-			return &ForkError{Message: "find own executable: " + err.Error()}
-		}
+// forkResult is what one fork reported.
+type forkResult struct {
+	iterations []Iteration
+	startup    time.Duration // exec to hello
+	ready      time.Duration // exec to the first iteration's start
+	sink       uint64
+}
+
+// command is the program a fork runs: the executable itself, or a wrapper
+// (valgrind) around it.
+type command struct {
+	path string
+	args []string
+	env  []string
+}
+
+func (rn *Runner) executable() (string, error) {
+	if rn.Executable != "" {
+		return rn.Executable, nil
 	}
-	var logw io.Writer
-	if rn.LogDir != "" {
-		name := unsafeName.ReplaceAllString(cr.Case.Name(), "_") + fmt.Sprintf(".fork%d.log", p.Fork)
-		if err := os.MkdirAll(rn.LogDir, 0o755); err == nil {
-			if f, err := os.Create(filepath.Join(rn.LogDir, name)); err == nil {
-				defer f.Close()
-				logw = f
-			}
-		}
-	}
-	proc, err := fork.Start(ctx, fork.Spec{Path: exe, Args: rn.Args, Env: rn.Env, Log: logw})
+	return os.Executable()
+}
+
+func (rn *Runner) fork(ctx context.Context, p *Plan, timeout time.Duration, cr *CaseResult) *ForkError {
+	exe, err := rn.executable()
 	if err != nil {
-		return &ForkError{Message: err.Error()}
+		return &ForkError{Message: "find own executable: " + err.Error()}
+	}
+	res, fe := rn.forkOnce(ctx, command{exe, rn.Args, rn.Env}, p, timeout, rn.logFile(cr.Case, fmt.Sprintf("fork%d", p.Fork)))
+	cr.Iterations = append(cr.Iterations, res.iterations...)
+	cr.Sink ^= res.sink
+	if res.startup > 0 {
+		cr.Startup = append(cr.Startup, res.startup)
+	}
+	if res.ready > 0 {
+		cr.Ready = append(cr.Ready, res.ready)
+	}
+	return fe
+}
+
+// logFile opens DIR/logs/<case>.<suffix>.log, or returns nil.
+func (rn *Runner) logFile(c Case, suffix string) *os.File {
+	if rn.LogDir == "" {
+		return nil
+	}
+	name := unsafeName.ReplaceAllString(c.Name(), "_") + "." + suffix + ".log"
+	if err := os.MkdirAll(rn.LogDir, 0o755); err != nil {
+		return nil
+	}
+	f, err := os.Create(filepath.Join(rn.LogDir, name))
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
+// forkOnce runs one fork of plan p with cmd and collects what it reports.
+// The iterations it got are returned even when it fails.
+func (rn *Runner) forkOnce(ctx context.Context, cmd command, p *Plan, timeout time.Duration, log *os.File) (res forkResult, fe *ForkError) {
+	var logw io.Writer
+	if log != nil {
+		defer log.Close()
+		logw = log
+	}
+	proc, err := fork.Start(ctx, fork.Spec{Path: cmd.path, Args: cmd.args, Env: cmd.env, Log: logw})
+	if err != nil {
+		return res, &ForkError{Message: err.Error()}
 	}
 	defer func() {
 		werr := proc.Wait(5 * time.Second)
@@ -239,52 +391,50 @@ func (rn *Runner) fork(ctx context.Context, p *Plan, timeout time.Duration, cr *
 	}
 	f, err := proc.Next(timeout)
 	if err != nil {
-		return fail("waiting for hello", err)
+		return res, fail("waiting for hello", err)
 	}
 	if f.Type != fork.Hello {
-		return fail("waiting for hello", fmt.Errorf("got a %s frame", f.Type))
+		return res, fail("waiting for hello", fmt.Errorf("got a %s frame", f.Type))
 	}
-	cr.Startup = append(cr.Startup, time.Since(proc.Started()))
+	res.startup = time.Since(proc.Started())
 	payload, err := json.Marshal(p)
 	if err != nil {
-		return fail("encode plan", err)
+		return res, fail("encode plan", err)
 	}
 	if err := proc.Send(fork.Plan, payload); err != nil {
-		return fail("send plan", err)
+		return res, fail("send plan", err)
 	}
 	wait := timeout + max(p.Warmup.Time, p.Measure.Time)
-	first := true
 	for {
 		f, err := proc.Next(wait)
 		if err != nil {
-			return fail("running", err)
+			return res, fail("running", err)
 		}
 		switch f.Type {
 		case fork.Iteration:
 			var it Iteration
 			if err := json.Unmarshal(f.Payload, &it); err != nil {
-				return fail("decode iteration", err)
+				return res, fail("decode iteration", err)
 			}
-			if first {
-				cr.Ready = append(cr.Ready, time.Duration(it.StartUnixNano-proc.Started().UnixNano()))
-				first = false
+			if len(res.iterations) == 0 {
+				res.ready = time.Duration(it.StartUnixNano - proc.Started().UnixNano())
 			}
-			cr.Iterations = append(cr.Iterations, it)
+			res.iterations = append(res.iterations, it)
 		case fork.Done:
 			var d done
 			if err := json.Unmarshal(f.Payload, &d); err != nil {
-				return fail("decode done", err)
+				return res, fail("decode done", err)
 			}
-			cr.Sink ^= d.Sink
-			return nil
+			res.sink = d.Sink
+			return res, nil
 		case fork.Error:
 			var fl failure
 			if err := json.Unmarshal(f.Payload, &fl); err != nil {
-				return fail("decode error report", err)
+				return res, fail("decode error report", err)
 			}
-			return &ForkError{Phase: fl.Phase, Message: fl.Message, Stack: fl.Stack}
+			return res, &ForkError{Phase: fl.Phase, Message: fl.Message, Stack: fl.Stack}
 		default:
-			return fail("running", fmt.Errorf("unexpected %s frame", f.Type))
+			return res, fail("running", fmt.Errorf("unexpected %s frame", f.Type))
 		}
 	}
 }

@@ -222,6 +222,7 @@ type Worker struct {
 	opi        int64
 	calibrated bool
 	inWindow   bool
+	label      bool // profiling CPU: label the goroutine inside its window
 	sink       uint64
 	hist       *histogram
 }

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"runtime/debug"
 	"time"
+
+	"github.com/ledgerbench/ledgerbench/harness/profile"
 )
 
 // Plan is what one fork runs: one case of one benchmark, in one mode,
@@ -24,6 +26,10 @@ type Plan struct {
 	// ProbeTolerance is the relative change of the frequency probe above
 	// which an iteration is flagged (default 0.05).
 	ProbeTolerance float64 `json:"probeTolerance,omitempty"`
+	// Profile, when set, is the in-process profiler of a profiling fork:
+	// it covers the measurement iterations and is written to ProfilePath.
+	Profile     profile.Kind `json:"profile,omitempty"`
+	ProfilePath string       `json:"profilePath,omitempty"`
 }
 
 // PhaseError is a failure of the benchmark's own code, with the lifecycle
@@ -88,6 +94,12 @@ func runTrialSink(b *Benchmark, p *Plan, emit func(*Iteration) error, sink *uint
 	if err := p.Measure.validate("measurement"); err != nil {
 		return err
 	}
+	if p.Profile != "" {
+		if !p.Profile.InProcess() || p.ProfilePath == "" {
+			return fmt.Errorf("profile %q: not an in-process profiler, or no path", p.Profile)
+		}
+		profile.Prepare(p.Profile)
+	}
 	tr := &trialRun{plan: p, t: &Trial{bench: b, params: p.Params, seed: p.Seed}}
 	if err := safely("setup", func() error { return b.Setup(tr.t) }); err != nil {
 		return err
@@ -108,13 +120,27 @@ func runTrialSink(b *Benchmark, p *Plan, emit func(*Iteration) error, sink *uint
 		spec IterSpec
 		warm bool
 	}{{p.Warmup, true}, {p.Measure, false}} {
+		var session *profile.Session
+		if p.Profile != "" && !phase.warm {
+			if session, err = profile.Start(p.Profile); err != nil {
+				return err
+			}
+		}
 		for i := 0; i < phase.spec.Count; i++ {
 			it, err := tr.iteration(phase.spec)
 			if err != nil {
+				if session != nil {
+					_ = session.Stop(p.ProfilePath)
+				}
 				return err
 			}
 			it.Fork, it.Index, it.Warmup = p.Fork, i, phase.warm
 			if err := emit(it); err != nil {
+				return err
+			}
+		}
+		if session != nil {
+			if err := session.Stop(p.ProfilePath); err != nil {
 				return err
 			}
 		}
@@ -170,6 +196,7 @@ func (tr *trialRun) bind(b *Benchmark) error {
 		}
 	}
 	for _, w := range tr.workers {
+		w.label = p.Profile == profile.CPU
 		w.sharp = t.hasInvocation() || w.group.hasInvocation() || w.hasInvocation()
 		if p.Mode == SampleTime {
 			w.hist = newHistogram()

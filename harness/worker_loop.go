@@ -1,14 +1,18 @@
 package harness
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"sync/atomic"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
+
+	"github.com/ledgerbench/ledgerbench/harness/profile"
 )
 
 const hdrV2 = hdrhistogram.V2CompressedEncodingCookieBase
@@ -173,7 +177,7 @@ func (w *Worker) runTimed(s *iterSync, r *workerResult) {
 		w.runBatch(r)
 	}
 	c0 := w.counterValues()
-	w.inWindow = true
+	w.enterWindow()
 	var ops, ns int64
 	switch {
 	case w.sharp:
@@ -216,7 +220,7 @@ func (w *Worker) runTimed(s *iterSync, r *workerResult) {
 		}
 		ns = nanotime() - t0
 	}
-	w.inWindow = false
+	w.leaveWindow()
 	w.counterDeltas(c0, r.counters)
 	r.ops, r.ns = ops*w.opi, ns
 	r.executed += ops * w.opi
@@ -236,7 +240,7 @@ func (w *Worker) runCounted(s *iterSync, n int64, r *workerResult) {
 		runtime.Gosched()
 	}
 	c0 := w.counterValues()
-	w.inWindow = true
+	w.enterWindow()
 	var ns int64
 	switch {
 	case w.sharp || w.hist != nil:
@@ -244,17 +248,39 @@ func (w *Worker) runCounted(s *iterSync, n int64, r *workerResult) {
 			ns += w.invokeTimed(true)
 		}
 	default:
-		body := w.body
 		t0 := nanotime()
-		for i := n; i > 0; i-- {
-			body()
-		}
+		runOps(w.body, n)
 		ns = nanotime() - t0
 	}
-	w.inWindow = false
+	w.leaveWindow()
 	w.counterDeltas(c0, r.counters)
 	r.ops, r.ns = n*w.opi, ns
 	r.executed += n * w.opi
+}
+
+// runOps runs body n times. It is the measured loop of counted
+// iterations, kept out of line so that callgrind can collect inside it
+// alone (profile.MeasuredLoop names it).
+//
+//go:noinline
+func runOps(body func(), n int64) {
+	for i := n; i > 0; i-- {
+		body()
+	}
+}
+
+func (w *Worker) enterWindow() {
+	w.inWindow = true
+	if w.label {
+		pprof.SetGoroutineLabels(profile.WindowContext)
+	}
+}
+
+func (w *Worker) leaveWindow() {
+	w.inWindow = false
+	if w.label {
+		pprof.SetGoroutineLabels(context.Background())
+	}
 }
 
 // calibrate doubles the batch until one batch lasts batchTargetNs. The

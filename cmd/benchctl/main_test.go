@@ -63,6 +63,8 @@ func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
 		{[]string{"run", "stray-arg"}, `unknown command "stray-arg"`},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"list", "--suite", "nosuch"}, `unknown suite "nosuch"`},
+		{[]string{"run", "--suite", "self", "--prof", "cpu,heap"}, `--prof: unknown profiler "heap" (valid: cpu, offcpu, block, mutex, allocs, instructions, perf)`},
+		{[]string{"run", "--suite", "self", "--prof", "cpu", "--forks", "0"}, "--prof needs forks"},
 	} {
 		out := filepath.Join(t.TempDir(), "out")
 		args := tc.args

@@ -62,8 +62,15 @@ func (p *progress) close() {
 	p.mu.Unlock()
 }
 
+func forkLabel(e harness.Event) string {
+	if e.Profile != "" {
+		return "profile " + string(e.Profile)
+	}
+	return fmt.Sprintf("fork %d", e.Fork)
+}
+
 func (p *progress) draw(e harness.Event) {
-	fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s fork %d  %s  ETA %s", e.Done+1, e.Total, e.Case.Name(), e.Fork,
+	fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s %s  %s  ETA %s", e.Done+1, e.Total, e.Case.Name(), forkLabel(e),
 		time.Since(p.fork).Round(100*time.Millisecond), p.eta(e).Round(time.Second))
 }
 
@@ -85,14 +92,14 @@ func (p *progress) event(e harness.Event) {
 	}
 	if p.tty {
 		if e.Err != nil {
-			fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s fork %d FAILED\n", e.Done, e.Total, e.Case.Name(), e.Fork)
+			fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s %s FAILED\n", e.Done, e.Total, e.Case.Name(), forkLabel(e))
 		}
 		if e.Done == e.Total {
 			fmt.Fprintf(p.w, "\r\033[K")
 		}
 		return
 	}
-	fmt.Fprintf(p.w, "[%d/%d] %s fork %d: %s (%s)\n", e.Done, e.Total, e.Case.Name(), e.Fork, status, time.Since(p.fork).Round(time.Millisecond))
+	fmt.Fprintf(p.w, "[%d/%d] %s %s: %s (%s)\n", e.Done, e.Total, e.Case.Name(), forkLabel(e), status, time.Since(p.fork).Round(time.Millisecond))
 }
 
 // eta extrapolates from the forks done so far (or the planned fork length

@@ -10,17 +10,18 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/profile"
 	"github.com/ledgerbench/ledgerbench/harness/report"
 )
 
 // runFlags are the raw flag values of `benchctl run`.
 type runFlags struct {
-	suite, bench, mode, warmup, measure, out string
-	params                                   []string
-	forks, threads                           int
-	seed                                     uint64
-	timeout                                  time.Duration
-	quick                                    bool
+	suite, bench, mode, warmup, measure, out, prof string
+	params                                         []string
+	forks, threads                                 int
+	seed                                           uint64
+	timeout                                        time.Duration
+	quick                                          bool
 }
 
 func (a *app) runCmd() *cobra.Command {
@@ -53,6 +54,7 @@ func (a *app) runCmd() *cobra.Command {
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of every generated input and of the fork order")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "kill a fork that reports nothing for this long beyond its iteration time")
 	fl.StringVar(&f.out, "out", "", "output directory (default results/runs/<UTC stamp>)")
+	fl.StringVar(&f.prof, "prof", "", "profilers, run in extra forks after the measured ones: cpu,offcpu,block,mutex,allocs,instructions,perf")
 	return c
 }
 
@@ -90,6 +92,13 @@ func (f *runFlags) options(cmd *cobra.Command) (harness.Options, error) {
 		o.Mode = m
 	}
 	o.Threads = f.threads
+	if f.prof != "" {
+		kinds, err := profile.ParseKinds(f.prof)
+		if err != nil {
+			return o, fmt.Errorf("--prof: %w", err)
+		}
+		o.Profiles = kinds
+	}
 	o.Params = harness.Overrides{}
 	for _, p := range f.params {
 		if err := o.Params.Add(p); err != nil {
@@ -123,6 +132,7 @@ func (a *app) doRun(cmd *cobra.Command, o harness.Options, out string) error {
 	rn := &harness.Runner{
 		Registry: a.registry, Executable: a.executable, Args: a.childArgs, Env: a.childEnv,
 		LogDir: filepath.Join(out, "logs"), Progress: prog.event,
+		ProfileDir: filepath.Join(out, "profiles"),
 	}
 	run, runErr := rn.Run(cmd.Context(), o)
 	prog.close()
@@ -138,11 +148,27 @@ func (a *app) doRun(cmd *cobra.Command, o harness.Options, out string) error {
 	}
 	a.stdout.Write(table.Bytes())
 	fmt.Fprintf(a.stdout, "\nresults: %s and %s\n", filepath.Join(out, "bench.txt"), filepath.Join(out, "bench.json"))
+	for _, n := range run.ProfileNotes {
+		fmt.Fprintln(a.stderr, "benchctl: profiler", n)
+	}
+	if len(o.Profiles) > 0 {
+		summary, err := report.WriteProfileSummary(filepath.Join(out, "profiles"), run)
+		if err != nil {
+			return failedError{fmt.Sprintf("writing the profile summary: %v", err)}
+		}
+		fmt.Fprintf(a.stdout, "\n%s\nprofiles: %s\n", summary, filepath.Join(out, "profiles"))
+	}
 	var failed int
 	for _, cr := range run.Cases {
 		for _, fe := range cr.Failures {
 			failed++
 			fmt.Fprintln(a.stderr, "benchctl: FAILED", fe.Error())
+		}
+		for _, pr := range cr.Profiles {
+			if pr.Err != nil {
+				failed++
+				fmt.Fprintf(a.stderr, "benchctl: FAILED profiling fork %s of %s: %v\n", pr.Kind, cr.Case.Name(), pr.Err)
+			}
 		}
 	}
 	if runErr != nil {

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/profile"
 )
 
 // PkgPrefix is the import path prefix of the benchmark families; a
@@ -86,6 +87,24 @@ func WriteBenchfmt(out io.Writer, h Header, run *harness.Run) error {
 					return err
 				}
 			}
+		}
+		for _, pr := range cr.Profiles {
+			if pr.Kind != profile.Instructions || pr.InstructionsPerOp <= 0 {
+				continue
+			}
+			if !units["instructions/op assume"] {
+				units["instructions/op assume"] = true
+				u := &benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: "instructions/op", Key: "assume"}, OrigUnit: "instructions/op", Value: "exact"}
+				if err := w.Write(u); err != nil {
+					return err
+				}
+			}
+			res := &benchfmt.Result{Config: cfg, Name: benchfmt.Name(name), Iters: int(pr.Ops),
+				Values: []benchfmt.Value{{Value: pr.InstructionsPerOp, Unit: "instructions/op"}}}
+			if err := w.Write(res); err != nil {
+				return err
+			}
+			comment("%s: instructions/op from callgrind (GOMAXPROCS=1, GOGC=off, collected in the measured loop only)", cr.Case.Name())
 		}
 		for i, d := range cr.Startup {
 			line := fmt.Sprintf("%s start-up %d: exec to hello %.1fms", cr.Case.Name(), i+1, float64(d)/1e6)

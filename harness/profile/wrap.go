@@ -1,0 +1,98 @@
+package profile
+
+import (
+	"bufio"
+	"bytes"
+	"debug/elf"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// MeasuredLoop is the symbol of the harness function that runs the ops of
+// a counted iteration; callgrind collects only inside it.
+const MeasuredLoop = "github.com/ledgerbench/ledgerbench/harness.runOps"
+
+// CallgrindEnv is the environment of a fork run under callgrind.
+var CallgrindEnv = []string{"GOMAXPROCS=1", "GOGC=off", "GODEBUG=asyncpreemptoff=1"}
+
+// CallgrindCommand returns the program and arguments that run exe under
+// callgrind, collecting inside MeasuredLoop only, with its output in out.
+// It fails when valgrind is not installed.
+func CallgrindCommand(exe, out string, args ...string) (string, []string, error) {
+	vg, err := exec.LookPath("valgrind")
+	if err != nil {
+		return "", nil, fmt.Errorf("unavailable: valgrind is not installed (apt-get install valgrind): %w", err)
+	}
+	if err := hasSymbol(exe, MeasuredLoop); err != nil {
+		return "", nil, err
+	}
+	return vg, append([]string{"--tool=callgrind", "--toggle-collect=" + MeasuredLoop,
+		"--callgrind-out-file=" + out, exe}, args...), nil
+}
+
+// ParseCallgrind returns the instruction total of a callgrind output file.
+func ParseCallgrind(path string) (int64, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		for _, key := range []string{"totals:", "summary:"} {
+			if v, ok := strings.CutPrefix(line, key); ok {
+				n, err := strconv.ParseInt(strings.Fields(v + " 0")[0], 10, 64)
+				if err != nil {
+					return 0, fmt.Errorf("%s: bad %s line %q", path, key, line)
+				}
+				return n, nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("%s: no totals line: not a callgrind output file", path)
+}
+
+// PerfStatus reports whether `perf stat` can count hardware events here,
+// and if not, why.
+func PerfStatus() (bool, string) {
+	perf, err := exec.LookPath("perf")
+	if err != nil {
+		return false, "unavailable: perf is not installed (Debian package linux-perf)"
+	}
+	out, err := exec.Command(perf, "stat", "-x,", "-e", "instructions,cycles", "true").CombinedOutput()
+	text := string(out)
+	if err != nil || strings.Contains(text, "not supported") || strings.Contains(text, "not counted") {
+		return false, "unavailable: perf stat cannot count hardware events on this host (virtual machine or perf_event_paranoid): " + strings.TrimSpace(firstLine(text))
+	}
+	return true, "available"
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return l
+}
+
+// hasSymbol checks that exe's symbol table names sym: callgrind finds the
+// measured loop by name, and `go run` and `go test` link without a symbol
+// table.
+func hasSymbol(exe, sym string) error {
+	f, err := elf.Open(exe)
+	if err != nil {
+		return fmt.Errorf("unavailable: cannot read %s: %w", exe, err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		return fmt.Errorf("unavailable: %s has no symbol table (go run and go test strip their binaries): build benchctl with `go build -o benchctl ./cmd/benchctl` and run that", exe)
+	}
+	for _, s := range syms {
+		if s.Name == sym {
+			return nil
+		}
+	}
+	return fmt.Errorf("unavailable: %s does not contain %s", exe, sym)
+}
