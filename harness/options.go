@@ -33,8 +33,11 @@ type Options struct {
 	// Profiles run in extra forks after the measured ones, one fork per
 	// case and profiler; their iterations never enter the results.
 	Profiles []profile.Kind
-	// InstructionOps is the op count of the callgrind fork (default 20000).
+	// InstructionOps is the op count of the callgrind and perf forks
+	// (default 20000).
 	InstructionOps int64
+	// PerfEvents are the events of --prof perf (default profile.PerfEvents).
+	PerfEvents []string
 }
 
 // DefaultOptions are DESIGN.md's defaults: 3 forks, 3 warmup × 1 s and

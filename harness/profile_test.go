@@ -173,3 +173,37 @@ func TestSummarizeBadFile(t *testing.T) {
 		t.Errorf("ParseKinds: %v", err)
 	}
 }
+
+// TestPerfCountsTheMeasuredLoopOnly runs --prof perf with software events
+// (these VMs have no hardware counters): task-clock per op must match the
+// op's own time, which it would exceed many times over if perf counted the
+// fork's start-up and setup too.
+func TestPerfCountsTheMeasuredLoopOnly(t *testing.T) {
+	events := []string{"task-clock", "context-switches"}
+	if ok, why := profile.PerfStatus(events); !ok {
+		t.Skip(why)
+	}
+	o := harness.DefaultOptions()
+	o.Bench, o.Forks, o.Profiles, o.PerfEvents, o.InstructionOps = "^BenchmarkSpin$", 1, []profile.Kind{profile.Perf}, events, 5000
+	o.Warmup = harness.IterSpec{}
+	o.Measure = harness.IterSpec{Count: 1, Ops: 5000}
+	exe, _ := os.Executable()
+	rn := &harness.Runner{Registry: forkRegistry, Executable: exe, ProfileDir: t.TempDir()}
+	run, err := rn.Run(t.Context(), o)
+	if err != nil || run.Failed() {
+		t.Fatalf("run: %v %v", err, run.Cases[0].Failures)
+	}
+	if len(run.ProfileNotes) > 0 {
+		t.Fatalf("notes: %v", run.ProfileNotes)
+	}
+	pr := run.Cases[0].Profiles[0]
+	if pr.Err != nil {
+		t.Fatal(pr.Err)
+	}
+	nsPerOp := run.Cases[0].Iterations[0].Total.NsPerOp
+	taskNs := pr.Counters["task-clock"] * 1e6 // perf reports msec
+	t.Logf("measured %.1f ns/op; perf task-clock %.1f ns/op", nsPerOp, taskNs)
+	if taskNs <= 0 || taskNs > 2*nsPerOp+100 {
+		t.Errorf("task-clock %.1f ns/op against %.1f ns/op measured: perf counted outside the loop", taskNs, nsPerOp)
+	}
+}

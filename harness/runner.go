@@ -84,7 +84,9 @@ type ProfileRun struct {
 	// Ops is the number of ops measured in the profiled window.
 	Ops               int64
 	InstructionsPerOp float64
-	Err               error
+	// Counters are perf's event counts per op, by event name.
+	Counters map[string]float64
+	Err      error
 }
 
 // Failed reports whether any fork of any case failed.
@@ -221,11 +223,20 @@ func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, cr
 	cmd := command{exe, rn.Args, rn.Env}
 	switch {
 	case k == profile.Perf:
-		ok, why := profile.PerfStatus()
-		if !ok {
+		events := o.PerfEvents
+		if len(events) == 0 {
+			events = profile.PerfEvents
+		}
+		if ok, why := profile.PerfStatus(events); !ok {
 			return pr, "perf: " + why
 		}
-		return pr, "perf: hardware counters work on this host, but --prof perf is not implemented in this build (use instructions for exact counts)"
+		path, argv, env, out, err := profile.PerfCommand(exe, dir, events, rn.Args...)
+		if err != nil {
+			return pr, "perf: " + err.Error()
+		}
+		pr.Path = out
+		cmd = command{path, argv, append(append([]string(nil), rn.Env...), env...)}
+		p.Mode, p.Warmup, p.Measure = AverageTime, IterSpec{}, IterSpec{Count: 1, Ops: o.instructionOps()}
 	case k == profile.Instructions:
 		pr.Path = filepath.Join(dir, "callgrind.out")
 		path, args, err := profile.CallgrindCommand(exe, pr.Path, rn.Args...)
@@ -233,11 +244,7 @@ func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, cr
 			return pr, "instructions: " + err.Error()
 		}
 		cmd = command{path, args, append(append([]string(nil), rn.Env...), profile.CallgrindEnv...)}
-		ops := o.InstructionOps
-		if ops <= 0 {
-			ops = 20_000
-		}
-		p.Mode, p.Warmup, p.Measure = AverageTime, IterSpec{}, IterSpec{Count: 1, Ops: ops}
+		p.Mode, p.Warmup, p.Measure = AverageTime, IterSpec{}, IterSpec{Count: 1, Ops: o.instructionOps()}
 	default:
 		pr.Path = filepath.Join(dir, string(k)+".pb.gz")
 		p.Profile, p.ProfilePath = k, pr.Path
@@ -253,6 +260,17 @@ func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, cr
 			pr.Ops += it.Total.Ops
 		}
 	}
+	if k == profile.Perf {
+		counts, err := profile.ParsePerfStat(pr.Path)
+		if err != nil {
+			pr.Err = err
+		} else if pr.Ops > 0 {
+			pr.Counters = map[string]float64{}
+			for ev, n := range counts {
+				pr.Counters[ev] = n / float64(pr.Ops)
+			}
+		}
+	}
 	if k == profile.Instructions {
 		total, err := profile.ParseCallgrind(pr.Path)
 		switch {
@@ -265,6 +283,13 @@ func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, cr
 		}
 	}
 	return pr, ""
+}
+
+func (o *Options) instructionOps() int64 {
+	if o.InstructionOps <= 0 {
+		return 20_000
+	}
+	return o.InstructionOps
 }
 
 func (s IterSpec) estimate() time.Duration {

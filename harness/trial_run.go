@@ -77,6 +77,7 @@ type trialRun struct {
 	groups  []*Group
 	workers []*Worker
 	timerNs float64
+	perf    *profile.PerfControl // set when the fork runs under perf stat
 }
 
 // runTrialSink runs one trial and stores the workers' folded sink words in
@@ -101,6 +102,9 @@ func runTrialSink(b *Benchmark, p *Plan, emit func(*Iteration) error, sink *uint
 		profile.Prepare(p.Profile)
 	}
 	tr := &trialRun{plan: p, t: &Trial{bench: b, params: p.Params, seed: p.Seed}}
+	if tr.perf, err = profile.OpenPerfControl(); err != nil {
+		return err
+	}
 	if err := safely("setup", func() error { return b.Setup(tr.t) }); err != nil {
 		return err
 	}
@@ -247,6 +251,7 @@ func (tr *trialRun) iteration(spec IterSpec) (*Iteration, error) {
 		return nil, err
 	}
 	ir := prepareWorkers(tr.workers, tr.plan.Mode, spec)
+	ir.perf = tr.perf
 	runtime.GC()
 	probeBefore := Probe()
 	var m0, m1 runtime.MemStats

@@ -68,6 +68,9 @@ type iterRun struct {
 	exited  atomic.Int32
 	counted bool
 	spec    IterSpec
+	// perf, when the fork runs under perf stat, has its counters enabled
+	// while the workers measure and disabled after.
+	perf *profile.PerfControl
 }
 
 func prepareWorkers(workers []*Worker, mode Mode, spec IterSpec) *iterRun {
@@ -120,6 +123,12 @@ func (ir *iterRun) run() ([]workerResult, error) {
 	s := ir.s
 	ir.begin.Store(true)
 	await(func() bool { return s.started.Load() >= s.n || s.abort.Load() })
+	if err := ir.perf.Enable(); err != nil {
+		s.abort.Store(true)
+		ir.begin.Store(true)
+		await(func() bool { return ir.exited.Load() >= s.n })
+		return nil, err
+	}
 	if ir.counted {
 		s.gate.Store(true)
 	} else {
@@ -135,6 +144,9 @@ func (ir *iterRun) run() ([]workerResult, error) {
 		s.stop.Store(true)
 	}
 	await(func() bool { return ir.exited.Load() >= s.n })
+	if err := ir.perf.Disable(); err != nil {
+		return nil, err
+	}
 	for i := range ir.results {
 		if ir.results[i].err != nil {
 			return nil, fmt.Errorf("worker %d: %w", i, ir.results[i].err)

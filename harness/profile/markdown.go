@@ -19,7 +19,9 @@ type CaseProfiles struct {
 	Summaries []*Summary
 	// InstructionsPerOp is callgrind's exact count (0: not measured).
 	InstructionsPerOp float64
-	Notes             []string
+	// Counters are perf's event counts per op.
+	Counters map[string]float64
+	Notes    []string
 }
 
 var titles = map[Kind]string{
@@ -59,6 +61,13 @@ func WriteMarkdown(w io.Writer, cases []CaseProfiles) error {
 		fmt.Fprintf(&b, "\n## %s\n", c.Name)
 		for _, n := range c.Notes {
 			fmt.Fprintf(&b, "\n- %s\n", n)
+		}
+		if len(c.Counters) > 0 {
+			var parts []string
+			for _, ev := range sortedKeys(c.Counters) {
+				parts = append(parts, fmt.Sprintf("%s %.4g/op", ev, c.Counters[ev]))
+			}
+			fmt.Fprintf(&b, "\n- perf stat (counters enabled around the measured loop only): %s\n", strings.Join(parts, ", "))
 		}
 		if c.InstructionsPerOp > 0 {
 			fmt.Fprintf(&b, "\n- instructions: %.1f instructions/op (callgrind, exact)\n", c.InstructionsPerOp)
@@ -190,4 +199,13 @@ func frameTotal(s *Summary, frame string) string {
 		}
 	}
 	return "none"
+}
+
+func sortedKeys(m map[string]float64) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

@@ -56,26 +56,6 @@ func ParseCallgrind(path string) (int64, error) {
 	return 0, fmt.Errorf("%s: no totals line: not a callgrind output file", path)
 }
 
-// PerfStatus reports whether `perf stat` can count hardware events here,
-// and if not, why.
-func PerfStatus() (bool, string) {
-	perf, err := exec.LookPath("perf")
-	if err != nil {
-		return false, "unavailable: perf is not installed (Debian package linux-perf)"
-	}
-	out, err := exec.Command(perf, "stat", "-x,", "-e", "instructions,cycles", "true").CombinedOutput()
-	text := string(out)
-	if err != nil || strings.Contains(text, "not supported") || strings.Contains(text, "not counted") {
-		return false, "unavailable: perf stat cannot count hardware events on this host (virtual machine or perf_event_paranoid): " + strings.TrimSpace(firstLine(text))
-	}
-	return true, "available"
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return l
-}
-
 // hasSymbol checks that exe's symbol table names sym: callgrind finds the
 // measured loop by name, and `go run` and `go test` link without a symbol
 // table.

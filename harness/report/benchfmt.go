@@ -106,6 +106,19 @@ func WriteBenchfmt(out io.Writer, h Header, run *harness.Run) error {
 			}
 			comment("%s: instructions/op from callgrind (GOMAXPROCS=1, GOGC=off, collected in the measured loop only)", cr.Case.Name())
 		}
+		for _, pr := range cr.Profiles {
+			if pr.Kind != profile.Perf || len(pr.Counters) == 0 {
+				continue
+			}
+			res := &benchfmt.Result{Config: cfg, Name: benchfmt.Name(name), Iters: int(pr.Ops)}
+			for _, ev := range sortedCounters(pr.Counters) {
+				res.Values = append(res.Values, benchfmt.Value{Value: pr.Counters[ev], Unit: "hw-" + ev + "/op"})
+			}
+			if err := w.Write(res); err != nil {
+				return err
+			}
+			comment("%s: hw-*/op from perf stat, counters enabled around the measured loop only", cr.Case.Name())
+		}
 		for i, d := range cr.Startup {
 			line := fmt.Sprintf("%s start-up %d: exec to hello %.1fms", cr.Case.Name(), i+1, float64(d)/1e6)
 			if i < len(cr.Ready) {
@@ -183,5 +196,14 @@ func unitMetadata(cr *harness.CaseResult) []*benchfmt.UnitMetadata {
 			add(u.Unit, "assume", u.Assume)
 		}
 	}
+	return out
+}
+
+func sortedCounters(m map[string]float64) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
 	return out
 }

@@ -32,6 +32,8 @@ func ProfileSummaries(run *harness.Run) []profile.CaseProfiles {
 				cp.Notes = append(cp.Notes, fmt.Sprintf("%s: failed: %v", pr.Kind, pr.Err))
 			case pr.Kind == profile.Instructions:
 				cp.InstructionsPerOp = pr.InstructionsPerOp
+			case pr.Kind == profile.Perf:
+				cp.Counters = pr.Counters
 			default:
 				s, err := profile.Summarize(pr.Path, pr.Kind, pr.Ops)
 				if err != nil {
