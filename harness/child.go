@@ -7,6 +7,8 @@ import (
 	"os"
 	"runtime"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/ledgerbench/ledgerbench/harness/internal/fork"
 )
 
@@ -21,6 +23,21 @@ type hello struct {
 	PID        int    `json:"pid"`
 	GoVersion  string `json:"goVersion"`
 	GOMAXPROCS int    `json:"gomaxprocs"`
+	CPUs       []int  `json:"cpus"` // the child's CPU affinity
+}
+
+func affinity() []int {
+	var set unix.CPUSet
+	if unix.SchedGetaffinity(0, &set) != nil {
+		return nil
+	}
+	var out []int
+	for c := 0; c < 1024; c++ {
+		if set.IsSet(c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // failure is the payload of an error frame.
@@ -65,7 +82,7 @@ func ChildMain(r *Registry) int {
 }
 
 func childRun(conn *fork.Conn, r *Registry) error {
-	h, _ := json.Marshal(hello{PID: os.Getpid(), GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0)})
+	h, _ := json.Marshal(hello{PID: os.Getpid(), GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0), CPUs: affinity()})
 	if err := conn.Send(fork.Hello, h); err != nil {
 		return fmt.Errorf("send hello: %w", err)
 	}

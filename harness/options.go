@@ -38,6 +38,8 @@ type Options struct {
 	InstructionOps int64
 	// PerfEvents are the events of --prof perf (default profile.PerfEvents).
 	PerfEvents []string
+	// CPUs records the --cpus pinning (the Runner applies it).
+	CPUs []int
 }
 
 // DefaultOptions are DESIGN.md's defaults: 3 forks, 3 warmup × 1 s and

@@ -33,6 +33,10 @@ type Iteration struct {
 	// StartUnixNano is the wall clock when the workers were released: the
 	// parent measures a fork's start-up (exec to first iteration) with it.
 	StartUnixNano int64 `json:"startUnixNano"`
+	// TempC is the hottest thermal zone after the iteration (0: no zones);
+	// StealPct the CPU steal time during it.
+	TempC    float64 `json:"tempC,omitempty"`
+	StealPct float64 `json:"stealPct,omitempty"`
 }
 
 // OpStats is what the workers of one op (or all workers) measured.

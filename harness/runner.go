@@ -33,6 +33,12 @@ type Runner struct {
 	// ProfileDir receives the profiles of Options.Profiles, one directory
 	// per case named after it.
 	ProfileDir string
+	// CPUs pins every fork to these CPUs and sets its GOMAXPROCS to their
+	// number.
+	CPUs []int
+	// BeforeFork, when set, runs before every fork (cool-down, idle
+	// wait); what it returns is recorded with the case.
+	BeforeFork func(c Case, fork int) string
 }
 
 // Event reports the progress of a run.
@@ -74,6 +80,10 @@ type CaseResult struct {
 	// Profiles are the profiling forks of this case; their iterations are
 	// not in Iterations.
 	Profiles []ProfileRun
+	// ForkCPUs is each fork's CPU affinity as the child read it; Notes
+	// holds what BeforeFork reported.
+	ForkCPUs [][]int
+	Notes    []string
 }
 
 // ProfileRun is one profiling fork of one case.
@@ -165,6 +175,11 @@ func (rn *Runner) Run(ctx context.Context, o Options) (*Run, error) {
 				forkNo = 0
 			}
 			rn.progress(Event{Case: cr.Case, Fork: forkNo, Done: done, Total: total, Estimated: estimate})
+			if rn.BeforeFork != nil {
+				if note := rn.BeforeFork(cr.Case, forkNo); note != "" {
+					cr.Notes = append(cr.Notes, fmt.Sprintf("fork %d: %s", forkNo, note))
+				}
+			}
 			var ferr *ForkError
 			if run.InProcess {
 				ferr = rn.inProcess(o.planFor(cr.Case, forkNo), cr)
@@ -327,6 +342,7 @@ var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.=-]+`)
 
 // forkResult is what one fork reported.
 type forkResult struct {
+	cpus       []int
 	iterations []Iteration
 	startup    time.Duration // exec to hello
 	ready      time.Duration // exec to the first iteration's start
@@ -356,6 +372,9 @@ func (rn *Runner) fork(ctx context.Context, p *Plan, timeout time.Duration, cr *
 	res, fe := rn.forkOnce(ctx, command{exe, rn.Args, rn.Env}, p, timeout, rn.logFile(cr.Case, fmt.Sprintf("fork%d", p.Fork)))
 	cr.Iterations = append(cr.Iterations, res.iterations...)
 	cr.Sink ^= res.sink
+	if res.cpus != nil {
+		cr.ForkCPUs = append(cr.ForkCPUs, res.cpus)
+	}
 	if res.startup > 0 {
 		cr.Startup = append(cr.Startup, res.startup)
 	}
@@ -389,7 +408,11 @@ func (rn *Runner) forkOnce(ctx context.Context, cmd command, p *Plan, timeout ti
 		defer log.Close()
 		logw = log
 	}
-	proc, err := fork.Start(ctx, fork.Spec{Path: cmd.path, Args: cmd.args, Env: cmd.env, Log: logw})
+	env := cmd.env
+	if len(rn.CPUs) > 0 && !hasEnv(env, "GOMAXPROCS") {
+		env = append(append([]string(nil), env...), fmt.Sprintf("GOMAXPROCS=%d", len(rn.CPUs)))
+	}
+	proc, err := fork.Start(ctx, fork.Spec{Path: cmd.path, Args: cmd.args, Env: env, Log: logw, CPUs: rn.CPUs})
 	if err != nil {
 		return res, &ForkError{Message: err.Error()}
 	}
@@ -422,6 +445,11 @@ func (rn *Runner) forkOnce(ctx context.Context, cmd command, p *Plan, timeout ti
 		return res, fail("waiting for hello", fmt.Errorf("got a %s frame", f.Type))
 	}
 	res.startup = time.Since(proc.Started())
+	var hi hello
+	if err := json.Unmarshal(f.Payload, &hi); err != nil {
+		return res, fail("decode hello", err)
+	}
+	res.cpus = hi.CPUs
 	payload, err := json.Marshal(p)
 	if err != nil {
 		return res, fail("encode plan", err)
@@ -470,4 +498,13 @@ func exitStatus(err error) string {
 		return fmt.Sprintf("exit status %d", ee.ExitCode())
 	}
 	return err.Error()
+}
+
+func hasEnv(env []string, key string) bool {
+	for _, e := range env {
+		if strings.HasPrefix(e, key+"=") {
+			return true
+		}
+	}
+	return false
 }

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
 	"github.com/ledgerbench/ledgerbench/harness/profile"
 )
 
@@ -78,6 +79,7 @@ type trialRun struct {
 	workers []*Worker
 	timerNs float64
 	perf    *profile.PerfControl // set when the fork runs under perf stat
+	host    *hostcheck.Host      // telemetry: temperature and steal
 }
 
 // runTrialSink runs one trial and stores the workers' folded sink words in
@@ -101,7 +103,7 @@ func runTrialSink(b *Benchmark, p *Plan, emit func(*Iteration) error, sink *uint
 		}
 		profile.Prepare(p.Profile)
 	}
-	tr := &trialRun{plan: p, t: &Trial{bench: b, params: p.Params, seed: p.Seed}}
+	tr := &trialRun{plan: p, t: &Trial{bench: b, params: p.Params, seed: p.Seed}, host: hostcheck.Local("", nil)}
 	if tr.perf, err = profile.OpenPerfControl(); err != nil {
 		return err
 	}
@@ -250,6 +252,7 @@ func (tr *trialRun) iteration(spec IterSpec) (*Iteration, error) {
 	if err != nil {
 		return nil, err
 	}
+	host := tr.host.TakeSample()
 	ir := prepareWorkers(tr.workers, tr.plan.Mode, spec)
 	ir.perf = tr.perf
 	runtime.GC()
@@ -287,6 +290,8 @@ func (tr *trialRun) iteration(spec IterSpec) (*Iteration, error) {
 		StartUnixNano: startWall,
 	}
 	it.Flagged = it.Drift() > tr.plan.ProbeTolerance
+	after := tr.host.TakeSample()
+	it.TempC, it.StealPct = after.TempC, hostcheck.StealPct(host, after)
 	all := make([]int, len(tr.workers))
 	for i := range all {
 		all[i] = i

@@ -29,6 +29,7 @@ func TestMain(m *testing.M) {
 
 func benchctl(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir()) // a run lock of the test's own
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

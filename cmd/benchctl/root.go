@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
 	"github.com/ledgerbench/ledgerbench/harness/report"
 )
 
@@ -43,6 +44,8 @@ type app struct {
 	args       []string
 	// header, when set, edits the collected header (tests pin host values).
 	header func(*report.Header)
+	// host, when set, replaces the local host (tests feed fixtures).
+	host func() *hostcheck.Host
 }
 
 // run is the whole CLI: it parses args, runs the command, and returns the
@@ -86,6 +89,6 @@ Exit codes: 0 ok, 1 a benchmark failed, 2 bad usage.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w (see `%s --help`)", err, c.CommandPath())}
 	})
-	root.AddCommand(a.listCmd(), a.runCmd())
+	root.AddCommand(a.listCmd(), a.runCmd(), a.checkCmd())
 	return root
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
 	"github.com/ledgerbench/ledgerbench/harness/profile"
 	"github.com/ledgerbench/ledgerbench/harness/report"
 )
@@ -22,6 +23,10 @@ type runFlags struct {
 	seed                                           uint64
 	timeout                                        time.Duration
 	quick                                          bool
+	strict, ignoreLock                             bool
+	cpus, lockPath                                 string
+	cooldown, idleLoad                             float64
+	cooldownTimeout, idleTimeout                   time.Duration
 }
 
 func (a *app) runCmd() *cobra.Command {
@@ -38,7 +43,13 @@ func (a *app) runCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			return a.doRun(cmd, o, f.out)
+			if f.cooldown < 0 {
+				return usageError{fmt.Errorf("--cooldown %g: a negative temperature", f.cooldown)}
+			}
+			if f.idleLoad < 0 {
+				return usageError{fmt.Errorf("--idle-load %g: a negative load", f.idleLoad)}
+			}
+			return a.doRun(cmd, o, &f)
 		},
 	}
 	fl := c.Flags()
@@ -54,6 +65,14 @@ func (a *app) runCmd() *cobra.Command {
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of every generated input and of the fork order")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "kill a fork that reports nothing for this long beyond its iteration time")
 	fl.StringVar(&f.out, "out", "", "output directory (default results/runs/<UTC stamp>)")
+	fl.BoolVar(&f.strict, "strict", false, "refuse to run on a host that is not pinned (see benchctl check)")
+	fl.StringVar(&f.cpus, "cpus", "", "pin every fork to these CPUs (2,3 or 2-3) and set GOMAXPROCS to their number")
+	fl.Float64Var(&f.cooldown, "cooldown", 0, "before each fork, wait until every thermal zone is at or below this many °C")
+	fl.DurationVar(&f.cooldownTimeout, "cooldown-timeout", 5*time.Minute, "longest cool-down wait before going on with a warning")
+	fl.Float64Var(&f.idleLoad, "idle-load", 0, "before each fork, wait until the 1-minute load average is below this")
+	fl.DurationVar(&f.idleTimeout, "idle-timeout", 5*time.Minute, "longest idle wait before going on with a warning")
+	fl.BoolVar(&f.ignoreLock, "ignore-lock", false, "run even when another benchctl run holds the host's run lock")
+	fl.StringVar(&f.lockPath, "lock", hostcheck.DefaultLockPath(), "the run lock file")
 	fl.StringVar(&f.prof, "prof", "", "profilers, run in extra forks after the measured ones: cpu,offcpu,block,mutex,allocs,instructions,perf")
 	return c
 }
@@ -108,10 +127,17 @@ func (f *runFlags) options(cmd *cobra.Command) (harness.Options, error) {
 	return o, nil
 }
 
-func (a *app) doRun(cmd *cobra.Command, o harness.Options, out string) error {
+func (a *app) doRun(cmd *cobra.Command, o harness.Options, f *runFlags) error {
+	out := f.out
 	cases, err := o.Plan(a.registry)
 	if err != nil {
 		return usageError{err}
+	}
+	host := a.localHost()
+	if f.cpus != "" {
+		if o.CPUs, err = host.CheckCPUs(f.cpus); err != nil {
+			return usageError{err}
+		}
 	}
 	if out == "" {
 		out = filepath.Join("results", "runs", time.Now().UTC().Format("20060102T150405Z"))
@@ -119,7 +145,23 @@ func (a *app) doRun(cmd *cobra.Command, o harness.Options, out string) error {
 	if err := report.CheckWritable(out); err != nil {
 		return usageError{err}
 	}
+	check := hostcheck.Check(host)
+	if f.strict && !check.Pinned {
+		return failedError{"--strict: refusing to run on a host that is not pinned: " + strings.Join(check.Reasons, "; ")}
+	}
+	if !f.ignoreLock {
+		release, err := hostcheck.Lock(f.lockPath)
+		if err != nil {
+			return failedError{err.Error()}
+		}
+		defer release()
+	}
 	header := report.CollectHeader(a.dir, "benchctl "+strings.Join(a.args, " "))
+	header.MachineID, header.EnvID = check.MachineID, check.EnvID
+	header.HostPinned, header.HostNote = "no", check.Note()
+	if check.Pinned {
+		header.HostPinned = "yes"
+	}
 	if a.header != nil {
 		a.header(&header)
 	}
@@ -132,7 +174,8 @@ func (a *app) doRun(cmd *cobra.Command, o harness.Options, out string) error {
 	rn := &harness.Runner{
 		Registry: a.registry, Executable: a.executable, Args: a.childArgs, Env: a.childEnv,
 		LogDir: filepath.Join(out, "logs"), Progress: prog.event,
-		ProfileDir: filepath.Join(out, "profiles"),
+		ProfileDir: filepath.Join(out, "profiles"), CPUs: o.CPUs,
+		BeforeFork: a.beforeFork(host, f),
 	}
 	run, runErr := rn.Run(cmd.Context(), o)
 	prog.close()
@@ -178,4 +221,43 @@ func (a *app) doRun(cmd *cobra.Command, o harness.Options, out string) error {
 		return failedError{fmt.Sprintf("%d fork(s) failed; every result obtained is in %s", failed, out)}
 	}
 	return nil
+}
+
+// beforeFork waits, bounded, for a cool and idle host before each fork,
+// and says what it found.
+func (a *app) beforeFork(host *hostcheck.Host, f *runFlags) func(harness.Case, int) string {
+	if f.cooldown == 0 && f.idleLoad == 0 {
+		return nil
+	}
+	return func(harness.Case, int) string {
+		var notes []string
+		if f.cooldown > 0 {
+			t, ok, err := host.WaitCool(f.cooldown, f.cooldownTimeout, time.Second)
+			switch {
+			case err != nil:
+				notes = append(notes, "cool-down skipped: "+err.Error())
+			case !ok:
+				notes = append(notes, fmt.Sprintf("WARNING: still %.1f °C after %s (cool-down target %.1f °C)", t, f.cooldownTimeout, f.cooldown))
+			default:
+				notes = append(notes, fmt.Sprintf("cooled to %.1f °C", t))
+			}
+		}
+		if f.idleLoad > 0 {
+			l, ok, err := host.WaitIdle(f.idleLoad, f.idleTimeout, time.Second)
+			switch {
+			case err != nil:
+				notes = append(notes, "idle wait skipped: "+err.Error())
+			case !ok:
+				notes = append(notes, fmt.Sprintf("WARNING: load %.2f after %s (target below %.2f)", l, f.idleTimeout, f.idleLoad))
+			default:
+				notes = append(notes, fmt.Sprintf("load %.2f", l))
+			}
+		}
+		for _, n := range notes {
+			if strings.HasPrefix(n, "WARNING") || strings.Contains(n, "skipped") {
+				fmt.Fprintln(a.stderr, "benchctl:", n)
+			}
+		}
+		return strings.Join(notes, "; ")
+	}
 }

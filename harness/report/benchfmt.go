@@ -126,6 +126,14 @@ func WriteBenchfmt(out io.Writer, h Header, run *harness.Run) error {
 			}
 			comment("%s", line)
 		}
+		for i, cpus := range cr.ForkCPUs {
+			if len(cpus) > 0 && len(run.Options.CPUs) > 0 {
+				comment("%s fork %d ran on CPUs %v", cr.Case.Name(), i+1, cpus)
+			}
+		}
+		for _, n := range cr.Notes {
+			comment("%s %s", cr.Case.Name(), n)
+		}
 		for _, f := range cr.Failures {
 			comment("FAILED %s", f.Error())
 		}
@@ -145,6 +153,10 @@ func telemetry(cr *harness.CaseResult, it *harness.Iteration) string {
 	if it.TimerNs > 0 {
 		s += fmt.Sprintf(" timer-ns=%.1f", it.TimerNs)
 	}
+	if it.TempC > 0 {
+		s += fmt.Sprintf(" temp-c=%.1f", it.TempC)
+	}
+	s += fmt.Sprintf(" steal=%.1f%%", it.StealPct)
 	return s
 }
 

@@ -8,9 +8,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // TailLines is how many lines of the child's stderr a failure report shows.
@@ -25,6 +28,10 @@ type Spec struct {
 	// Log receives the child's stdout and stderr (nil discards them); the
 	// last TailLines lines of stderr are kept for failure reports anyway.
 	Log io.Writer
+	// CPUs, when set, pins the child (every thread it will ever have) to
+	// these CPUs: the child inherits the affinity of the thread that forks
+	// it, which Start sets for the duration of the fork.
+	CPUs []int
 }
 
 // Process is the parent's handle on a running child.
@@ -69,7 +76,7 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	cmd.Stdout = &lockedWriter{w: logw}
 	cmd.Stderr = io.MultiWriter(cmd.Stdout, p.tail)
 	p.started = time.Now()
-	if err := cmd.Start(); err != nil {
+	if err := startPinned(cmd, s.CPUs); err != nil {
 		for _, f := range []*os.File{fromChildR, fromChildW, toChildR, toChildW} {
 			f.Close()
 		}
@@ -199,4 +206,29 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(b)
+}
+
+// startPinned starts cmd from an OS thread whose affinity is set to cpus,
+// so the child inherits it, and restores the thread's affinity after.
+func startPinned(cmd *exec.Cmd, cpus []int) error {
+	if len(cpus) == 0 {
+		return cmd.Start()
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var old, set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &old); err != nil {
+		return fmt.Errorf("read affinity: %w", err)
+	}
+	for _, c := range cpus {
+		set.Set(c)
+	}
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		return fmt.Errorf("pin to CPUs %v: %w", cpus, err)
+	}
+	err := cmd.Start()
+	if rerr := unix.SchedSetaffinity(0, &old); rerr != nil && err == nil {
+		err = fmt.Errorf("restore affinity: %w", rerr)
+	}
+	return err
 }
