@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/report"
@@ -193,5 +196,32 @@ func TestForksInterleaveAndRepeat(t *testing.T) {
 	}
 	if len(forks) != 3 || forks[1] != 2 || forks[2] != 2 || forks[3] != 2 || fmt.Sprint(order) != "[1 2 3]" {
 		t.Errorf("iterations per fork %v, fork order %v; want 2 in each of forks 1-3, in order", forks, order)
+	}
+}
+
+// TestForkAffinity pins the fork to one CPU and reads its affinity back
+// from the child (sched_getaffinity in the child's hello).
+func TestForkAffinity(t *testing.T) {
+	n := runtime.NumCPU()
+	if n < 2 {
+		t.Skip("needs two CPUs to tell pinning from the default")
+	}
+	o := harness.DefaultOptions()
+	o.Bench, o.Forks = "^BenchmarkGood$", 1
+	o.Warmup, o.Measure = harness.IterSpec{}, harness.IterSpec{Count: 1, Ops: 100}
+	exe, _ := os.Executable()
+	rn := &harness.Runner{Registry: forkRegistry, Executable: exe, CPUs: []int{n - 1}}
+	run, err := rn.Run(t.Context(), o)
+	if err != nil || run.Failed() {
+		t.Fatalf("run: %v", err)
+	}
+	got := run.Cases[0].ForkCPUs
+	if len(got) != 1 || fmt.Sprint(got[0]) != fmt.Sprint([]int{n - 1}) {
+		t.Errorf("the child ran on CPUs %v, want [%d]", got, n-1)
+	}
+	// The parent's own affinity is restored.
+	var set unix.CPUSet
+	if err := unix.SchedGetaffinity(0, &set); err != nil || set.Count() < 2 {
+		t.Errorf("the parent's affinity was not restored: %d CPUs, %v", set.Count(), err)
 	}
 }

@@ -139,15 +139,15 @@ func (a *app) doRun(cmd *cobra.Command, o harness.Options, f *runFlags) error {
 			return usageError{err}
 		}
 	}
+	check := hostcheck.Check(host)
+	if f.strict && !check.Pinned {
+		return failedError{"--strict: refusing to run on a host that is not pinned: " + strings.Join(check.Reasons, "; ")}
+	}
 	if out == "" {
 		out = filepath.Join("results", "runs", time.Now().UTC().Format("20060102T150405Z"))
 	}
 	if err := report.CheckWritable(out); err != nil {
 		return usageError{err}
-	}
-	check := hostcheck.Check(host)
-	if f.strict && !check.Pinned {
-		return failedError{"--strict: refusing to run on a host that is not pinned: " + strings.Join(check.Reasons, "; ")}
 	}
 	if !f.ignoreLock {
 		release, err := hostcheck.Lock(f.lockPath)

@@ -13,8 +13,12 @@ import (
 
 // Host is what Check looks at.
 type Host struct {
-	// FS is rooted at "/" (sysfs and procfs single-value files).
-	FS fs.FS
+	// FS is rooted at "/" (sysfs and procfs single-value files); Root is
+	// the same directory on disk, which Tune and Reset write under.
+	FS   fs.FS
+	Root string
+	// IsRoot reports whether the process may write the knobs.
+	IsRoot func() bool
 	// ProcRoot is the procfs mount that prometheus/procfs parses.
 	ProcRoot string
 	CPU      cpuid.CPUInfo
@@ -39,7 +43,8 @@ func Local(version string, probe func() float64) *Host {
 		kernel = unix.ByteSliceToString(uts.Release[:])
 	}
 	return &Host{
-		FS: os.DirFS("/"), ProcRoot: "/proc", CPU: cpuid.CPU, Kernel: kernel,
+		FS: os.DirFS("/"), Root: "/", IsRoot: func() bool { return os.Geteuid() == 0 },
+		ProcRoot: "/proc", CPU: cpuid.CPU, Kernel: kernel,
 		Probe: probe, ProbeSamples: 5, StealWindow: 200 * time.Millisecond,
 		Sleep: time.Sleep, GoVersion: runtime.Version(), Version: version, Arch: runtime.GOARCH,
 	}

@@ -1,0 +1,144 @@
+package hostcheck
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Write is one knob Tune sets.
+type Write struct {
+	Path string `json:"path"` // relative to the host root, e.g. sys/devices/…
+	Old  string `json:"old"`
+	New  string `json:"new"`
+	Why  string `json:"why"`
+}
+
+// TuneState is what Tune saved for Reset: the previous value of every knob
+// it changed.
+type TuneState struct {
+	Writes []Write `json:"writes"`
+}
+
+// DefaultStatePath is where tune saves the state that reset restores.
+const DefaultStatePath = "/var/lib/benchctl/tune-state.json"
+
+// TunePlan lists the knobs that pin the clock: the performance governor on
+// every online CPU, scaling_min_freq = scaling_max_freq, and turbo or boost
+// off. Knobs this host does not have are returned as skipped, with why.
+func (h *Host) TunePlan() (writes []Write, skipped []string) {
+	cpus, err := h.OnlineCPUs()
+	if err != nil {
+		return nil, []string{"CPUs: " + err.Error()}
+	}
+	set := func(p, value, why string) {
+		old, err := h.read(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			skipped = append(skipped, fmt.Sprintf("%s: no such knob on this host", p))
+		case err != nil:
+			skipped = append(skipped, fmt.Sprintf("%s: cannot read: %v", p, err))
+		case old != value:
+			writes = append(writes, Write{Path: p, Old: old, New: value, Why: why})
+		}
+	}
+	for _, c := range cpus {
+		dir := fmt.Sprintf("sys/devices/system/cpu/cpu%d/cpufreq", c)
+		if !h.exists(dir) {
+			skipped = append(skipped, fmt.Sprintf("cpu%d: cpufreq is not exposed (a virtual machine?): the governor and frequency cannot be set", c))
+			continue
+		}
+		set(dir+"/scaling_governor", "performance", "the clock must not follow the load")
+		if maxFreq, err := h.read(dir + "/scaling_max_freq"); err == nil {
+			set(dir+"/scaling_min_freq", maxFreq, "min = max: one frequency")
+		}
+	}
+	if h.exists("sys/devices/system/cpu/intel_pstate/no_turbo") {
+		set("sys/devices/system/cpu/intel_pstate/no_turbo", "1", "turbo depends on temperature and load")
+	} else if h.exists("sys/devices/system/cpu/cpufreq/boost") {
+		set("sys/devices/system/cpu/cpufreq/boost", "0", "boost depends on temperature and load")
+	} else {
+		skipped = append(skipped, "turbo: neither intel_pstate/no_turbo nor cpufreq/boost exists")
+	}
+	return writes, skipped
+}
+
+// Tune applies TunePlan under h.Root, after saving the previous values to
+// statePath (written before any knob changes). Without root it changes
+// nothing and says so. A failed write rolls back the writes before it.
+func (h *Host) Tune(statePath string) (applied []Write, skipped []string, err error) {
+	writes, skipped := h.TunePlan()
+	if len(writes) == 0 {
+		return nil, skipped, nil
+	}
+	if h.IsRoot != nil && !h.IsRoot() {
+		for _, w := range writes {
+			skipped = append(skipped, fmt.Sprintf("%s: needs root (would set %q)", w.Path, w.New))
+		}
+		return nil, skipped, nil
+	}
+	if _, err := os.Stat(statePath); err == nil {
+		return nil, skipped, fmt.Errorf("%s exists: the host is already tuned; run `benchctl reset` first", statePath)
+	}
+	b, _ := json.MarshalIndent(TuneState{Writes: writes}, "", "  ")
+	if err := os.MkdirAll(filepath.Dir(statePath), 0o755); err != nil {
+		return nil, skipped, err
+	}
+	if err := os.WriteFile(statePath, b, 0o644); err != nil {
+		return nil, skipped, fmt.Errorf("save the tune state: %w", err)
+	}
+	for _, w := range writes {
+		if err := h.write(w.Path, w.New); err != nil {
+			for i := len(applied) - 1; i >= 0; i-- {
+				_ = h.write(applied[i].Path, applied[i].Old)
+			}
+			os.Remove(statePath)
+			return nil, skipped, fmt.Errorf("set %s to %q: %w (earlier changes rolled back)", w.Path, w.New, err)
+		}
+		applied = append(applied, w)
+	}
+	return applied, skipped, nil
+}
+
+// Reset restores every knob saved by Tune and removes the state file.
+func (h *Host) Reset(statePath string) ([]Write, error) {
+	b, err := os.ReadFile(statePath)
+	if err != nil {
+		return nil, fmt.Errorf("no tune state to restore: %w", err)
+	}
+	var st TuneState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("%s: %w", statePath, err)
+	}
+	var errs []error
+	var restored []Write
+	for i := len(st.Writes) - 1; i >= 0; i-- {
+		w := st.Writes[i]
+		if err := h.write(w.Path, w.Old); err != nil {
+			errs = append(errs, fmt.Errorf("restore %s to %q: %w", w.Path, w.Old, err))
+			continue
+		}
+		restored = append(restored, w)
+	}
+	if len(errs) > 0 {
+		return restored, errors.Join(errs...)
+	}
+	return restored, os.Remove(statePath)
+}
+
+func (h *Host) write(p, value string) error {
+	if h.Root == "" {
+		return errors.New("host has no writable root")
+	}
+	full := filepath.Join(h.Root, filepath.FromSlash(p))
+	f, err := os.OpenFile(full, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(strings.TrimSpace(value) + "\n")
+	return errors.Join(err, f.Close())
+}
