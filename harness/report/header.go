@@ -1,17 +1,13 @@
 package report
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/klauspost/cpuid/v2"
-	"golang.org/x/sys/unix"
 )
 
 // Version is benchctl's version, written into every result file.
@@ -49,41 +45,24 @@ func (h *Header) keys() [][2]string {
 	}
 }
 
-// CollectHeader describes this host and the source tree in dir (the
+// CollectHeader describes the build and the source tree in dir (the
 // current directory when empty). It never fails: unknown facts are
-// "unknown".
+// "unknown". The host's verdict and fingerprints (host-pinned, machine-id,
+// env-id) come from the host checks, which the caller fills in.
 func CollectHeader(dir, command string) Header {
 	host, err := os.Hostname()
 	if err != nil || host == "" {
 		host = "unknown"
 	}
-	c := cpuid.CPU
-	brand := strings.TrimSpace(c.BrandName)
+	brand := strings.TrimSpace(cpuid.CPU.BrandName)
 	if brand == "" {
 		brand = "unknown"
-	}
-	var uts unix.Utsname
-	kernel := "unknown"
-	if unix.Uname(&uts) == nil {
-		kernel = unix.ByteSliceToString(uts.Release[:])
-	}
-	smt := "no"
-	if c.ThreadsPerCore > 1 {
-		smt = "yes"
-	}
-	memTotal := ""
-	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
-		memTotal, _, _ = strings.Cut(string(b), "\n")
 	}
 	h := Header{
 		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPU: brand, Go: runtime.Version(),
 		BenchctlVersion: Version, Machine: host,
-		MachineID: shortHash(brand, c.VendorString, itoa(c.Family), itoa(c.Model), itoa(c.Stepping),
-			itoa(c.PhysicalCores), itoa(c.LogicalCores), itoa(runtime.NumCPU()), itoa(c.Cache.L1D), itoa(c.Cache.L2), itoa(c.Cache.L3), memTotal),
-		EnvID:      shortHash(kernel, governor(), smt, runtime.Version(), itoa(runtime.GOMAXPROCS(0))),
-		HostPinned: "no",
-		HostNote:   "host checks (governor, turbo, frequency pinning) are not run by this build: the clock is not verified",
-		Commit:     "unknown", CommitTime: "unknown", Dirty: "unknown",
+		MachineID: "unknown", EnvID: "unknown", HostPinned: "no", HostNote: "the host was not checked",
+		Commit: "unknown", CommitTime: "unknown", Dirty: "unknown",
 		Command: command, Started: time.Now().UTC(),
 	}
 	if out, err := git(dir, "log", "-1", "--format=%H %cI"); err == nil {
@@ -97,24 +76,9 @@ func CollectHeader(dir, command string) Header {
 	return h
 }
 
-func governor() string {
-	b, err := os.ReadFile("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")
-	if err != nil {
-		return "none"
-	}
-	return strings.TrimSpace(string(b))
-}
-
 func git(dir string, args ...string) (string, error) {
 	cmd := exec.Command("git", args...)
 	cmd.Dir = dir
 	out, err := cmd.Output()
 	return strings.TrimSpace(string(out)), err
 }
-
-func shortHash(parts ...string) string {
-	s := sha256.Sum256([]byte(strings.Join(parts, "\x00")))
-	return hex.EncodeToString(s[:6])
-}
-
-func itoa(n int) string { return strconv.Itoa(n) }
