@@ -1,0 +1,50 @@
+package read
+
+import (
+	"testing"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+)
+
+func run(b *testing.B, name string) {
+	bench, ok := harness.Default.Lookup(Family + "/" + name)
+	if !ok {
+		b.Fatalf("no benchmark %s", name)
+	}
+	harness.RunB(b, bench)
+}
+
+func BenchmarkOffloadReplay(b *testing.B) { run(b, "OffloadReplay") }
+func BenchmarkReadFloor(b *testing.B)     { run(b, "ReadFloor") }
+func BenchmarkReadNoop(b *testing.B)      { run(b, "ReadNoop") }
+
+// TestReplayParsesLessWithOffsets runs the replay briefly in process: the
+// offset caches must cut the bytes parsed per entry (the work they save),
+// and every mode must return entries.
+func TestReplayParsesLessWithOffsets(t *testing.T) {
+	o := harness.DefaultOptions()
+	o.Suite, o.Bench, o.Forks = "cache", "OffloadReplay", 0
+	o.Params = harness.Overrides{"entrySize": {"100"}}
+	o.Warmup = harness.IterSpec{Count: 1, Ops: 100}
+	o.Measure = harness.IterSpec{Count: 1, Ops: 100}
+	run, err := (&harness.Runner{Registry: harness.Default}).Run(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed := map[string]float64{}
+	for _, c := range run.Cases {
+		if len(c.Failures) > 0 {
+			t.Fatalf("%s: %v", c.Case.Name(), c.Failures[0])
+		}
+		mode, _ := c.Case.Params.Get("offsets")
+		it := c.Iterations[len(c.Iterations)-1]
+		if it.Total.Ops != 2000 {
+			t.Errorf("%s: %d entries, want 2000", c.Case.Name(), it.Total.Ops)
+		}
+		parsed[mode] = it.Total.Metrics["bytes-parsed/op"]
+	}
+	t.Logf("bytes parsed per entry: %v", parsed)
+	if parsed["none"] < 10*parsed["handle"] || parsed["none"] < 10*parsed["shared"] || parsed["handle"] < 112 {
+		t.Errorf("bytes parsed per entry %v: the caches should parse about one record (112 B) per entry, the uncached handle far more", parsed)
+	}
+}
