@@ -60,7 +60,7 @@ func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
 		{[]string{"run", "--suite", "self", "--forks", "two"}, `invalid argument "two" for "--forks"`},
 		{[]string{"run", "--suite", "self", "--mode", "fast"}, `unknown mode "fast" (valid: avgt, thrpt, sample, ss)`},
 		{[]string{"run", "--suite", "self", "--out", filepath.Join(file, "sub")}, "--out " + filepath.Join(file, "sub")},
-		{[]string{"run", "--suite", "cache"}, `suite "cache" has no benchmarks in this build`},
+		{[]string{"run", "--suite", "location"}, `suite "location" has no benchmarks in this build`},
 		{[]string{"run", "stray-arg"}, `unknown command "stray-arg"`},
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"list", "--suite", "nosuch"}, `unknown suite "nosuch"`},
