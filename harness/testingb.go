@@ -57,3 +57,14 @@ func runB(b *testing.B, bench *Benchmark, pt Params) {
 		b.ReportMetric(op.NsPerOp, op.Name+"-ns/op")
 	}
 }
+
+// RunDefault runs the benchmark registered in Default under id
+// ("family/Name") with RunB; the families' _test.go wrappers call it.
+func RunDefault(b *testing.B, id string) {
+	b.Helper()
+	bench, ok := Default.Lookup(id)
+	if !ok {
+		b.Fatalf("no benchmark %s is registered", id)
+	}
+	RunB(b, bench)
+}

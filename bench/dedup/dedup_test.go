@@ -6,19 +6,11 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness"
 )
 
-func run(b *testing.B, name string) {
-	bench, ok := harness.Default.Lookup(Family + "/" + name)
-	if !ok {
-		b.Fatalf("no benchmark %s", name)
-	}
-	harness.RunB(b, bench)
-}
-
-func BenchmarkDedupSingle(b *testing.B)   { run(b, "DedupSingle") }
-func BenchmarkDedupDistinct(b *testing.B) { run(b, "DedupDistinct") }
-func BenchmarkDedupShared(b *testing.B)   { run(b, "DedupShared") }
-func BenchmarkDedupNoop(b *testing.B)     { run(b, "DedupNoop") }
-func BenchmarkDedupFloor(b *testing.B)    { run(b, "DedupFloor") }
+func BenchmarkDedupSingle(b *testing.B)   { harness.RunDefault(b, Family+"/DedupSingle") }
+func BenchmarkDedupDistinct(b *testing.B) { harness.RunDefault(b, Family+"/DedupDistinct") }
+func BenchmarkDedupShared(b *testing.B)   { harness.RunDefault(b, Family+"/DedupShared") }
+func BenchmarkDedupNoop(b *testing.B)     { harness.RunDefault(b, Family+"/DedupNoop") }
+func BenchmarkDedupFloor(b *testing.B)    { harness.RunDefault(b, Family+"/DedupFloor") }
 
 // TestFamilyRuns runs every case briefly in process and checks what the
 // bodies did: single and distinct producers accept every call, the shared

@@ -6,17 +6,9 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness"
 )
 
-func run(b *testing.B, name string) {
-	bench, ok := harness.Default.Lookup(Family + "/" + name)
-	if !ok {
-		b.Fatalf("no benchmark %s", name)
-	}
-	harness.RunB(b, bench)
-}
-
-func BenchmarkOffloadReplay(b *testing.B) { run(b, "OffloadReplay") }
-func BenchmarkReadFloor(b *testing.B)     { run(b, "ReadFloor") }
-func BenchmarkReadNoop(b *testing.B)      { run(b, "ReadNoop") }
+func BenchmarkOffloadReplay(b *testing.B) { harness.RunDefault(b, Family+"/OffloadReplay") }
+func BenchmarkReadFloor(b *testing.B)     { harness.RunDefault(b, Family+"/ReadFloor") }
+func BenchmarkReadNoop(b *testing.B)      { harness.RunDefault(b, Family+"/ReadNoop") }
 
 // TestReplayParsesLessWithOffsets runs the replay briefly in process: the
 // offset caches must cut the bytes parsed per entry (the work they save),

@@ -6,19 +6,11 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness"
 )
 
-func benchmark(b *testing.B, name string) {
-	bench, ok := harness.Default.Lookup(Family + "/" + name)
-	if !ok {
-		b.Fatalf("no benchmark %s/%s", Family, name)
-	}
-	harness.RunB(b, bench)
-}
-
-func BenchmarkNoop(b *testing.B)   { benchmark(b, "Noop") }
-func BenchmarkKernel(b *testing.B) { benchmark(b, "Kernel") }
-func BenchmarkMutex(b *testing.B)  { benchmark(b, "Mutex") }
-func BenchmarkAlloc(b *testing.B)  { benchmark(b, "Alloc") }
-func BenchmarkGroup(b *testing.B)  { benchmark(b, "Group") }
+func BenchmarkNoop(b *testing.B)   { harness.RunDefault(b, Family+"/Noop") }
+func BenchmarkKernel(b *testing.B) { harness.RunDefault(b, Family+"/Kernel") }
+func BenchmarkMutex(b *testing.B)  { harness.RunDefault(b, Family+"/Mutex") }
+func BenchmarkAlloc(b *testing.B)  { harness.RunDefault(b, Family+"/Alloc") }
+func BenchmarkGroup(b *testing.B)  { harness.RunDefault(b, Family+"/Group") }
 
 // BenchmarkKernelLoop is the fixed-cost kernel written the plain Go way,
 // with b.Loop: the reference that benchctl's BenchmarkKernel must agree
