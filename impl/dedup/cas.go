@@ -33,8 +33,9 @@ func (c *CAS) Admit(name string, seq, highest int64) (bool, int64) {
 	for {
 		cell, ok := c.m.Load(name)
 		if !ok {
-			n := &casCell{}
-			n.v.Store(&highest)
+			n, box := &casCell{}, new(int64)
+			*box = highest
+			n.v.Store(box)
 			if _, loaded := c.m.LoadOrStore(name, n); !loaded {
 				return true, 0 // putIfAbsent won
 			}
@@ -68,8 +69,9 @@ func (c *CAS) Pushed(name string) (int64, bool) {
 }
 
 func (c *CAS) Set(name string, seq int64) {
-	n := &casCell{}
-	n.v.Store(&seq)
+	n, box := &casCell{}, new(int64)
+	*box = seq
+	n.v.Store(box)
 	if old, loaded := c.m.LoadAndStore(name, n); loaded {
 		old.v.Store(removed)
 	}
