@@ -1,0 +1,63 @@
+package self
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/profile"
+)
+
+func TestMain(m *testing.M) {
+	if harness.IsChild() {
+		os.Exit(harness.ChildMain(harness.Default))
+	}
+	os.Exit(m.Run())
+}
+
+// TestProfilesOfTheSelfSuite: the block and mutex summaries of the
+// contended mutex op name its body with a non-zero delay per op, and the
+// CPU summary of the fixed-cost kernel names Kernel.
+func TestProfilesOfTheSelfSuite(t *testing.T) {
+	o := harness.DefaultOptions()
+	o.Suite, o.Bench, o.Forks = "self", "^Benchmark(Mutex|Kernel)$", 1
+	o.Warmup = harness.IterSpec{Count: 1, Time: 20 * time.Millisecond}
+	o.Measure = harness.IterSpec{Count: 2, Time: 150 * time.Millisecond}
+	o.Profiles = []profile.Kind{profile.CPU, profile.Block, profile.Mutex}
+	exe, _ := os.Executable()
+	rn := &harness.Runner{Registry: harness.Default, Executable: exe, ProfileDir: t.TempDir()}
+	run, err := rn.Run(t.Context(), o)
+	if err != nil || run.Failed() {
+		t.Fatalf("run: %v", err)
+	}
+	for _, c := range run.Cases {
+		for _, pr := range c.Profiles {
+			if pr.Err != nil {
+				t.Fatalf("%s %s: %v", c.Case.Name(), pr.Kind, pr.Err)
+			}
+			s, err := profile.Summarize(pr.Path, pr.Kind, pr.Ops)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Top) == 0 {
+				if c.Case.Bench.Name == "Mutex" {
+					t.Errorf("%s %s: empty profile", c.Case.Name(), pr.Kind)
+				}
+				continue
+			}
+			top := s.Top[0]
+			switch {
+			case c.Case.Bench.Name == "Kernel" && pr.Kind == profile.CPU:
+				if !strings.HasSuffix(top.Frame, "bench/self.Kernel") {
+					t.Errorf("kernel CPU profile: top frame %s, want self.Kernel (%+v)", top.Frame, s.Top)
+				}
+			case c.Case.Bench.Name == "Mutex" && pr.Kind != profile.CPU:
+				if !strings.Contains(top.Frame, "bench/self.Benchmarks.") || top.Value <= 0 || top.Count <= 0 {
+					t.Errorf("mutex %s profile: top frame %s at %v ns/op and %v contentions/op, want the op's body with non-zero delay", pr.Kind, top.Frame, top.Value, top.Count)
+				}
+			}
+		}
+	}
+}
