@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,5 +146,30 @@ func TestInProcessWarns(t *testing.T) {
 	code, _, stderr := benchctl(t, "run", "--suite", "self", "--bench", "Noop", "--forks", "0", "--warmup", "0", "--measure", "1x10ms", "--out", out)
 	if code != 0 || !strings.Contains(stderr, "WARNING: --forks 0") {
 		t.Errorf("exit %d, stderr %q: want 0 and the in-process warning", code, stderr)
+	}
+}
+
+func TestCompare(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	var sa, sb strings.Builder
+	for i := 0; i < 6; i++ {
+		fmt.Fprintf(&sa, "BenchmarkInsert/impl=skiplist 100 %d ns/op\nBenchmarkInsert/impl=paged 100 %d ns/op\n", 600+i, 350+i)
+		fmt.Fprintf(&sb, "BenchmarkInsert/impl=skiplist 100 %d ns/op\n", 610+i)
+	}
+	os.WriteFile(a, []byte(sa.String()), 0o644)
+	os.WriteFile(b, []byte(sb.String()), 0o644)
+	code, stdout, stderr := benchctl(t, "compare", "--col", "/impl", "--format", "md", "--names", "Master,This change", a)
+	if code != 0 || !strings.Contains(strings.Join(strings.Fields(stdout), " "), "| Benchmark | Master | This change | Change |") || !strings.Contains(stdout, "-41.5 %") {
+		t.Errorf("compare --col /impl --format md: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, _ = benchctl(t, "compare", a, b)
+	if code != 0 || !strings.Contains(stdout, "Insert/impl=skiplist") || !strings.Contains(stdout, "+1.66%") || !strings.Contains(stdout, "612.5n         +1.66%") {
+		t.Errorf("compare a b: exit %d\n%s", code, stdout)
+	}
+	for _, bad := range [][]string{{"compare"}, {"compare", "--format", "html", a}, {"compare", filepath.Join(dir, "missing.txt")}, {"compare", "--min-change", "-1", a}} {
+		if code, _, _ := benchctl(t, bad...); code != 2 {
+			t.Errorf("benchctl %v: exit %d, want 2", bad, code)
+		}
 	}
 }

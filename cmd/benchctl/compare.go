@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ledgerbench/ledgerbench/harness/compare"
+)
+
+func (a *app) compareCmd() *cobra.Command {
+	var o compare.Options
+	var format, names string
+	c := &cobra.Command{
+		Use:   "compare [flags] FILE...",
+		Short: "Compare Go benchmark-format files: benchstat's statistics as text, CSV or a pull-request Markdown table",
+		Example: `  benchctl compare old/bench.txt new/bench.txt
+  benchctl compare --col /impl --format md --names "Master,This change" results/runs/x/bench.txt
+  benchctl compare --format md --min-change 2 base=a.txt head=b.txt`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, files []string) error {
+			var nameList []string
+			if names != "" {
+				nameList = strings.Split(names, ",")
+			}
+			if o.MinChange < 0 {
+				return usageError{fmt.Errorf("--min-change %g: must not be negative", o.MinChange)}
+			}
+			render := map[string]func(*compare.Tables) error{
+				"text": func(t *compare.Tables) error { return t.Text(a.stdout, nameList) },
+				"csv":  func(t *compare.Tables) error { return t.CSV(a.stdout, nameList) },
+				"md":   func(t *compare.Tables) error { return t.Markdown(a.stdout, nameList) },
+			}[format]
+			if render == nil {
+				return usageError{fmt.Errorf("--format %q: valid formats are text, csv, md", format)}
+			}
+			tables, err := compare.Build(files, o)
+			if err != nil {
+				return usageError{err}
+			}
+			if len(tables.Tables) == 0 {
+				return failedError{"no benchmark results in " + strings.Join(files, ", ")}
+			}
+			if err := render(tables); err != nil {
+				return failedError{err.Error()}
+			}
+			return nil
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&o.Col, "col", ".file", "split columns by this projection (.file, /impl, toolchain, …); the first column is the baseline")
+	fl.StringVar(&o.Row, "row", ".fullname", "split rows by this projection")
+	fl.StringVar(&o.Table, "table", ".config", "split tables by this projection")
+	fl.StringVar(&o.Filter, "filter", "*", "benchproc filter of the results to compare")
+	fl.Float64Var(&o.Alpha, "alpha", 0.05, "significance level of the Mann-Whitney U test")
+	fl.Float64Var(&o.Confidence, "confidence", 0.95, "confidence level of the summaries' intervals")
+	fl.Float64Var(&o.MinChange, "min-change", 0, "in Markdown, report changes smaller than this many percent as ~")
+	fl.StringVar(&format, "format", "text", "text, csv or md")
+	fl.StringVar(&names, "names", "", "column names, comma-separated, baseline first (\"Master,This change\")")
+	return c
+}

@@ -1,0 +1,226 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+	"golang.org/x/perf/benchproc"
+	"golang.org/x/perf/benchunit"
+)
+
+// Options configure a comparison. The zero value is benchstat's default.
+type Options struct {
+	Table, Row, Col string  // projections (default .config, .fullname, .file)
+	Filter          string  // benchproc filter (default "*")
+	Alpha           float64 // significance level (default 0.05)
+	Confidence      float64 // of the summaries' intervals (default 0.95)
+	// MinChange is the smallest relative change, in percent, reported as
+	// a change in Markdown; smaller significant changes print "~".
+	MinChange float64
+}
+
+func (o *Options) defaults() {
+	if o.Table == "" {
+		o.Table = ".config"
+	}
+	if o.Row == "" {
+		o.Row = ".fullname"
+	}
+	if o.Col == "" {
+		o.Col = ".file"
+	}
+	if o.Filter == "" {
+		o.Filter = "*"
+	}
+	if o.Alpha == 0 {
+		o.Alpha = 0.05
+	}
+	if o.Confidence == 0 {
+		o.Confidence = 0.95
+	}
+}
+
+// Cell is one row × column of one table: its sample and summary.
+type Cell struct {
+	Values  []float64
+	Sample  *benchmath.Sample
+	Summary benchmath.Summary
+	Min     float64
+	Max     float64
+}
+
+// Table is one unit of one configuration.
+type Table struct {
+	Config     string
+	Unit       string
+	Assumption benchmath.Assumption
+	Rows, Cols []benchproc.Key
+	Cells      map[[2]benchproc.Key]*Cell
+}
+
+// Tables is the result of Build.
+type Tables struct {
+	Options  Options
+	Tables   []*Table
+	Warnings []string
+}
+
+// Build reads the files and summarizes every cell.
+func Build(paths []string, o Options) (*Tables, error) {
+	o.defaults()
+	if o.Alpha < 0 || o.Alpha > 1 || o.Confidence <= 0 || o.Confidence >= 1 {
+		return nil, fmt.Errorf("alpha %g or confidence %g out of range", o.Alpha, o.Confidence)
+	}
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("no files to compare")
+	}
+	filter, err := benchproc.NewFilter(o.Filter)
+	if err != nil {
+		return nil, fmt.Errorf("--filter: %w", err)
+	}
+	var pp benchproc.ProjectionParser
+	tableBy, unitBy, err := pp.ParseWithUnit(o.Table, filter)
+	if err != nil {
+		return nil, fmt.Errorf("--table: %w", err)
+	}
+	rowBy, err := pp.Parse(o.Row, filter)
+	if err != nil {
+		return nil, fmt.Errorf("--row: %w", err)
+	}
+	colBy, err := pp.Parse(o.Col, filter)
+	if err != nil {
+		return nil, fmt.Errorf("--col: %w", err)
+	}
+	out := &Tables{Options: o}
+	byKey := map[benchproc.Key]*Table{}
+	var order []benchproc.Key
+	rowsSeen := map[*Table]map[benchproc.Key]bool{}
+	colsSeen := map[*Table]map[benchproc.Key]bool{}
+	values := map[*Table]map[[2]benchproc.Key][]float64{}
+	files := benchfmt.Files{Paths: paths, AllowLabels: true}
+	for files.Scan() {
+		switch rec := files.Result().(type) {
+		case *benchfmt.SyntaxError:
+			out.Warnings = append(out.Warnings, rec.Error())
+		case *benchfmt.Result:
+			if ok, err := filter.Apply(rec); !ok {
+				if err != nil {
+					out.Warnings = append(out.Warnings, err.Error())
+				}
+				continue
+			}
+			row, col := rowBy.Project(rec), colBy.Project(rec)
+			for i, tk := range tableBy.ProjectValues(rec) {
+				t := byKey[tk]
+				if t == nil {
+					t = &Table{Config: configText(tableBy, unitBy, tk), Unit: tk.Get(unitBy), Cells: map[[2]benchproc.Key]*Cell{}}
+					byKey[tk] = t
+					order = append(order, tk)
+					rowsSeen[t], colsSeen[t], values[t] = map[benchproc.Key]bool{}, map[benchproc.Key]bool{}, map[[2]benchproc.Key][]float64{}
+				}
+				if !rowsSeen[t][row] {
+					rowsSeen[t][row] = true
+					t.Rows = append(t.Rows, row)
+				}
+				if !colsSeen[t][col] {
+					colsSeen[t][col] = true
+					t.Cols = append(t.Cols, col)
+				}
+				cell := [2]benchproc.Key{row, col}
+				values[t][cell] = append(values[t][cell], rec.Values[i].Value)
+			}
+		}
+	}
+	if err := files.Err(); err != nil {
+		return nil, err
+	}
+	meta := benchfmt.UnitMetadataMap(files.Units())
+	thr := benchmath.DefaultThresholds
+	thr.CompareAlpha = o.Alpha
+	benchproc.SortKeys(order)
+	for _, k := range order {
+		t := byKey[k]
+		benchproc.SortKeys(t.Rows)
+		benchproc.SortKeys(t.Cols)
+		t.Assumption = meta.GetAssumption(t.Unit)
+		for key, vs := range values[t] {
+			s := benchmath.NewSample(vs, &thr)
+			c := &Cell{Values: vs, Sample: s, Summary: t.Assumption.Summary(s, o.Confidence), Min: math.Inf(1), Max: math.Inf(-1)}
+			for _, v := range vs {
+				c.Min, c.Max = math.Min(c.Min, v), math.Max(c.Max, v)
+			}
+			for _, w := range c.Summary.Warnings {
+				out.Warnings = append(out.Warnings, fmt.Sprintf("%s %s: %v", key[0].StringValues(), t.Unit, w))
+			}
+			t.Cells[key] = c
+		}
+		out.Tables = append(out.Tables, t)
+	}
+	return out, nil
+}
+
+// Comparison is a column compared with the baseline column in one row.
+type Comparison struct {
+	benchmath.Comparison
+	Ratio float64 // center / baseline center
+}
+
+// Compare compares cell c with the baseline cell b.
+func (t *Table) Compare(b, c *Cell) Comparison {
+	cmp := t.Assumption.Compare(b.Sample, c.Sample)
+	r := 1.0
+	if b.Summary.Center != c.Summary.Center {
+		r = c.Summary.Center / b.Summary.Center
+	}
+	return Comparison{Comparison: cmp, Ratio: r}
+}
+
+// Significant reports whether cmp shows a change at α that is at least
+// minChange percent.
+func (cmp Comparison) Significant(alpha, minChange float64) bool {
+	return cmp.P < alpha && math.Abs(cmp.Ratio-1)*100 >= minChange
+}
+
+// scaler returns the common scale of a row's centers.
+func (t *Table) scaler(row benchproc.Key) benchunit.Scaler {
+	var cs []float64
+	for _, col := range t.Cols {
+		if c := t.Cells[[2]benchproc.Key{row, col}]; c != nil {
+			cs = append(cs, c.Summary.Center)
+		}
+	}
+	return benchunit.CommonScale(cs, benchunit.ClassOf(t.Unit))
+}
+
+// geomean of positive values; NaN if any is not positive.
+func geomean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := 0.0
+	for _, x := range xs {
+		if x <= 0 {
+			return math.NaN()
+		}
+		s += math.Log(x)
+	}
+	return math.Exp(s / float64(len(xs)))
+}
+
+// configText is a table key's configuration as "key: value" lines, the
+// unit left out.
+func configText(p *benchproc.Projection, unit *benchproc.Field, k benchproc.Key) string {
+	var lines []string
+	for _, f := range p.FlattenedFields() {
+		if f == unit {
+			continue
+		}
+		if v := k.Get(f); v != "" {
+			lines = append(lines, f.String()+": "+v)
+		}
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,147 @@
+package compare
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// writeFiles writes an old and a new file: Sort unchanged, Concat 4×
+// faster, Noop a noisy small change, 8 samples each.
+func writeFiles(t *testing.T) (string, string) {
+	r := rand.New(rand.NewPCG(1, 2))
+	dir := t.TempDir()
+	write := func(name string, concat float64) string {
+		var b strings.Builder
+		b.WriteString("goos: linux\ngoarch: amd64\npkg: example\n")
+		for i := 0; i < 8; i++ {
+			fmt.Fprintf(&b, "BenchmarkSort-2 1000 %.1f ns/op 0 B/op 0 allocs/op\n", 19790*(1+0.3*r.Float64()))
+			fmt.Fprintf(&b, "BenchmarkConcat-2 1000 %.1f ns/op %d B/op\n", concat*(1+0.2*r.Float64()), int(concat/2))
+			fmt.Fprintf(&b, "BenchmarkNoop-2 1000000 %.3f ns/op\n", 0.38*(1+0.5*r.Float64()))
+		}
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(b.String()), 0o644)
+		return p
+	}
+	return write("old.txt", 1214), write("new.txt", 270)
+}
+
+var tokenRE = regexp.MustCompile(`[-+]?[0-9.]+[a-zµ]*(?:%)?|~|\(p=[0-9.]+ n=[0-9]+\)`)
+
+// rowTokens maps each benchmark row of a text table to its numbers,
+// deltas and p-values, in order, ignoring layout.
+func rowTokens(out string) map[string][]string {
+	rows := map[string][]string{}
+	unit := ""
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(strings.ReplaceAll(line, "│", " "))
+		if len(f) == 0 {
+			continue
+		}
+		if f[0] == "sec/op" || f[0] == "B/op" || f[0] == "allocs/op" {
+			unit = f[0]
+			continue
+		}
+		if !strings.HasPrefix(f[0], "Sort") && !strings.HasPrefix(f[0], "Concat") && !strings.HasPrefix(f[0], "Noop") && f[0] != "geomean" {
+			continue
+		}
+		rest := strings.Join(f[1:], " ")
+		rest = strings.ReplaceAll(rest, "± ", "±")
+		var toks []string
+		for _, tok := range tokenRE.FindAllString(rest, -1) {
+			toks = append(toks, tok)
+		}
+		rows[unit+" "+f[0]] = toks
+	}
+	return rows
+}
+
+// TestTextMatchesBenchstat: the same input gives the same medians,
+// intervals, deltas and p-values as go tool benchstat.
+func TestTextMatchesBenchstat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go tool benchstat")
+	}
+	old, new := writeFiles(t)
+	ts, err := Build([]string{old, new}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ours bytes.Buffer
+	if err := ts.Text(&ours, nil); err != nil {
+		t.Fatal(err)
+	}
+	ref, err := exec.Command("go", "tool", "benchstat", old, new).CombinedOutput()
+	if err != nil {
+		t.Fatalf("benchstat: %v\n%s", err, ref)
+	}
+	got, want := rowTokens(ours.String()), rowTokens(string(ref))
+	if len(want) < 6 {
+		t.Fatalf("parsed only %d rows of benchstat's output:\n%s", len(want), ref)
+	}
+	for row, w := range want {
+		if strings.HasSuffix(row, "geomean") {
+			continue // benchstat adds footnote markers there
+		}
+		if fmt.Sprint(got[row]) != fmt.Sprint(w) {
+			t.Errorf("%s:\n ours      %v\n benchstat %v", row, got[row], w)
+		}
+	}
+	if t.Failed() {
+		t.Logf("ours:\n%s\nbenchstat:\n%s", ours.String(), ref)
+	}
+}
+
+func TestMarkdownTable(t *testing.T) {
+	old, new := writeFiles(t)
+	ts, err := Build([]string{old, new}, Options{MinChange: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	if err := ts.Markdown(&md, []string{"Master", "This change"}); err != nil {
+		t.Fatal(err)
+	}
+	out := md.String()
+	for _, want := range []string{
+		"| Benchmark | Master | This change | Change |",
+		"| Sort-2 ", "| Concat-2 ", "| geomean ",
+		"ignoring changes under 5 %",
+	} {
+		if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(want), " ")) {
+			t.Errorf("markdown lacks %q:\n%s", want, out)
+		}
+	}
+	concat := regexp.MustCompile(`Concat-2 .*`).FindString(out)
+	if !strings.Contains(concat, "-7") || !strings.Contains(concat, "–") {
+		t.Errorf("Concat row %q: want a significant -7x %% change and min–max ranges", concat)
+	}
+	sortRow := regexp.MustCompile(`Sort-2 .*`).FindString(out)
+	if !strings.Contains(sortRow, "~") {
+		t.Errorf("Sort row %q: want ~ (no significant change)", sortRow)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	if _, err := Build(nil, Options{}); err == nil {
+		t.Error("no files accepted")
+	}
+	if _, err := Build([]string{"/nonexistent/bench.txt"}, Options{}); err == nil {
+		t.Error("a missing file accepted")
+	}
+	p := filepath.Join(t.TempDir(), "bad.txt")
+	os.WriteFile(p, []byte("BenchmarkX 10 notanumber ns/op\nBenchmarkY 10 5 ns/op\n"), 0o644)
+	ts, err := Build([]string{p}, Options{})
+	if err != nil || len(ts.Warnings) == 0 || !strings.Contains(ts.Warnings[0], "bad.txt:1") {
+		t.Errorf("a syntax error: %v, warnings %v; want a positioned warning", err, ts.Warnings)
+	}
+	if _, err := Build([]string{p}, Options{Col: "/("}); err == nil {
+		t.Error("a bad projection accepted")
+	}
+}

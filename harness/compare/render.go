@@ -1,0 +1,268 @@
+package compare
+
+import (
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+	"golang.org/x/perf/benchproc"
+	"golang.org/x/perf/benchunit"
+)
+
+func (t *Table) cell(row, col benchproc.Key) *Cell { return t.Cells[[2]benchproc.Key{row, col}] }
+
+// complete reports whether every column has the row: only such rows enter
+// the geomean, so the geomeans of the columns compare like with like.
+func (t *Table) complete(row benchproc.Key) bool {
+	for _, col := range t.Cols {
+		if t.cell(row, col) == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// colNames labels the columns: names in order where given, else the keys.
+func colNames(t *Table, names []string) []string {
+	out := make([]string, len(t.Cols))
+	for i, c := range t.Cols {
+		out[i] = c.StringValues()
+		if i < len(names) && names[i] != "" {
+			out[i] = names[i]
+		}
+	}
+	return out
+}
+
+// deltaText is benchstat's change column: the percent change, or "~" when
+// not significant at α.
+func deltaText(base, c *Cell, cmp Comparison) string {
+	return cmp.FormatDelta(base.Summary.Center, c.Summary.Center)
+}
+
+// Text writes the tables in benchstat's layout, with benchstat's numbers.
+func (ts *Tables) Text(w io.Writer, names []string) error {
+	for _, warn := range ts.sortedWarnings() {
+		fmt.Fprintln(w, "warning:", warn)
+	}
+	for ti, t := range ts.Tables {
+		if ti > 0 {
+			fmt.Fprintln(w)
+		}
+		if t.Config != "" && (ti == 0 || ts.Tables[ti-1].Config != t.Config) {
+			fmt.Fprintln(w, t.Config)
+		}
+		tab := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		cols := colNames(t, names)
+		head, units := []string{""}, []string{""}
+		for i, c := range cols {
+			head = append(head, c, "")
+			units = append(units, t.Unit, "")
+			if i > 0 {
+				head = append(head, "", "")
+				units = append(units, "vs base", "")
+			}
+		}
+		fmt.Fprintln(tab, strings.Join(head, "\t")+"\t")
+		fmt.Fprintln(tab, strings.Join(units, "\t")+"\t")
+		ratios := make([][]float64, len(t.Cols))
+		centers := make([][]float64, len(t.Cols))
+		for _, row := range t.Rows {
+			sc := t.scaler(row)
+			fields := []string{row.StringValues()}
+			base := t.cell(row, t.Cols[0])
+			for i, col := range t.Cols {
+				c := t.cell(row, col)
+				if c == nil {
+					fields = append(fields, "", "")
+					if i > 0 {
+						fields = append(fields, "", "")
+					}
+					continue
+				}
+				if t.complete(row) {
+					centers[i] = append(centers[i], c.Summary.Center)
+				}
+				fields = append(fields, sc.Format(c.Summary.Center), "± "+c.Summary.PctRangeString())
+				if i == 0 {
+					continue
+				}
+				if base == nil {
+					fields = append(fields, "", "")
+					continue
+				}
+				cmp := t.Compare(base, c)
+				ratios[i] = append(ratios[i], cmp.Ratio)
+				fields = append(fields, deltaText(base, c, cmp), "("+cmp.String()+")")
+			}
+			fmt.Fprintln(tab, strings.Join(fields, "\t")+"\t")
+		}
+		if len(t.Rows) > 1 {
+			g := []string{"geomean"}
+			cls := benchunit.ClassOf(t.Unit)
+			for i := range t.Cols {
+				gm := geomean(centers[i])
+				if math.IsNaN(gm) {
+					g = append(g, "?", "")
+				} else {
+					g = append(g, benchunit.Scale(gm, cls), "")
+				}
+				if i > 0 {
+					g = append(g, formatRatio(geomean(ratios[i])), "")
+				}
+			}
+			fmt.Fprintln(tab, strings.Join(g, "\t")+"\t")
+		}
+		if err := tab.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func formatRatio(r float64) string {
+	if math.IsNaN(r) || math.IsInf(r, 0) {
+		return "?"
+	}
+	return fmt.Sprintf("%+.2f%%", (r-1)*100)
+}
+
+func (ts *Tables) sortedWarnings() []string {
+	w := append([]string(nil), ts.Warnings...)
+	sort.Strings(w)
+	return w
+}
+
+// CSV writes one line per table × row × column: the summary, and the
+// comparison with the baseline column.
+func (ts *Tables) CSV(w io.Writer, names []string) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"config", "unit", "benchmark", "column", "center", "lo", "hi", "min", "max", "n", "vs_base_ratio", "p", "significant"})
+	for _, t := range ts.Tables {
+		cols := colNames(t, names)
+		for _, row := range t.Rows {
+			base := t.cell(row, t.Cols[0])
+			for i, col := range t.Cols {
+				c := t.cell(row, col)
+				if c == nil {
+					continue
+				}
+				rec := []string{t.Config, t.Unit, row.StringValues(), cols[i], g(c.Summary.Center), g(c.Summary.Lo), g(c.Summary.Hi), g(c.Min), g(c.Max), fmt.Sprint(len(c.Values)), "", "", ""}
+				if i > 0 && base != nil {
+					cmp := t.Compare(base, c)
+					rec[10], rec[11] = g(cmp.Ratio), g(cmp.P)
+					rec[12] = fmt.Sprint(cmp.Significant(ts.Options.Alpha, ts.Options.MinChange))
+				}
+				cw.Write(rec)
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func g(v float64) string { return fmt.Sprintf("%g", v) }
+
+// Markdown writes one table per unit in the seeds' pull-request shape:
+// Benchmark | baseline | change | Change, each side's median with its
+// min–max range, "~" when the change is not significant at α or below
+// the minimum change, and a geomean row.
+func (ts *Tables) Markdown(w io.Writer, names []string) error {
+	for ti, t := range ts.Tables {
+		if ti > 0 {
+			fmt.Fprintln(w)
+		}
+		if t.Config != "" && (ti == 0 || ts.Tables[ti-1].Config != t.Config) {
+			fmt.Fprintf(w, "<details><summary>configuration</summary>\n\n```\n%s\n```\n</details>\n\n", t.Config)
+		}
+		fmt.Fprintf(w, "**%s**, median (min–max) of each side; Change at α = %g", t.Unit, ts.Options.Alpha)
+		if ts.Options.MinChange > 0 {
+			fmt.Fprintf(w, ", ignoring changes under %g %%", ts.Options.MinChange)
+		}
+		fmt.Fprint(w, "\n\n")
+		cols := colNames(t, names)
+		header := []string{"Benchmark"}
+		align := []tw.Align{tw.AlignLeft}
+		for i, c := range cols {
+			header = append(header, c)
+			align = append(align, tw.AlignRight)
+			if i > 0 {
+				header = append(header, "Change")
+				align = append(align, tw.AlignRight)
+			}
+		}
+		tab := tablewriter.NewTable(w,
+			tablewriter.WithRenderer(renderer.NewMarkdown()),
+			tablewriter.WithHeaderAutoFormat(tw.Off),
+			tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+			tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+		)
+		tab.Header(header)
+		ratios := make([][]float64, len(t.Cols))
+		centers := make([][]float64, len(t.Cols))
+		for _, row := range t.Rows {
+			sc := t.scaler(row)
+			base := t.cell(row, t.Cols[0])
+			rec := []string{row.StringValues()}
+			for i, col := range t.Cols {
+				c := t.cell(row, col)
+				if c == nil {
+					rec = append(rec, "")
+					if i > 0 {
+						rec = append(rec, "")
+					}
+					continue
+				}
+				if t.complete(row) {
+					centers[i] = append(centers[i], c.Summary.Center)
+				}
+				rec = append(rec, fmt.Sprintf("%s (%s–%s)", sc.Format(c.Summary.Center), sc.Format(c.Min), sc.Format(c.Max)))
+				if i == 0 {
+					continue
+				}
+				if base == nil {
+					rec = append(rec, "")
+					continue
+				}
+				cmp := t.Compare(base, c)
+				ratios[i] = append(ratios[i], cmp.Ratio)
+				change := "~"
+				if cmp.Significant(ts.Options.Alpha, ts.Options.MinChange) {
+					change = fmt.Sprintf("%+.1f %%", (cmp.Ratio-1)*100)
+				}
+				rec = append(rec, fmt.Sprintf("%s (%s)", change, cmp.String()))
+			}
+			if err := tab.Append(rec); err != nil {
+				return err
+			}
+		}
+		if len(t.Rows) > 1 {
+			rec := []string{"geomean"}
+			cls := benchunit.ClassOf(t.Unit)
+			for i := range t.Cols {
+				if gm := geomean(centers[i]); math.IsNaN(gm) {
+					rec = append(rec, "?")
+				} else {
+					rec = append(rec, benchunit.Scale(gm, cls))
+				}
+				if i > 0 {
+					rec = append(rec, formatRatio(geomean(ratios[i])))
+				}
+			}
+			if err := tab.Append(rec); err != nil {
+				return err
+			}
+		}
+		if err := tab.Render(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
