@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -166,7 +168,7 @@ func (h *Host) cpufreq(r *Report) {
 		}
 	}
 	if len(governors) > 0 {
-		gs := keys(governors)
+		gs := slices.Sorted(maps.Keys(governors))
 		f.Governor = strings.Join(gs, "+")
 		if len(gs) > 1 {
 			r.add("governor", Fail, -1, "mixed governors across CPUs: "+f.Governor, "run `benchctl tune`")
@@ -209,15 +211,6 @@ func (h *Host) readInt(p string) (int64, error) {
 		return 0, err
 	}
 	return strconv.ParseInt(s, 10, 64)
-}
-
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func minMax(xs []float64) (float64, float64) {

@@ -3,6 +3,8 @@ package profile
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -64,7 +66,7 @@ func WriteMarkdown(w io.Writer, cases []CaseProfiles) error {
 		}
 		if len(c.Counters) > 0 {
 			var parts []string
-			for _, ev := range sortedKeys(c.Counters) {
+			for _, ev := range slices.Sorted(maps.Keys(c.Counters)) {
 				parts = append(parts, fmt.Sprintf("%s %.4g/op", ev, c.Counters[ev]))
 			}
 			fmt.Fprintf(&b, "\n- perf stat (counters enabled around the measured loop only): %s\n", strings.Join(parts, ", "))
@@ -199,13 +201,4 @@ func frameTotal(s *Summary, frame string) string {
 		}
 	}
 	return "none"
-}
-
-func sortedKeys(m map[string]float64) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

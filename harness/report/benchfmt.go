@@ -4,7 +4,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
@@ -111,7 +112,7 @@ func WriteBenchfmt(out io.Writer, h Header, run *harness.Run) error {
 				continue
 			}
 			res := &benchfmt.Result{Config: cfg, Name: benchfmt.Name(name), Iters: int(pr.Ops)}
-			for _, ev := range sortedCounters(pr.Counters) {
+			for _, ev := range slices.Sorted(maps.Keys(pr.Counters)) {
 				res.Values = append(res.Values, benchfmt.Value{Value: pr.Counters[ev], Unit: "hw-" + ev + "/op"})
 			}
 			if err := w.Write(res); err != nil {
@@ -180,12 +181,7 @@ func iterationValues(mode harness.Mode, s *harness.OpStats, it *harness.Iteratio
 			benchfmt.Value{Value: it.AllocsPerOp(), Unit: "allocs/op"},
 			benchfmt.Value{Value: it.GCsPerOp(), Unit: "gc/op"})
 	}
-	units := make([]string, 0, len(s.Metrics))
-	for u := range s.Metrics {
-		units = append(units, u)
-	}
-	sort.Strings(units)
-	for _, u := range units {
+	for _, u := range slices.Sorted(maps.Keys(s.Metrics)) {
 		vals = append(vals, benchfmt.Value{Value: s.Metrics[u], Unit: u})
 	}
 	return vals
@@ -208,14 +204,5 @@ func unitMetadata(cr *harness.CaseResult) []*benchfmt.UnitMetadata {
 			add(u.Unit, "assume", u.Assume)
 		}
 	}
-	return out
-}
-
-func sortedCounters(m map[string]float64) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
 	return out
 }

@@ -6,9 +6,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 )
 
 // Snapshot is the persisted state of a topic's deduplication as of a log
@@ -52,7 +53,7 @@ func (s *Snapshot) MarshalBinary() ([]byte, error) {
 	b = append(b, snapshotVersion)
 	b = binary.BigEndian.AppendUint64(b, uint64(s.Position.Ledger))
 	b = binary.BigEndian.AppendUint64(b, uint64(s.Position.Entry))
-	names := sortedKeys(s.Sequences)
+	names := slices.Sorted(maps.Keys(s.Sequences))
 	b = binary.BigEndian.AppendUint32(b, uint32(len(names)))
 	for _, n := range names {
 		if len(n) > 0xffff {
@@ -62,7 +63,7 @@ func (s *Snapshot) MarshalBinary() ([]byte, error) {
 		b = append(b, n...)
 		b = binary.BigEndian.AppendUint64(b, uint64(s.Sequences[n]))
 	}
-	repl := sortedKeys(s.ReplPositions)
+	repl := slices.Sorted(maps.Keys(s.ReplPositions))
 	b = binary.BigEndian.AppendUint32(b, uint32(len(repl)))
 	for _, n := range repl {
 		if len(n) > 0xffff {
@@ -74,15 +75,6 @@ func (s *Snapshot) MarshalBinary() ([]byte, error) {
 		b = binary.BigEndian.AppendUint64(b, uint64(s.ReplPositions[n].Entry))
 	}
 	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli)), nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // UnmarshalBinary decodes and verifies an encoded snapshot. Any damage is
