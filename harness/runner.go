@@ -51,6 +51,7 @@ type Event struct {
 	Err       error
 	Estimated time.Duration // planned length of one fork
 	Profile   profile.Kind  // the profiler of a profiling fork
+	Side      string        // the side of an A/B run
 }
 
 // Run is the outcome of a whole run.
@@ -62,6 +63,10 @@ type Run struct {
 	End       time.Time
 	// ProfileNotes says which profilers could not run here, and why.
 	ProfileNotes []string
+	// Side is the A/B side's name; Order, in the first side's Run, lists
+	// "round:case:side,side" in the order the forks ran.
+	Side  string
+	Order []string
 }
 
 // CaseResult is what every fork of one case produced.
@@ -140,12 +145,31 @@ func (e *ForkError) Error() string {
 	return b.String()
 }
 
+// Side is one binary of an A/B run: its name (the toolchain key of the
+// results) and its executable.
+type Side struct {
+	Name       string
+	Executable string
+}
+
 // Run plans o against the registry and runs every case: forks rounds in
 // which the cases run in a seeded random order, so drifts of the machine
 // spread over all cases. Planning errors (bad input) are returned before
 // anything runs; fork failures are recorded in the results and the run
 // goes on.
 func (rn *Runner) Run(ctx context.Context, o Options) (*Run, error) {
+	runs, err := rn.RunSides(ctx, o, []Side{{Executable: rn.Executable}})
+	if runs == nil {
+		return nil, err
+	}
+	return runs[0], err
+}
+
+// RunSides runs every case on every side, one Run per side, interleaved:
+// in each round the cases are shuffled, and each case's forks run on the
+// sides in a seeded order (A B or B A), so drifts of the machine spread
+// evenly over the sides. The order is recorded in the first Run's Order.
+func (rn *Runner) RunSides(ctx context.Context, o Options, sides []Side) ([]*Run, error) {
 	cases, err := o.Plan(rn.Registry)
 	if err != nil {
 		return nil, err
@@ -153,83 +177,106 @@ func (rn *Runner) Run(ctx context.Context, o Options) (*Run, error) {
 	if len(o.Profiles) > 0 && rn.ProfileDir == "" {
 		return nil, errors.New("profiling needs Runner.ProfileDir")
 	}
-	run := &Run{Options: o, InProcess: o.Forks == 0, Start: time.Now()}
-	for _, c := range cases {
-		p := o.planFor(c, 0)
-		run.Cases = append(run.Cases, &CaseResult{Case: c, Mode: p.Mode, Threads: o.Threads})
+	if len(sides) > 1 && o.Forks == 0 {
+		return nil, errors.New("an A/B run needs forks")
+	}
+	runs := make([]*Run, len(sides))
+	for s := range sides {
+		runs[s] = &Run{Options: o, InProcess: o.Forks == 0, Start: time.Now(), Side: sides[s].Name}
+		for _, c := range cases {
+			p := o.planFor(c, 0)
+			runs[s].Cases = append(runs[s].Cases, &CaseResult{Case: c, Mode: p.Mode, Threads: o.Threads})
+		}
+	}
+	end := func() {
+		for _, r := range runs {
+			r.End = time.Now()
+		}
 	}
 	rounds := max(o.Forks, 1)
-	total := (rounds + len(o.Profiles)) * len(cases)
+	total := (rounds + len(o.Profiles)) * len(cases) * len(sides)
 	estimate := o.Warmup.estimate() + o.Measure.estimate() + 100*time.Millisecond
 	rng := rand.New(rand.NewPCG(o.Seed, 0x6f72646572)) // "order"
 	done := 0
 	for round := 1; round <= rounds; round++ {
 		for _, i := range rng.Perm(len(cases)) {
-			if err := ctx.Err(); err != nil {
-				run.End = time.Now()
-				return run, err
-			}
-			cr := run.Cases[i]
-			forkNo := round
-			if run.InProcess {
-				forkNo = 0
-			}
-			rn.progress(Event{Case: cr.Case, Fork: forkNo, Done: done, Total: total, Estimated: estimate})
-			if rn.BeforeFork != nil {
-				if note := rn.BeforeFork(cr.Case, forkNo); note != "" {
-					cr.Notes = append(cr.Notes, fmt.Sprintf("fork %d: %s", forkNo, note))
+			order := rng.Perm(len(sides))
+			if len(sides) > 1 {
+				var names []string
+				for _, s := range order {
+					names = append(names, sides[s].Name)
 				}
+				runs[0].Order = append(runs[0].Order, fmt.Sprintf("%d:%s:%s", round, cases[i].Name(), strings.Join(names, ",")))
 			}
-			var ferr *ForkError
-			if run.InProcess {
-				ferr = rn.inProcess(o.planFor(cr.Case, forkNo), cr)
-			} else {
-				ferr = rn.fork(ctx, o.planFor(cr.Case, forkNo), o.Timeout, cr)
+			for _, s := range order {
+				if err := ctx.Err(); err != nil {
+					end()
+					return runs, err
+				}
+				cr := runs[s].Cases[i]
+				forkNo := round
+				if runs[s].InProcess {
+					forkNo = 0
+				}
+				rn.progress(Event{Case: cr.Case, Fork: forkNo, Done: done, Total: total, Estimated: estimate, Side: sides[s].Name})
+				if rn.BeforeFork != nil {
+					if note := rn.BeforeFork(cr.Case, forkNo); note != "" {
+						cr.Notes = append(cr.Notes, fmt.Sprintf("fork %d: %s", forkNo, note))
+					}
+				}
+				var ferr *ForkError
+				if runs[s].InProcess {
+					ferr = rn.inProcess(o.planFor(cr.Case, forkNo), cr)
+				} else {
+					ferr = rn.fork(ctx, sides[s].Executable, o.planFor(cr.Case, forkNo), o.Timeout, cr)
+				}
+				if ferr != nil {
+					ferr.Benchmark, ferr.Fork = cr.Case.Name(), forkNo
+					cr.Failures = append(cr.Failures, ferr)
+				}
+				done++
+				var evErr error
+				if ferr != nil {
+					evErr = ferr
+				}
+				rn.progress(Event{Case: cr.Case, Fork: forkNo, Done: done, Total: total, End: true, Err: evErr, Estimated: estimate, Side: sides[s].Name})
 			}
-			if ferr != nil {
-				ferr.Benchmark, ferr.Fork = cr.Case.Name(), forkNo
-				cr.Failures = append(cr.Failures, ferr)
-			}
-			done++
-			var evErr error
-			if ferr != nil {
-				evErr = ferr
-			}
-			rn.progress(Event{Case: cr.Case, Fork: forkNo, Done: done, Total: total, End: true, Err: evErr, Estimated: estimate})
 		}
 	}
 	for _, k := range o.Profiles {
-		for _, cr := range run.Cases {
-			if err := ctx.Err(); err != nil {
-				run.End = time.Now()
-				return run, err
+		for s := range sides {
+			for _, cr := range runs[s].Cases {
+				if err := ctx.Err(); err != nil {
+					end()
+					return runs, err
+				}
+				rn.progress(Event{Case: cr.Case, Fork: 1, Done: done, Total: total, Estimated: estimate, Profile: k, Side: sides[s].Name})
+				pr, note := rn.profileFork(ctx, o, k, cr, sides[s])
+				if note != "" {
+					runs[s].ProfileNotes = append(runs[s].ProfileNotes, note)
+					done += len(runs[s].Cases)
+					break // the profiler cannot run here: skip it for every case
+				}
+				cr.Profiles = append(cr.Profiles, pr)
+				done++
+				rn.progress(Event{Case: cr.Case, Fork: 1, Done: done, Total: total, End: true, Err: pr.Err, Estimated: estimate, Profile: k, Side: sides[s].Name})
 			}
-			rn.progress(Event{Case: cr.Case, Fork: 1, Done: done, Total: total, Estimated: estimate, Profile: k})
-			pr, note := rn.profileFork(ctx, o, k, cr)
-			if note != "" {
-				run.ProfileNotes = append(run.ProfileNotes, note)
-				done += len(run.Cases)
-				break // the profiler cannot run here: skip it for every case
-			}
-			cr.Profiles = append(cr.Profiles, pr)
-			done++
-			rn.progress(Event{Case: cr.Case, Fork: 1, Done: done, Total: total, End: true, Err: pr.Err, Estimated: estimate, Profile: k})
 		}
 	}
-	run.End = time.Now()
-	return run, nil
+	end()
+	return runs, nil
 }
 
 // profileFork runs one profiling fork of kind k for a case. A profiler that
 // cannot run on this host returns a note instead.
-func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, cr *CaseResult) (ProfileRun, string) {
+func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, cr *CaseResult, side Side) (ProfileRun, string) {
 	pr := ProfileRun{Kind: k}
-	exe, err := rn.executable()
+	exe, err := rn.executable(side.Executable)
 	if err != nil {
 		pr.Err = err
 		return pr, ""
 	}
-	dir := filepath.Join(rn.ProfileDir, filepath.FromSlash(cr.Case.Name()))
+	dir := filepath.Join(rn.ProfileDir, side.Name, filepath.FromSlash(cr.Case.Name()))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		pr.Err = err
 		return pr, ""
@@ -357,15 +404,15 @@ type command struct {
 	env  []string
 }
 
-func (rn *Runner) executable() (string, error) {
-	if rn.Executable != "" {
-		return rn.Executable, nil
+func (rn *Runner) executable(exe string) (string, error) {
+	if exe != "" {
+		return exe, nil
 	}
 	return os.Executable()
 }
 
-func (rn *Runner) fork(ctx context.Context, p *Plan, timeout time.Duration, cr *CaseResult) *ForkError {
-	exe, err := rn.executable()
+func (rn *Runner) fork(ctx context.Context, exe string, p *Plan, timeout time.Duration, cr *CaseResult) *ForkError {
+	exe, err := rn.executable(exe)
 	if err != nil {
 		return &ForkError{Message: "find own executable: " + err.Error()}
 	}

@@ -63,10 +63,14 @@ func (p *progress) close() {
 }
 
 func forkLabel(e harness.Event) string {
+	label := fmt.Sprintf("fork %d", e.Fork)
 	if e.Profile != "" {
-		return "profile " + string(e.Profile)
+		label = "profile " + string(e.Profile)
 	}
-	return fmt.Sprintf("fork %d", e.Fork)
+	if e.Side != "" {
+		label = e.Side + " " + label
+	}
+	return label
 }
 
 func (p *progress) draw(e harness.Event) {

@@ -28,6 +28,19 @@ const telemetryPrefix = "# benchctl: "
 // failures as "# benchctl:" comments. An iteration's telemetry comment
 // follows its (first) result line.
 func WriteBenchfmt(out io.Writer, h Header, run *harness.Run) error {
+	return WriteSides(out, []Side{{h, run}})
+}
+
+// Side is one side of a results file: an A/B file has two, whose headers
+// differ in Toolchain only.
+type Side struct {
+	Header Header
+	Run    *harness.Run
+}
+
+// WriteSides writes the runs of every side into one file, each with its
+// header's config lines.
+func WriteSides(out io.Writer, sides []Side) error {
 	bw := bufio.NewWriter(out)
 	w := benchfmt.NewWriter(bw)
 	comment := func(format string, args ...any) {
@@ -35,17 +48,30 @@ func WriteBenchfmt(out io.Writer, h Header, run *harness.Run) error {
 			bw.WriteString(telemetryPrefix + line + "\n")
 		}
 	}
+	h, run := sides[0].Header, sides[0].Run
 	o := run.Options
 	comment("made by `%s` at %s; raw output, not edited", h.Command, h.Started.Format("2006-01-02T15:04:05Z"))
 	comment("seed=%d forks=%d warmup=%s measure=%s timeout=%s order=forks in rounds, cases shuffled per round from the seed", o.Seed, o.Forks, o.Warmup, o.Measure, o.Timeout)
+	if len(run.Order) > 0 {
+		comment("A/B fork order (round:case:sides): %s", strings.Join(run.Order, " "))
+	}
 	if run.InProcess {
 		comment("WARNING: --forks 0 ran every benchmark in the benchctl process: heap, GC and scheduler state carry over between benchmarks, so results are less trustworthy")
 	}
 	if h.HostPinned != "yes" {
 		comment("host-pinned=%s: %s", h.HostPinned, h.HostNote)
 	}
-	base := h.keys()
 	units := map[string]bool{}
+	for _, side := range sides {
+		if err := writeRun(w, comment, side.Header, side.Run, units); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}
+
+func writeRun(w *benchfmt.Writer, comment func(string, ...any), h Header, run *harness.Run, units map[string]bool) error {
+	base := h.keys()
 	for _, cr := range run.Cases {
 		b := cr.Case.Bench
 		cfg := make([]benchfmt.Config, 0, len(base)+1)
@@ -139,7 +165,7 @@ func WriteBenchfmt(out io.Writer, h Header, run *harness.Run) error {
 			comment("FAILED %s", f.Error())
 		}
 	}
-	return bw.Flush()
+	return nil
 }
 
 // telemetry is the comment line that precedes an iteration's result.

@@ -33,16 +33,26 @@ type Header struct {
 	// Command is how the file was made (a comment line).
 	Command string
 	Started time.Time
+	// In an A/B file, Toolchain (baseline or experiment) is the only key
+	// that varies, and the commits of both sides replace commit,
+	// commit-time and dirty.
+	Toolchain        string
+	BaselineCommit   string
+	ExperimentCommit string
 }
 
 // keys returns the header as ordered config pairs (pkg is per result).
 func (h *Header) keys() [][2]string {
-	return [][2]string{
+	kv := [][2]string{
 		{"goos", h.GOOS}, {"goarch", h.GOARCH}, {"cpu", h.CPU}, {"go", h.Go},
 		{"benchctl-version", h.BenchctlVersion}, {"machine", h.Machine},
 		{"machine-id", h.MachineID}, {"env-id", h.EnvID}, {"host-pinned", h.HostPinned},
-		{"commit", h.Commit}, {"commit-time", h.CommitTime}, {"dirty", h.Dirty},
 	}
+	if h.Toolchain != "" {
+		return append(kv, [2]string{"baseline-commit", h.BaselineCommit}, [2]string{"experiment-commit", h.ExperimentCommit},
+			[2]string{"toolchain", h.Toolchain})
+	}
+	return append(kv, [2]string{"commit", h.Commit}, [2]string{"commit-time", h.CommitTime}, [2]string{"dirty", h.Dirty})
 }
 
 // CollectHeader describes the build and the source tree in dir (the
