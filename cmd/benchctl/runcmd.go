@@ -52,6 +52,12 @@ func (a *app) runCmd() *cobra.Command {
 			return a.doRun(cmd, o, &f)
 		},
 	}
+	addRunFlags(c, &f)
+	return c
+}
+
+// addRunFlags declares the flags of a run (run, ab).
+func addRunFlags(c *cobra.Command, f *runFlags) {
 	fl := c.Flags()
 	fl.StringVar(&f.suite, "suite", "all", "suite to run: "+strings.Join(harness.Suites, ", "))
 	fl.StringVar(&f.bench, "bench", "", "regexp selecting benchmarks by name (BenchmarkX/param=value…) or family/Name")
@@ -74,7 +80,6 @@ func (a *app) runCmd() *cobra.Command {
 	fl.BoolVar(&f.ignoreLock, "ignore-lock", false, "run even when another benchctl run holds the host's run lock")
 	fl.StringVar(&f.lockPath, "lock", hostcheck.DefaultLockPath(), "the run lock file")
 	fl.StringVar(&f.prof, "prof", "", "profilers, run in extra forks after the measured ones: cpu,offcpu,block,mutex,allocs,instructions,perf")
-	return c
 }
 
 // options binds the flags into harness.Options: the defaults (or the quick

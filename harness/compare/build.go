@@ -57,6 +57,8 @@ type Table struct {
 	Config     string
 	Unit       string
 	Assumption benchmath.Assumption
+	// HigherIsBetter is set by a `Unit … better=higher` line (ops/s).
+	HigherIsBetter bool
 	Rows, Cols []benchproc.Key
 	Cells      map[[2]benchproc.Key]*Cell
 }
@@ -146,6 +148,9 @@ func Build(paths []string, o Options) (*Tables, error) {
 		benchproc.SortKeys(t.Rows)
 		benchproc.SortKeys(t.Cols)
 		t.Assumption = meta.GetAssumption(t.Unit)
+		if m := meta.Get(t.Unit, "better"); m != nil && m.Value == "higher" {
+			t.HigherIsBetter = true
+		}
 		for key, vs := range values[t] {
 			s := benchmath.NewSample(vs, &thr)
 			c := &Cell{Values: vs, Sample: s, Summary: t.Assumption.Summary(s, o.Confidence), Min: math.Inf(1), Max: math.Inf(-1)}
@@ -223,4 +228,45 @@ func configText(p *benchproc.Projection, unit *benchproc.Field, k benchproc.Key)
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// Regression is a significant change for the worse in a time or
+// throughput unit.
+type Regression struct {
+	Unit, Benchmark, Column string
+	Ratio                   float64
+	Comparison              Comparison
+}
+
+// Regressions lists, for every column after the baseline, the rows whose
+// time (sec/op) or throughput (ops/s) got significantly worse by at least
+// the minimum change.
+func (ts *Tables) Regressions() []Regression {
+	var out []Regression
+	for _, t := range ts.Tables {
+		if t.Unit != "sec/op" && t.Unit != "ops/s" {
+			continue
+		}
+		for _, row := range t.Rows {
+			base := t.Cells[[2]benchproc.Key{row, t.Cols[0]}]
+			if base == nil {
+				continue
+			}
+			for _, col := range t.Cols[1:] {
+				c := t.Cells[[2]benchproc.Key{row, col}]
+				if c == nil {
+					continue
+				}
+				cmp := t.Compare(base, c)
+				worse := cmp.Ratio > 1
+				if t.HigherIsBetter {
+					worse = cmp.Ratio < 1
+				}
+				if worse && cmp.Significant(ts.Options.Alpha, ts.Options.MinChange) {
+					out = append(out, Regression{Unit: t.Unit, Benchmark: row.StringValues(), Column: col.StringValues(), Ratio: cmp.Ratio, Comparison: cmp})
+				}
+			}
+		}
+	}
+	return out
 }
