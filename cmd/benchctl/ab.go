@@ -203,41 +203,9 @@ func (a *app) doAB(cmd *cobra.Command, o harness.Options, f *runFlags, ab *abFla
 	}
 	runAB := func(seed uint64, file string) (*compare.Tables, bool, error) {
 		o.Seed = seed
-		prog := newProgress(a.stderr)
-		rn := &harness.Runner{Registry: a.registry, LogDir: filepath.Join(out, "logs"), Progress: prog.event, CPUs: o.CPUs,
-			BeforeFork: a.beforeFork(host, f)}
-		runs, runErr := rn.RunSides(cmd.Context(), o, sides)
-		prog.close()
-		if runs == nil {
-			return nil, false, usageError{runErr}
-		}
-		h := report.CollectHeader(root, "benchctl "+strings.Join(a.args, " "))
-		h.MachineID, h.EnvID, h.HostPinned, h.HostNote = check.MachineID, check.EnvID, "no", check.Note()
-		if check.Pinned {
-			h.HostPinned = "yes"
-		}
-		h.BaselineCommit, h.ExperimentCommit = revs[0].commit, revs[1].commit
-		if a.header != nil {
-			a.header(&h)
-		}
-		var fileSides []report.Side
-		failed := false
-		for i, r := range runs {
-			hs := h
-			hs.Toolchain = revs[i].name
-			fileSides = append(fileSides, report.Side{Header: hs, Run: r})
-			failed = failed || r.Failed()
-		}
-		var buf bytes.Buffer
-		if err := report.WriteSides(&buf, fileSides); err != nil {
-			return nil, failed, failedError{err.Error()}
-		}
-		path := filepath.Join(out, file)
-		if err := report.WriteFileAtomic(path, buf.Bytes()); err != nil {
-			return nil, failed, failedError{err.Error()}
-		}
-		if runErr != nil {
-			return nil, failed, failedError{fmt.Sprintf("run interrupted: %v (results so far are in %s)", runErr, path)}
+		path, failed, err := a.runSides(cmd, o, f, root, check, host, revs[:], sides, filepath.Join(out, file), filepath.Join(out, "logs"))
+		if err != nil {
+			return nil, failed, err
 		}
 		ts, err := compare.Build([]string{path}, compare.Options{Col: "toolchain", MinChange: ab.minChange, Alpha: ab.alpha})
 		if err != nil {
@@ -296,4 +264,54 @@ func shortCommit(c string) string {
 		return c[:12]
 	}
 	return c
+}
+
+// runSides runs the sides interleaved and writes their A/B file (or, for
+// one side, a plain results file) to path. It returns whether a fork
+// failed.
+func (a *app) runSides(cmd *cobra.Command, o harness.Options, f *runFlags, root string, check *hostcheck.Report,
+	host *hostcheck.Host, revs []revision, sides []harness.Side, path, logDir string) (string, bool, error) {
+	prog := newProgress(a.stderr)
+	rn := &harness.Runner{Registry: a.registry, LogDir: logDir, Progress: prog.event, CPUs: o.CPUs,
+		BeforeFork: a.beforeFork(host, f)}
+	runs, runErr := rn.RunSides(cmd.Context(), o, sides)
+	prog.close()
+	if runs == nil {
+		return "", false, usageError{runErr}
+	}
+	h := report.CollectHeader(root, "benchctl "+strings.Join(a.args, " "))
+	h.MachineID, h.EnvID, h.HostPinned, h.HostNote = check.MachineID, check.EnvID, "no", check.Note()
+	if check.Pinned {
+		h.HostPinned = "yes"
+	}
+	if len(revs) == 2 {
+		h.BaselineCommit, h.ExperimentCommit = revs[0].commit, revs[1].commit
+	}
+	if a.header != nil {
+		a.header(&h)
+	}
+	var fileSides []report.Side
+	failed := false
+	for i, r := range runs {
+		hs := h
+		if len(revs) == 2 {
+			hs.Toolchain = revs[i].name
+		}
+		fileSides = append(fileSides, report.Side{Header: hs, Run: r})
+		failed = failed || r.Failed()
+	}
+	var buf bytes.Buffer
+	if err := report.WriteSides(&buf, fileSides); err != nil {
+		return "", failed, failedError{err.Error()}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", failed, failedError{err.Error()}
+	}
+	if err := report.WriteFileAtomic(path, buf.Bytes()); err != nil {
+		return "", failed, failedError{err.Error()}
+	}
+	if runErr != nil {
+		return path, failed, failedError{fmt.Sprintf("run interrupted: %v (results so far are in %s)", runErr, path)}
+	}
+	return path, failed, nil
 }

@@ -59,8 +59,8 @@ type Table struct {
 	Assumption benchmath.Assumption
 	// HigherIsBetter is set by a `Unit … better=higher` line (ops/s).
 	HigherIsBetter bool
-	Rows, Cols []benchproc.Key
-	Cells      map[[2]benchproc.Key]*Cell
+	Rows, Cols     []benchproc.Key
+	Cells          map[[2]benchproc.Key]*Cell
 }
 
 // Tables is the result of Build.

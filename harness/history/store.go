@@ -1,0 +1,205 @@
+package history
+
+import (
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchmath"
+)
+
+// NightlyPath is where a nightly run of commit on machine is recorded:
+// DIR/nightly/<machine-id>/YYYY/MM/<stamp>_<commit>.txt.
+func NightlyPath(dir, machineID string, t time.Time, commit string) string {
+	t = t.UTC()
+	if len(commit) > 12 {
+		commit = commit[:12]
+	}
+	return filepath.Join(dir, "nightly", machineID, t.Format("2006"), t.Format("01"), t.Format("20060102T150405Z")+"_"+commit+".txt")
+}
+
+// Runs lists the nightly result files of a machine, oldest first (the
+// stamp leads the file name).
+func Runs(dir, machineID string) ([]string, error) {
+	root := filepath.Join(dir, "nightly", machineID)
+	var out []string
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ".txt") {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil && !os.IsNotExist(err) {
+		return nil, err
+	}
+	sort.Slice(out, func(i, j int) bool { return filepath.Base(out[i]) < filepath.Base(out[j]) })
+	return out, nil
+}
+
+// WriteMachine records a machine's fingerprint facts as
+// DIR/machines/<machine-id>.json.
+func WriteMachine(dir, machineID string, facts any) error {
+	b, err := json.MarshalIndent(facts, "", "  ")
+	if err != nil {
+		return err
+	}
+	p := filepath.Join(dir, "machines", machineID+".json")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(p, append(b, '\n'), 0o644)
+}
+
+// Point is one run's value of one benchmark: the median of its samples.
+type Point struct {
+	File   string
+	Commit string
+	EnvID  string
+	Value  float64
+	N      int
+}
+
+// Series is one benchmark's values over the runs of one machine.
+type Series struct {
+	Benchmark, Unit string
+	HigherIsBetter  bool
+	Points          []Point
+}
+
+// Load reads result files (oldest first) into one series per benchmark
+// and unit of time or throughput. In an A/B file only the experiment side
+// counts. A file that does not parse is skipped and reported.
+func Load(paths []string) ([]*Series, []string) {
+	byKey := map[string]*Series{}
+	var order []string
+	var warnings []string
+	for _, p := range paths {
+		f, err := os.Open(p)
+		if err != nil {
+			warnings = append(warnings, err.Error())
+			continue
+		}
+		vals := map[string][]float64{}
+		commit, env := map[string]string{}, map[string]string{}
+		higher := map[string]bool{}
+		r := benchfmt.NewReader(f, p)
+		for r.Scan() {
+			switch rec := r.Result().(type) {
+			case *benchfmt.SyntaxError:
+				warnings = append(warnings, rec.Error())
+			case *benchfmt.UnitMetadata:
+				if rec.Key == "better" && rec.Value == "higher" {
+					higher[rec.Unit] = true
+				}
+			case *benchfmt.Result:
+				if tc := string(rec.GetConfig("toolchain")); tc != "" && tc != "experiment" {
+					continue
+				}
+				c := string(rec.GetConfig("commit"))
+				if c == "" {
+					c = string(rec.GetConfig("experiment-commit"))
+				}
+				for _, v := range rec.Values {
+					if v.Unit != "sec/op" && v.Unit != "ops/s" {
+						continue
+					}
+					k := string(rec.Name.Full()) + "\x00" + v.Unit
+					vals[k] = append(vals[k], v.Value)
+					commit[k], env[k] = c, string(rec.GetConfig("env-id"))
+				}
+			}
+		}
+		f.Close()
+		keys := make([]string, 0, len(vals))
+		for k := range vals {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			s := byKey[k]
+			name, unit, _ := strings.Cut(k, "\x00")
+			if s == nil {
+				s = &Series{Benchmark: "Benchmark" + name, Unit: unit, HigherIsBetter: higher[unit] || unit == "ops/s"}
+				byKey[k] = s
+				order = append(order, k)
+			}
+			sample := benchmath.NewSample(vals[k], &benchmath.DefaultThresholds)
+			med := benchmath.AssumeNothing.Summary(sample, 0.95).Center
+			s.Points = append(s.Points, Point{File: p, Commit: commit[k], EnvID: env[k], Value: med, N: len(vals[k])})
+		}
+	}
+	sort.Strings(order)
+	out := make([]*Series, 0, len(order))
+	for _, k := range order {
+		out = append(out, byKey[k])
+	}
+	return out, warnings
+}
+
+// Shift is a change point of a series with the medians around it.
+type Shift struct {
+	Index         int // first point of the new segment
+	Before, After float64
+	Worse         bool
+	EnvChanged    bool // the env-id changed there: annotated, not alarmed
+	// New marks a worse shift among the last NewWindow points.
+	New bool
+}
+
+// NewWindow is how recent a change point must be to raise an alarm.
+const NewWindow = 5
+
+// Analyze finds the shifts of a series. Series shorter than twice the
+// minimum segment have none.
+func Analyze(s *Series, o CPDOptions) []Shift {
+	xs := make([]float64, len(s.Points))
+	for i, p := range s.Points {
+		xs[i] = p.Value
+	}
+	cps := ChangePoints(xs, o)
+	var out []Shift
+	bounds := append(append([]int{0}, cps...), len(xs))
+	for i, cp := range cps {
+		before := median(xs[bounds[i]:cp])
+		after := median(xs[cp:bounds[i+2]])
+		worse := after > before
+		if s.HigherIsBetter {
+			worse = after < before
+		}
+		sh := Shift{Index: cp, Before: before, After: after, Worse: worse,
+			EnvChanged: s.Points[cp].EnvID != s.Points[cp-1].EnvID}
+		sh.New = worse && !sh.EnvChanged && cp >= len(xs)-NewWindow
+		out = append(out, sh)
+	}
+	return out
+}
+
+func median(xs []float64) float64 {
+	c := append([]float64(nil), xs...)
+	sort.Float64s(c)
+	n := len(c)
+	if n == 0 {
+		return math.NaN()
+	}
+	if n%2 == 1 {
+		return c[n/2]
+	}
+	return (c[n/2-1] + c[n/2]) / 2
+}
+
+// Change is a shift's relative change in percent.
+func (s Shift) Change() float64 { return 100 * (s.After/s.Before - 1) }
+
+func (s Shift) String() string {
+	return fmt.Sprintf("%+.1f %% at run %d", s.Change(), s.Index)
+}

@@ -1,0 +1,90 @@
+package history
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func writeRuns(t *testing.T, dir string, values []float64, env func(i int) string) {
+	t.Helper()
+	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	for i, v := range values {
+		p := NightlyPath(dir, "m1", start.Add(time.Duration(i)*24*time.Hour), fmt.Sprintf("%040x", i+1))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		body := fmt.Sprintf("env-id: %s\ncommit: %040x\nUnit ops/s better=higher\n", env(i), i+1)
+		for j := 0; j < 5; j++ {
+			body += fmt.Sprintf("BenchmarkA 100 %g ns/op\nBenchmarkB 100 %g ops/s\n", v*(1+0.01*float64(j-2)), 1e6/v*(1+0.01*float64(j-2)))
+		}
+		os.WriteFile(p, []byte(body), 0o644)
+	}
+}
+
+func step(n, at int, before, after float64) []float64 {
+	var xs []float64
+	for i := 0; i < n; i++ {
+		v := before
+		if i >= at {
+			v = after
+		}
+		xs = append(xs, v*(1+0.01*float64(i%3-1)))
+	}
+	return xs
+}
+
+func TestSeriesAndShifts(t *testing.T) {
+	dir := t.TempDir()
+	writeRuns(t, dir, step(24, 20, 100, 120), func(int) string { return "e1" })
+	runs, err := Runs(dir, "m1")
+	if err != nil || len(runs) != 24 || !strings.Contains(runs[0], filepath.Join("nightly", "m1", "2026", "11")) {
+		t.Fatalf("runs %d %v", len(runs), err)
+	}
+	series, warns := Load(runs)
+	if len(series) != 2 || len(warns) != 0 {
+		t.Fatalf("%d series, warnings %v", len(series), warns)
+	}
+	for _, s := range series {
+		shifts := Analyze(s, CPDOptions{Seed: 1})
+		if len(shifts) != 1 || shifts[0].Index != 20 || !shifts[0].Worse || !shifts[0].New {
+			t.Errorf("%s %s: shifts %+v, want one new worse shift at 20 (a slowdown in both units)", s.Benchmark, s.Unit, shifts)
+		}
+	}
+	m := &MachineReport{MachineID: "m1", Series: series, Shifts: map[*Series][]Shift{}}
+	for _, s := range series {
+		m.Shifts[s] = Analyze(s, CPDOptions{Seed: 1})
+	}
+	if regs := m.Regressions(); len(regs) != 2 || !strings.Contains(regs[0], "commits 000000000000..000000000000") && !strings.Contains(regs[0], "..") {
+		t.Errorf("regressions %v", regs)
+	}
+}
+
+func TestEnvironmentChangeIsAnnotatedNotAlarmed(t *testing.T) {
+	dir := t.TempDir()
+	writeRuns(t, dir, step(24, 20, 100, 120), func(i int) string {
+		if i >= 20 {
+			return "e2"
+		}
+		return "e1"
+	})
+	runs, _ := Runs(dir, "m1")
+	series, _ := Load(runs)
+	shifts := Analyze(series[0], CPDOptions{Seed: 1})
+	if len(shifts) != 1 || !shifts[0].EnvChanged || shifts[0].New {
+		t.Errorf("shifts %+v: want the shift annotated as an environment change, not new", shifts)
+	}
+}
+
+func TestImprovementIsNotARegression(t *testing.T) {
+	dir := t.TempDir()
+	writeRuns(t, dir, step(24, 20, 120, 100), func(int) string { return "e1" })
+	runs, _ := Runs(dir, "m1")
+	series, _ := Load(runs)
+	for _, s := range series {
+		if sh := Analyze(s, CPDOptions{Seed: 1}); len(sh) != 1 || sh[0].Worse || sh[0].New {
+			t.Errorf("%s: %+v, want one better shift", s.Unit, sh)
+		}
+	}
+}
