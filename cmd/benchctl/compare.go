@@ -7,11 +7,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
+	"github.com/ledgerbench/ledgerbench/harness/report"
 )
 
 func (a *app) compareCmd() *cobra.Command {
 	var o compare.Options
-	var format, names string
+	var format, names, chart string
 	c := &cobra.Command{
 		Use:   "compare [flags] FILE...",
 		Short: "Compare Go benchmark-format files: benchstat's statistics as text, CSV or a pull-request Markdown table",
@@ -45,6 +46,21 @@ func (a *app) compareCmd() *cobra.Command {
 			if err := render(tables); err != nil {
 				return failedError{err.Error()}
 			}
+			if chart != "" {
+				unit, bars := tables.ChangeBars(1)
+				if len(bars) == 0 {
+					return failedError{"--chart: no time or throughput rows present in both of the first two columns"}
+				}
+				cb := make([]report.ChangeBar, len(bars))
+				for i, b := range bars {
+					cb[i] = report.ChangeBar{Name: b.Name, Change: b.Change, Lo: b.Lo, Hi: b.Hi}
+				}
+				title := fmt.Sprintf("%s against %s: change in %s (whiskers: slowest to fastest runs)", tables.ColName(1, nameList), tables.ColName(0, nameList), unit)
+				if err := report.WriteChangeChart(chart, title, cb); err != nil {
+					return failedError{err.Error()}
+				}
+				fmt.Fprintf(a.stderr, "benchctl: chart written to %s\n", chart)
+			}
 			return nil
 		},
 	}
@@ -57,6 +73,7 @@ func (a *app) compareCmd() *cobra.Command {
 	fl.Float64Var(&o.Confidence, "confidence", 0.95, "confidence level of the summaries' intervals")
 	fl.Float64Var(&o.MinChange, "min-change", 0, "in Markdown, report changes smaller than this many percent as ~")
 	fl.StringVar(&format, "format", "text", "text, csv or md")
+	fl.StringVar(&chart, "chart", "", "also draw the change of the second column per benchmark, with whiskers, to this .svg or .png")
 	fl.StringVar(&names, "names", "", "column names, comma-separated, baseline first (\"Master,This change\")")
 	return c
 }

@@ -135,6 +135,24 @@ func (a *app) doNightly(cmd *cobra.Command, o harness.Options, f *runFlags, resu
 	if err != nil {
 		return failedError{err.Error()}
 	}
+	for _, m := range reports {
+		m.Charts = map[*history.Series]string{}
+		for _, s := range m.Series {
+			p := filepath.Join(resultsDir, "charts", m.MachineID, history.ChartName(s))
+			values := make([]float64, len(s.Points))
+			for i, pt := range s.Points {
+				values[i] = pt.Value
+			}
+			var cps []int
+			for _, sh := range m.Shifts[s] {
+				cps = append(cps, sh.Index)
+			}
+			if err := report.WriteSeriesChart(p, s.Benchmark+" on "+m.MachineID, s.Unit, values, cps); err != nil {
+				return failedError{err.Error()}
+			}
+			m.Charts[s] = p
+		}
+	}
 	var buf bytes.Buffer
 	if err := history.WriteREADME(&buf, resultsDir, reports); err != nil {
 		return failedError{err.Error()}

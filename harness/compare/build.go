@@ -270,3 +270,34 @@ func (ts *Tables) Regressions() []Regression {
 	}
 	return out
 }
+
+// Bar is one row of a change chart, in percent: the change of the
+// medians, and the changes between the extreme runs of the two sides.
+type Bar struct {
+	Name           string
+	Change, Lo, Hi float64
+}
+
+// ChangeBars returns, for the first time or throughput table, the change
+// of column col (≥ 1) against the baseline in every row that has both.
+func (ts *Tables) ChangeBars(col int) (unit string, bars []Bar) {
+	for _, t := range ts.Tables {
+		if (t.Unit != "sec/op" && t.Unit != "ops/s") || col >= len(t.Cols) {
+			continue
+		}
+		for _, row := range t.Rows {
+			b, c := t.Cells[[2]benchproc.Key{row, t.Cols[0]}], t.Cells[[2]benchproc.Key{row, t.Cols[col]}]
+			if b == nil || c == nil || b.Summary.Center == 0 || b.Min <= 0 {
+				continue
+			}
+			bars = append(bars, Bar{
+				Name:   row.StringValues(),
+				Change: 100 * (c.Summary.Center/b.Summary.Center - 1),
+				Lo:     100 * (c.Min/b.Max - 1),
+				Hi:     100 * (c.Max/b.Min - 1),
+			})
+		}
+		return t.Unit, bars
+	}
+	return "", nil
+}

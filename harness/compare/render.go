@@ -266,3 +266,11 @@ func (ts *Tables) Markdown(w io.Writer, names []string) error {
 	}
 	return nil
 }
+
+// ColName is the label of column i of the first table.
+func (ts *Tables) ColName(i int, names []string) string {
+	if len(ts.Tables) == 0 || i >= len(ts.Tables[0].Cols) {
+		return ""
+	}
+	return colNames(ts.Tables[0], names)[i]
+}

@@ -15,6 +15,14 @@ type MachineReport struct {
 	Series    []*Series
 	Shifts    map[*Series][]Shift
 	Warnings  []string
+	// Charts maps a series to its chart file, when drawn.
+	Charts map[*Series]string
+}
+
+// ChartName is the file name of a series' chart.
+func ChartName(s *Series) string {
+	r := strings.NewReplacer("/", "_", "=", "-", " ", "_")
+	return r.Replace(s.Benchmark) + "_" + r.Replace(s.Unit) + ".svg"
 }
 
 // Regressions are the new worse shifts of every series.
@@ -62,7 +70,7 @@ func WriteREADME(w io.Writer, dir string, machines []*MachineReport) error {
 			}
 			b.WriteString("\n")
 		}
-		b.WriteString("| Benchmark | Unit | Latest | vs previous run | Change points |\n|:--|:--|--:|--:|:--|\n")
+		b.WriteString("| Benchmark | Unit | Latest | vs previous run | Change points | Chart |\n|:--|:--|--:|--:|:--|:--|\n")
 		for _, s := range m.Series {
 			p := s.Points
 			latest := p[len(p)-1].Value
@@ -81,7 +89,12 @@ func WriteREADME(w io.Writer, dir string, machines []*MachineReport) error {
 				}
 				shifts = append(shifts, note)
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", s.Benchmark, s.Unit, benchunit.Scale(latest, benchunit.ClassOf(s.Unit)), prev, strings.Join(shifts, "; "))
+			chart := ""
+			if p, ok := m.Charts[s]; ok {
+				rel, _ := filepath.Rel(dir, p)
+				chart = fmt.Sprintf("[series](%s)", filepath.ToSlash(rel))
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", s.Benchmark, s.Unit, benchunit.Scale(latest, benchunit.ClassOf(s.Unit)), prev, strings.Join(shifts, "; "), chart)
 		}
 		for _, w := range m.Warnings {
 			fmt.Fprintf(&b, "\n> %s\n", w)
