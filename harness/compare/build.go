@@ -164,6 +164,9 @@ func Build(paths []string, o Options) (*Tables, error) {
 		}
 		out.Tables = append(out.Tables, t)
 	}
+	if common, cols := commonRows(out.Tables); cols > 1 && common == 0 {
+		out.Warnings = append(out.Warnings, "the columns have no benchmark in common: nothing is compared")
+	}
 	return out, nil
 }
 
@@ -300,4 +303,24 @@ func (ts *Tables) ChangeBars(col int) (unit string, bars []Bar) {
 		return t.Unit, bars
 	}
 	return "", nil
+}
+
+// commonRows counts the rows present in every column, and the most
+// columns a table has.
+func commonRows(tables []*Table) (common, cols int) {
+	for _, t := range tables {
+		cols = max(cols, len(t.Cols))
+		for _, row := range t.Rows {
+			all := true
+			for _, col := range t.Cols {
+				if t.Cells[[2]benchproc.Key{row, col}] == nil {
+					all = false
+				}
+			}
+			if all {
+				common++
+			}
+		}
+	}
+	return common, cols
 }

@@ -2,7 +2,9 @@ package compare
 
 import (
 	"bytes"
+	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -143,5 +145,46 @@ func TestBadInput(t *testing.T) {
 	}
 	if _, err := Build([]string{p}, Options{Col: "/("}); err == nil {
 		t.Error("a bad projection accepted")
+	}
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func TestGoldenFormats(t *testing.T) {
+	old, new := writeFiles(t)
+	ts, err := Build([]string{"old=" + old, "new=" + new}, Options{MinChange: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct {
+		name   string
+		render func(io.Writer, []string) error
+	}{{"compare.txt", ts.Text}, {"compare.csv", ts.CSV}, {"compare.md", ts.Markdown}} {
+		var b bytes.Buffer
+		if err := f.render(&b, []string{"Master", "This change"}); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join("testdata", f.name)
+		if *update {
+			os.WriteFile(path, b.Bytes(), 0o644)
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v (go test -update writes it)", err)
+		}
+		if !bytes.Equal(b.Bytes(), want) {
+			t.Errorf("%s differs from its golden file:\n%s", f.name, b.String())
+		}
+	}
+}
+
+func TestNoBenchmarkInCommon(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	os.WriteFile(a, []byte("BenchmarkA 1 5 ns/op\nBenchmarkA 1 6 ns/op\n"), 0o644)
+	os.WriteFile(b, []byte("BenchmarkB 1 5 ns/op\nBenchmarkB 1 6 ns/op\n"), 0o644)
+	ts, err := Build([]string{a, b}, Options{})
+	if err != nil || !strings.Contains(strings.Join(ts.Warnings, "\n"), "no benchmark in common") {
+		t.Errorf("warnings %v, %v", ts.Warnings, err)
 	}
 }

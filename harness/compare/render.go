@@ -175,6 +175,9 @@ func g(v float64) string { return fmt.Sprintf("%g", v) }
 // min–max range, "~" when the change is not significant at α or below
 // the minimum change, and a geomean row.
 func (ts *Tables) Markdown(w io.Writer, names []string) error {
+	for _, warn := range ts.sortedWarnings() {
+		fmt.Fprintf(w, "> warning: %s\n\n", warn)
+	}
 	for ti, t := range ts.Tables {
 		if ti > 0 {
 			fmt.Fprintln(w)
