@@ -206,7 +206,7 @@ func machineReports(dir string) ([]*history.MachineReport, error) {
 			return nil, err
 		}
 		series, warnings := history.Load(runs)
-		m := &history.MachineReport{MachineID: e.Name(), Series: series, Shifts: map[*history.Series][]history.Shift{}, Warnings: warnings}
+		m := &history.MachineReport{MachineID: e.Name(), Runs: runs, Series: series, Shifts: map[*history.Series][]history.Shift{}, Warnings: warnings}
 		for _, s := range series {
 			m.Shifts[s] = history.Analyze(s, history.CPDOptions{Seed: 1})
 		}
