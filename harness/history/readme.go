@@ -70,6 +70,15 @@ func WriteREADME(w io.Writer, dir string, machines []*MachineReport) error {
 			}
 			b.WriteString("\n")
 		}
+		// The series whose distribution changed, drawn inline.
+		for _, s := range m.Series {
+			p, ok := m.Charts[s]
+			if !ok || len(m.Shifts[s]) == 0 {
+				continue
+			}
+			rel, _ := filepath.Rel(dir, p)
+			fmt.Fprintf(&b, "![%s %s](%s)\n\n", s.Benchmark, s.Unit, filepath.ToSlash(rel))
+		}
 		b.WriteString("| Benchmark | Unit | Latest | vs previous run | Change points | Chart |\n|:--|:--|--:|--:|:--|:--|\n")
 		for _, s := range m.Series {
 			p := s.Points
