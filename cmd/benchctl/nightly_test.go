@@ -73,7 +73,8 @@ func TestNightlyAlarmsOnANewRegression(t *testing.T) {
 		t.Fatalf("exit %d, want 1 with a new regression\n%s", code, stderr)
 	}
 	readme, _ := os.ReadFile(filepath.Join(dir, "README.md"))
-	if !strings.Contains(string(readme), "**Open regressions**") || !strings.Contains(string(readme), "NEW**") {
+	if !strings.Contains(string(readme), "**Open regressions**") || !strings.Contains(string(readme), "NEW**") ||
+		!strings.Contains(string(readme), "![BenchmarkNoop sec/op](charts/") {
 		t.Errorf("README does not show the regression:\n%s", readme)
 	}
 }
