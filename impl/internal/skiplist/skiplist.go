@@ -250,19 +250,21 @@ func (m *Map[K, V]) Floor(key K) (K, V, bool) {
 }
 
 // firstAtLeast returns the first present node whose key is at least key.
+// A node inserted after the search passed its place, or one being
+// removed, is stepped over: the walk on level 0 checks each key again.
 func (m *Map[K, V]) firstAtLeast(key K) *node[K, V] {
 	x := m.head
+	var n *node[K, V]
 	for level := maxLevel - 1; level >= 0; level-- {
 		for {
-			nx := x.next[level].Load()
-			if nx == nil || m.cmp(nx.key, key) >= 0 {
+			n = x.next[level].Load()
+			if n == nil || m.cmp(n.key, key) >= 0 {
 				break
 			}
-			x = nx
+			x = n
 		}
 	}
-	n := x.next[0].Load()
-	for n != nil && !n.present() {
+	for n != nil && (!n.present() || m.cmp(n.key, key) < 0) {
 		n = n.next[0].Load()
 	}
 	return n

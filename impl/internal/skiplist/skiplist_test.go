@@ -162,6 +162,16 @@ func TestConcurrentWritersAndReaders(t *testing.T) {
 					last = k
 					return true
 				})
+				from := (writers - 1) * span // writers insert below it meanwhile
+				m.Ascend(from, func(k, _ int) bool {
+					if k < from {
+						bad.Add(1)
+					}
+					return true
+				})
+				if k, _, ok := m.Ceiling(from); ok && k < from {
+					bad.Add(1)
+				}
 				if k, _, ok := m.Floor(writers * span); ok && k > writers*span {
 					bad.Add(1)
 				}
@@ -233,5 +243,36 @@ func TestFloorCeilingEmptyAndBounds(t *testing.T) {
 	}
 	if _, _, ok := m.Ceiling(21); ok {
 		t.Error("Ceiling above the last key")
+	}
+}
+
+// TestAscendFromAboveATailAppender: a writer appends keys at the tail while
+// readers iterate from above every key: a node appended after the search
+// passed its place must not be returned.
+func TestAscendFromAboveATailAppender(t *testing.T) {
+	m := newInt()
+	const n = 50000
+	var stop atomic.Bool
+	var bad atomic.Int64
+	var wg sync.WaitGroup
+	for r := 0; r < 2; r++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				m.Ascend(n+1, func(k, _ int) bool { bad.Add(1); return false })
+				if _, _, ok := m.Ceiling(n + 1); ok {
+					bad.Add(1)
+				}
+			}
+		}()
+	}
+	for i := 0; i < n; i++ {
+		m.PutIfAbsent(i, i)
+	}
+	stop.Store(true)
+	wg.Wait()
+	if bad.Load() != 0 {
+		t.Fatalf("%d keys below the start returned", bad.Load())
 	}
 }

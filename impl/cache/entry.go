@@ -1,0 +1,151 @@
+package cache
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+)
+
+// Position is a (ledger, entry) position; positions order by ledger, then
+// entry.
+type Position struct {
+	Ledger, Entry int64
+}
+
+// Compare orders p and (ledger, entry).
+func (p Position) Compare(ledger, entry int64) int {
+	switch {
+	case p.Ledger < ledger:
+		return -1
+	case p.Ledger > ledger:
+		return 1
+	case p.Entry < entry:
+		return -1
+	case p.Entry > entry:
+		return 1
+	}
+	return 0
+}
+
+// ComparePositions orders two positions.
+func ComparePositions(a, b Position) int { return a.Compare(b.Ledger, b.Entry) }
+
+// ErrReleased is returned by Retain on an entry whose count reached zero:
+// a released entry is never resurrected.
+var ErrReleased = errors.New("entry already released")
+
+// ReadCountHandler counts the reads still expected of an entry (PIP-430).
+// MarkRead may take it below zero.
+type ReadCountHandler struct{ expected atomic.Int32 }
+
+// NewReadCountHandler returns a handler expecting n reads, or nil when
+// n <= 0.
+func NewReadCountHandler(n int32) *ReadCountHandler {
+	if n <= 0 {
+		return nil
+	}
+	h := &ReadCountHandler{}
+	h.expected.Store(n)
+	return h
+}
+
+func (h *ReadCountHandler) ExpectedReadCount() int32    { return h.expected.Load() }
+func (h *ReadCountHandler) IncrementExpectedReadCount() { h.expected.Add(1) }
+func (h *ReadCountHandler) MarkRead()                   { h.expected.Add(-1) }
+func (h *ReadCountHandler) HasExpectedReads() bool      { return h.expected.Load() >= 1 }
+
+// Entry is a reference-counted entry: it starts with one reference;
+// Release at zero deallocates it exactly once (running the handler's
+// MarkRead and the deallocation hook) and clears its position.
+type Entry struct {
+	ledger, entry atomic.Int64
+	data          []byte
+	refCnt        atomic.Int32
+	handler       atomic.Pointer[ReadCountHandler]
+	onDeallocate  func(*Entry)
+}
+
+// NewEntry returns an entry with one reference, expecting expectedReads
+// reads (none when ≤ 0). onDeallocate, when not nil, runs once when the
+// last reference is released.
+func NewEntry(ledger, entry int64, data []byte, expectedReads int32, onDeallocate func(*Entry)) *Entry {
+	e := &Entry{data: data, onDeallocate: onDeallocate}
+	e.ledger.Store(ledger)
+	e.entry.Store(entry)
+	e.refCnt.Store(1)
+	if h := NewReadCountHandler(expectedReads); h != nil {
+		e.handler.Store(h)
+	}
+	return e
+}
+
+// LedgerID and EntryID are the entry's position (-1 once deallocated).
+func (e *Entry) LedgerID() int64 { return e.ledger.Load() }
+func (e *Entry) EntryID() int64  { return e.entry.Load() }
+
+// Data is the entry's payload; Len its length.
+func (e *Entry) Data() []byte { return e.data }
+func (e *Entry) Len() int     { return len(e.data) }
+
+// RefCnt is the current reference count.
+func (e *Entry) RefCnt() int32 { return e.refCnt.Load() }
+
+// Retain adds a reference; it fails on a released entry.
+func (e *Entry) Retain() error {
+	for {
+		c := e.refCnt.Load()
+		if c <= 0 {
+			return ErrReleased
+		}
+		if e.refCnt.CompareAndSwap(c, c+1) {
+			return nil
+		}
+	}
+}
+
+// Release drops a reference and reports whether it was the last; a
+// release beyond zero is an error.
+func (e *Entry) Release() (bool, error) {
+	for {
+		c := e.refCnt.Load()
+		if c < 1 {
+			return false, fmt.Errorf("release of %w (refCnt %d)", ErrReleased, c)
+		}
+		if e.refCnt.CompareAndSwap(c, c-1) {
+			if c == 1 {
+				e.deallocate()
+				return true, nil
+			}
+			return false, nil
+		}
+	}
+}
+
+func (e *Entry) deallocate() {
+	if h := e.handler.Load(); h != nil {
+		h.MarkRead()
+	}
+	if e.onDeallocate != nil {
+		e.onDeallocate(e)
+	}
+	e.ledger.Store(-1)
+	e.entry.Store(-1)
+	e.handler.Store(nil)
+}
+
+// MatchesPosition reports whether the entry is at key.
+func (e *Entry) MatchesPosition(key Position) bool {
+	return key.Compare(e.ledger.Load(), e.entry.Load()) == 0
+}
+
+// ReadCountHandler returns the entry's handler (nil without expected
+// reads); UpdateReadCountHandler makes the entry take over h (the cached
+// entry adopts the newest read's handler).
+func (e *Entry) ReadCountHandler() *ReadCountHandler        { return e.handler.Load() }
+func (e *Entry) UpdateReadCountHandler(h *ReadCountHandler) { e.handler.Store(h) }
+
+// HasExpectedReads reports whether reads of the entry are still expected.
+func (e *Entry) HasExpectedReads() bool {
+	h := e.handler.Load()
+	return h != nil && h.HasExpectedReads()
+}

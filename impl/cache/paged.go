@@ -1,0 +1,270 @@
+package cache
+
+import (
+	"sync/atomic"
+
+	"github.com/ledgerbench/ledgerbench/impl/internal/skiplist"
+)
+
+// Pages hold 64 consecutive entry IDs of one ledger.
+const (
+	pageShift = 6
+	pageSize  = 1 << pageShift
+	slotMask  = pageSize - 1
+	sealed    = -1
+)
+
+type pageKey struct{ ledger, index int64 }
+
+func comparePageKeys(a, b pageKey) int {
+	switch {
+	case a.ledger != b.ledger:
+		if a.ledger < b.ledger {
+			return -1
+		}
+		return 1
+	case a.index < b.index:
+		return -1
+	case a.index > b.index:
+		return 1
+	}
+	return 0
+}
+
+func keyOf(ledger, entry int64) (pageKey, int) {
+	return pageKey{ledger, entry >> pageShift}, int(entry & slotMask)
+}
+
+// page is 64 slots; count is the slots filled or reserved, or sealed (-1)
+// once it drops to zero: a sealed page takes no entry and leaves the map.
+type page struct {
+	key   pageKey
+	slots [pageSize]atomic.Pointer[wrapper]
+	count atomic.Int32
+}
+
+func (p *page) reserveSlot() bool {
+	for {
+		c := p.count.Load()
+		if c == sealed {
+			return false
+		}
+		if p.count.CompareAndSwap(c, c+1) {
+			return true
+		}
+	}
+}
+
+// releaseSlot returns true when it sealed the page.
+func (p *page) releaseSlot() bool {
+	for {
+		c := p.count.Load()
+		next := c - 1
+		if c == 1 {
+			next = sealed
+		}
+		if p.count.CompareAndSwap(c, next) {
+			return next == sealed
+		}
+	}
+}
+
+// Paged is the range cache of PR #26821: pages of 64 slots in a
+// concurrent skip list keyed by (ledger, entryID >> 6), so an in-order
+// insert touches the skip list once per 64 entries.
+type Paged struct {
+	core
+	pages *skiplist.Map[pageKey, *page]
+}
+
+// NewPaged returns an empty paged cache evicted through q.
+func NewPaged(q *RemovalQueue) *Paged {
+	return &Paged{core: core{queue: q}, pages: skiplist.New[pageKey, *page](comparePageKeys)}
+}
+
+func (c *Paged) getOrCreatePage(k pageKey) *page {
+	if p, ok := c.pages.Get(k); ok {
+		return p
+	}
+	p, _ := c.pages.PutIfAbsent(k, &page{key: k})
+	return p
+}
+
+type pagedInserter struct {
+	c    *Paged
+	page *page
+}
+
+func (c *Paged) NewInserter() Inserter { return &pagedInserter{c: c} }
+
+func (c *Paged) Put(key Position, e *Entry, length int64) (bool, error) {
+	return c.NewInserter().Put(key, e, length)
+}
+
+func (in *pagedInserter) Put(key Position, e *Entry, length int64) (bool, error) {
+	return in.c.insert(in.c, key, e, length, in.addToPage)
+}
+
+func (in *pagedInserter) addToPage(w *wrapper) bool {
+	k := w.key.Load()
+	pk, slot := keyOf(k.Ledger, k.Entry)
+	for {
+		cur := in.page
+		if cur == nil || cur.key != pk {
+			cur = in.c.getOrCreatePage(pk)
+			in.page = cur
+		}
+		if !cur.reserveSlot() {
+			in.c.pages.RemoveIf(cur.key, cur) // sealed: help remove it, then retry on a new page
+			in.page = nil
+			continue
+		}
+		if cur.slots[slot].CompareAndSwap(nil, w) {
+			return true
+		}
+		in.c.releaseSlot(cur) // occupied: a duplicate
+		return false
+	}
+}
+
+func (c *Paged) releaseSlot(p *page) {
+	if p.releaseSlot() {
+		c.pages.RemoveIf(p.key, p)
+	}
+}
+
+func (in *pagedInserter) UpdateIfCached(key Position, fn func(*Entry)) bool {
+	pk, slot := keyOf(key.Ledger, key.Entry)
+	p := in.page
+	if p == nil || p.key != pk {
+		var ok bool
+		if p, ok = in.c.pages.Get(pk); !ok {
+			return false
+		}
+		in.page = p
+	}
+	w := p.slots[slot].Load()
+	if w == nil {
+		return false
+	}
+	v := retainedMatching(key.Ledger, key.Entry, w.getValue(key.Ledger, key.Entry, false))
+	if v == nil {
+		return false
+	}
+	defer v.Release()
+	fn(v)
+	return true
+}
+
+func (c *Paged) wrapperAt(key Position) *wrapper {
+	pk, slot := keyOf(key.Ledger, key.Entry)
+	p, ok := c.pages.Get(pk)
+	if !ok {
+		return nil
+	}
+	return p.slots[slot].Load()
+}
+
+func (c *Paged) Get(key Position) *Entry {
+	w := c.wrapperAt(key)
+	if w == nil {
+		return nil
+	}
+	return retainedMatching(key.Ledger, key.Entry, w.getValue(key.Ledger, key.Entry, true))
+}
+
+func (c *Paged) Exists(key Position) bool { return c.wrapperAt(key) != nil }
+
+// forEachWrapper visits the filled slots of [first, last] in order.
+func (c *Paged) forEachWrapper(first, last Position, lastInclusive bool, visit func(w *wrapper, ledger, entry int64)) {
+	le, empty := rangeOf(first, last, lastInclusive)
+	if empty {
+		return
+	}
+	fp, fs := keyOf(first.Ledger, first.Entry)
+	lp, ls := keyOf(le.Ledger, le.Entry)
+	c.pages.AscendRange(fp, lp, false, func(k pageKey, p *page) bool {
+		from, to := 0, slotMask
+		if k == fp {
+			from = fs
+		}
+		if k == lp {
+			to = ls
+		}
+		base := k.index << pageShift
+		for s := from; s <= to; s++ {
+			if w := p.slots[s].Load(); w != nil {
+				visit(w, k.ledger, base+int64(s))
+			}
+		}
+		return true
+	})
+}
+
+func (c *Paged) GetRange(first, last Position) []*Entry {
+	var out []*Entry
+	c.forEachWrapper(first, last, true, func(w *wrapper, l, e int64) {
+		if v := retainedMatching(l, e, w.getValue(l, e, true)); v != nil {
+			out = append(out, v)
+		}
+	})
+	return out
+}
+
+func (c *Paged) ForEachInRange(first, last Position, fn func(*Entry)) {
+	c.forEachWrapper(first, last, true, func(w *wrapper, l, e int64) {
+		if v := retainedMatching(l, e, w.getValue(l, e, true)); v != nil {
+			func() {
+				defer v.Release()
+				fn(v)
+			}()
+		}
+	})
+}
+
+func (c *Paged) RemoveRange(first, last Position, lastInclusive bool) (int, int64) {
+	var ctr counters
+	c.forEachWrapper(first, last, lastInclusive, func(w *wrapper, l, e int64) { removeLocked(c, w, l, e, &ctr) })
+	c.size.Add(-ctr.bytes)
+	return ctr.entries, ctr.bytes
+}
+
+func (c *Paged) Clear() (int, int64) {
+	var ctr counters
+	for found := true; found; {
+		found = false
+		c.pages.All(func(k pageKey, p *page) bool {
+			base := k.index << pageShift
+			for s := range p.slots {
+				if w := p.slots[s].Load(); w != nil {
+					found = true
+					removeLocked(c, w, k.ledger, base+int64(s), &ctr)
+				}
+			}
+			return true
+		})
+	}
+	c.size.Add(-ctr.bytes)
+	return ctr.entries, ctr.bytes
+}
+
+func (c *Paged) removeEntry(key *Position, value *Entry, w *wrapper, ctr *counters, updateSize bool) bool {
+	if key != nil {
+		pk, slot := keyOf(key.Ledger, key.Entry)
+		if p, ok := c.pages.Get(pk); ok && p.slots[slot].CompareAndSwap(w, nil) {
+			c.releaseSlot(p)
+		}
+	}
+	return c.finishRemove(key, value, w, ctr, updateSize)
+}
+
+func (c *Paged) NumberOfEntries() int {
+	n := 0
+	c.pages.All(func(_ pageKey, p *page) bool {
+		n += int(max(p.count.Load(), 0))
+		return true
+	})
+	return n
+}
+
+func (c *Paged) NumberOfPages() int { return c.pages.Len() }

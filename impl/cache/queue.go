@@ -1,0 +1,149 @@
+package cache
+
+import (
+	"errors"
+	"sync"
+)
+
+// RemovalQueue holds every wrapper inserted into the range caches that
+// share it, in insertion order (a requeued one moves to the tail), and
+// evicts from its head (PIP-430's RangeCacheRemovalQueue). Producers add
+// concurrently; eviction runs one at a time.
+type RemovalQueue struct {
+	mu    sync.Mutex // guards items
+	items []*wrapper // FIFO; head at index head
+	head  int
+
+	evict sync.Mutex // one consumer at a time
+
+	maxRequeue          int  // requeues of an entry with expected reads
+	extendTTLOfAccessed bool // requeue recently accessed entries
+}
+
+// NewRemovalQueue returns a queue; maxRequeue bounds how often an entry
+// with remaining expected reads is requeued, extendTTLOfAccessed requeues
+// entries read since they were queued.
+func NewRemovalQueue(maxRequeue int, extendTTLOfAccessed bool) *RemovalQueue {
+	return &RemovalQueue{maxRequeue: maxRequeue, extendTTLOfAccessed: extendTTLOfAccessed}
+}
+
+func (q *RemovalQueue) add(w *wrapper) bool {
+	q.mu.Lock()
+	q.items = append(q.items, w)
+	q.mu.Unlock()
+	return true
+}
+
+func (q *RemovalQueue) peek() *wrapper {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.head == len(q.items) {
+		return nil
+	}
+	return q.items[q.head]
+}
+
+func (q *RemovalQueue) poll() {
+	q.mu.Lock()
+	q.items[q.head] = nil
+	q.head++
+	if q.head > 1024 && q.head*2 > len(q.items) { // compact
+		q.items = append(q.items[:0:0], q.items[q.head:]...)
+		q.head = 0
+	}
+	q.mu.Unlock()
+}
+
+// Len is the number of wrappers queued (removed ones included until an
+// eviction reaches them).
+func (q *RemovalQueue) Len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.items) - q.head
+}
+
+type verdict int
+
+const (
+	remove verdict = iota
+	requeue
+	stop
+	missing
+)
+
+func (q *RemovalQueue) shouldRequeue(w *wrapper) bool {
+	v := w.value.Load()
+	return (q.extendTTLOfAccessed && w.accessed.Load()) ||
+		(v != nil && v.HasExpectedReads() && w.requeue < q.maxRequeue)
+}
+
+// EvictBefore removes the entries inserted (or requeued) before the
+// nanotime ts, requeueing those that qualify; it returns the entries and
+// bytes removed.
+func (q *RemovalQueue) EvictBefore(ts int64) (int, int64) {
+	return q.run(func(w *wrapper, _ *counters) verdict {
+		if w.stamp >= ts {
+			return stop
+		}
+		if q.shouldRequeue(w) {
+			return requeue
+		}
+		return remove
+	})
+}
+
+// ErrNonPositiveSize is returned by EvictLeastAccessed for a size ≤ 0.
+var ErrNonPositiveSize = errors.New("size to free must be positive")
+
+// EvictLeastAccessed removes entries from the head until size bytes are
+// freed, requeueing those that qualify.
+func (q *RemovalQueue) EvictLeastAccessed(size int64) (int, int64, error) {
+	if size <= 0 {
+		return 0, 0, ErrNonPositiveSize
+	}
+	n, b := q.run(func(w *wrapper, c *counters) verdict {
+		if c.bytes >= size {
+			return stop
+		}
+		if q.shouldRequeue(w) {
+			return requeue
+		}
+		return remove
+	})
+	return n, b, nil
+}
+
+func (q *RemovalQueue) run(decide func(*wrapper, *counters) verdict) (int, int64) {
+	q.evict.Lock()
+	defer q.evict.Unlock()
+	var c counters
+	for {
+		w := q.peek()
+		if w == nil {
+			break
+		}
+		var v verdict
+		w.withWriteLock(func(w *wrapper) bool {
+			if w.key.Load() == nil {
+				v = missing
+				return false
+			}
+			v = decide(w, &c)
+			switch v {
+			case remove:
+				w.cache.removeEntry(w.key.Load(), w.value.Load(), w, &c, true)
+			case requeue:
+				w.markRequeued()
+			}
+			return true
+		})
+		if v == stop {
+			break
+		}
+		q.poll()
+		if v == requeue {
+			q.add(w)
+		}
+	}
+	return c.entries, c.bytes
+}

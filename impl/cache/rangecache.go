@@ -1,0 +1,133 @@
+package cache
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+)
+
+// RangeCache caches entries by position. Both implementations share
+// everything but the index: the wrappers, the removal queue, reference
+// counting and size accounting.
+type RangeCache interface {
+	// NewInserter returns an inserter for one goroutine (it remembers its
+	// page in the paged cache).
+	NewInserter() Inserter
+	// Put is NewInserter().Put.
+	Put(key Position, e *Entry, length int64) (bool, error)
+	// Get returns the entry at key, retained (the caller releases it).
+	Get(key Position) *Entry
+	// Exists reports whether key has a cached entry.
+	Exists(key Position) bool
+	// GetRange returns the entries in [first, last], retained, ascending.
+	GetRange(first, last Position) []*Entry
+	// ForEachInRange calls fn with each entry of [first, last], retained
+	// only during the call.
+	ForEachInRange(first, last Position, fn func(*Entry))
+	// RemoveRange removes the entries in [first, last] (last exclusive
+	// unless lastInclusive), returning (entries, bytes) removed.
+	RemoveRange(first, last Position, lastInclusive bool) (int, int64)
+	// Clear removes every entry.
+	Clear() (int, int64)
+	// Size is the bytes cached; NumberOfEntries counts entries (and, in
+	// the paged cache, reserved slots); NumberOfPages counts pages (0 for
+	// the skip list).
+	Size() int64
+	NumberOfEntries() int
+	NumberOfPages() int
+}
+
+// Inserter inserts entries; one goroutine uses it at a time.
+type Inserter interface {
+	// Put caches e at key. On true the cache owns the caller's reference;
+	// on false (key already cached) the caller still owns it. An entry
+	// that is not at key, or is released, is an error.
+	Put(key Position, e *Entry, length int64) (bool, error)
+	// UpdateIfCached calls fn with the cached entry at key, retained
+	// during the call, without marking it accessed; false when not cached.
+	UpdateIfCached(key Position, fn func(*Entry)) bool
+}
+
+// ErrPosition is returned by Put for an entry that is not at its key.
+var ErrPosition = errors.New("entry position does not match its key")
+
+// core is what the implementations share.
+type core struct {
+	queue *RemovalQueue
+	size  atomic.Int64
+}
+
+// insert builds the wrapper for e at key and, under its write lock,
+// links it with link; on success it queues the wrapper and counts its
+// size.
+func (c *core) insert(o owner, key Position, e *Entry, length int64, link func(*wrapper) bool) (bool, error) {
+	if err := e.Retain(); err != nil {
+		return false, fmt.Errorf("put at %v: %w", key, err)
+	}
+	defer e.Release()
+	if !e.MatchesPosition(key) {
+		return false, fmt.Errorf("put at %v of the entry at (%d, %d): %w", key, e.LedgerID(), e.EntryID(), ErrPosition)
+	}
+	w := &wrapper{}
+	w.lock()
+	defer w.unlock()
+	k := key
+	w.key.Store(&k)
+	w.value.Store(e)
+	w.cache, w.size, w.stamp = o, length, nanotime()
+	if link(w) && c.queue.add(w) {
+		c.size.Add(length)
+		return true, nil
+	}
+	w.key.Store(nil)
+	w.value.Store(nil)
+	w.cache = nil
+	return false, nil
+}
+
+// finishRemove releases the cache's reference to value once the wrapper
+// was unlinked; the caller holds the wrapper's write lock.
+func (c *core) finishRemove(key *Position, value *Entry, w *wrapper, ctr *counters, updateSize bool) bool {
+	if value == nil || value.Retain() != nil {
+		return false
+	}
+	defer value.Release()
+	if key == nil || !value.MatchesPosition(*key) {
+		return false
+	}
+	removed := w.markRemoved(key, value)
+	if removed < 0 {
+		return false
+	}
+	ctr.removed(removed)
+	if updateSize {
+		c.size.Add(-removed)
+	}
+	if value.RefCnt() > 1 {
+		value.Release() // the cache's reference
+	}
+	return true
+}
+
+// removeLocked removes w's entry if w still holds (ledger, entry) for o.
+func removeLocked(o owner, w *wrapper, ledger, entry int64, ctr *counters) bool {
+	return w.withWriteLock(func(x *wrapper) bool {
+		k := x.key.Load()
+		if k == nil || x.cache != o || k.Compare(ledger, entry) != 0 {
+			return false
+		}
+		return o.removeEntry(k, x.value.Load(), x, ctr, false)
+	})
+}
+
+func (c *core) Size() int64 { return c.size.Load() }
+
+// rangeOf normalizes a range: it returns the last entry included and
+// whether the range is empty.
+func rangeOf(first, last Position, lastInclusive bool) (Position, bool) {
+	le := last
+	if !lastInclusive {
+		le.Entry--
+	}
+	return le, first.Ledger > le.Ledger || (first.Ledger == le.Ledger && first.Entry > le.Entry)
+}

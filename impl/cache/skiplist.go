@@ -1,0 +1,117 @@
+package cache
+
+import "github.com/ledgerbench/ledgerbench/impl/internal/skiplist"
+
+// SkipList is the range cache before PR #26821: one skip-list node per
+// entry, keyed by position.
+type SkipList struct {
+	core
+	entries *skiplist.Map[Position, *wrapper]
+}
+
+// NewSkipList returns an empty skip-list cache evicted through q.
+func NewSkipList(q *RemovalQueue) *SkipList {
+	return &SkipList{core: core{queue: q}, entries: skiplist.New[Position, *wrapper](ComparePositions)}
+}
+
+type skipInserter struct{ c *SkipList }
+
+func (c *SkipList) NewInserter() Inserter { return skipInserter{c} }
+
+func (c *SkipList) Put(key Position, e *Entry, length int64) (bool, error) {
+	return skipInserter{c}.Put(key, e, length)
+}
+
+func (in skipInserter) Put(key Position, e *Entry, length int64) (bool, error) {
+	return in.c.insert(in.c, key, e, length, func(w *wrapper) bool {
+		_, loaded := in.c.entries.PutIfAbsent(key, w)
+		return !loaded
+	})
+}
+
+func (in skipInserter) UpdateIfCached(key Position, fn func(*Entry)) bool {
+	w, ok := in.c.entries.Get(key)
+	if !ok {
+		return false
+	}
+	v := retainedMatching(key.Ledger, key.Entry, w.getValue(key.Ledger, key.Entry, false))
+	if v == nil {
+		return false
+	}
+	defer v.Release()
+	fn(v)
+	return true
+}
+
+func (c *SkipList) Get(key Position) *Entry {
+	w, ok := c.entries.Get(key)
+	if !ok {
+		return nil
+	}
+	return retainedMatching(key.Ledger, key.Entry, w.getValue(key.Ledger, key.Entry, true))
+}
+
+func (c *SkipList) Exists(key Position) bool {
+	_, ok := c.entries.Get(key)
+	return ok
+}
+
+func (c *SkipList) forEachWrapper(first, last Position, lastInclusive bool, visit func(w *wrapper, ledger, entry int64)) {
+	if _, empty := rangeOf(first, last, lastInclusive); empty {
+		return
+	}
+	c.entries.AscendRange(first, last, !lastInclusive, func(k Position, w *wrapper) bool {
+		visit(w, k.Ledger, k.Entry)
+		return true
+	})
+}
+
+func (c *SkipList) GetRange(first, last Position) []*Entry {
+	var out []*Entry
+	c.forEachWrapper(first, last, true, func(w *wrapper, l, e int64) {
+		if v := retainedMatching(l, e, w.getValue(l, e, true)); v != nil {
+			out = append(out, v)
+		}
+	})
+	return out
+}
+
+func (c *SkipList) ForEachInRange(first, last Position, fn func(*Entry)) {
+	c.forEachWrapper(first, last, true, func(w *wrapper, l, e int64) {
+		if v := retainedMatching(l, e, w.getValue(l, e, true)); v != nil {
+			func() {
+				defer v.Release()
+				fn(v)
+			}()
+		}
+	})
+}
+
+func (c *SkipList) RemoveRange(first, last Position, lastInclusive bool) (int, int64) {
+	var ctr counters
+	c.forEachWrapper(first, last, lastInclusive, func(w *wrapper, l, e int64) { removeLocked(c, w, l, e, &ctr) })
+	c.size.Add(-ctr.bytes)
+	return ctr.entries, ctr.bytes
+}
+
+func (c *SkipList) Clear() (int, int64) {
+	var ctr counters
+	for c.entries.Len() > 0 {
+		c.entries.All(func(k Position, w *wrapper) bool {
+			removeLocked(c, w, k.Ledger, k.Entry, &ctr)
+			return true
+		})
+	}
+	c.size.Add(-ctr.bytes)
+	return ctr.entries, ctr.bytes
+}
+
+func (c *SkipList) removeEntry(key *Position, value *Entry, w *wrapper, ctr *counters, updateSize bool) bool {
+	if key != nil {
+		c.entries.RemoveIf(*key, w)
+	}
+	return c.finishRemove(key, value, w, ctr, updateSize)
+}
+
+func (c *SkipList) NumberOfEntries() int { return c.entries.Len() }
+func (c *SkipList) NumberOfPages() int   { return 0 }

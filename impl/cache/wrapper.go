@@ -1,0 +1,126 @@
+package cache
+
+import (
+	"runtime"
+	"sync/atomic"
+	"time"
+)
+
+// owner is the range cache a wrapper belongs to.
+type owner interface {
+	// removeEntry removes the wrapper's entry; the caller holds the
+	// wrapper's write lock.
+	removeEntry(key *Position, value *Entry, w *wrapper, c *counters, updateSize bool) bool
+}
+
+// wrapper holds one cached entry: the cache's slot (or skip-list node)
+// points at it, and so does the removal queue. Its key and value change
+// under its write lock; readers take them optimistically with a seqlock:
+// an even version is stable, an odd one is being written.
+type wrapper struct {
+	version atomic.Uint32
+	key     atomic.Pointer[Position] // identity matters: markRemoved compares instances
+	value   atomic.Pointer[Entry]
+	cache   owner // under the write lock
+	size    int64
+	stamp   int64 // nanotime of insertion or requeue
+	requeue int
+	// accessed is set by readers (only when unset, to spare the cache
+	// line) and cleared by a requeue.
+	accessed atomic.Bool
+}
+
+var clockBase = time.Now()
+
+func nanotime() int64 { return int64(time.Since(clockBase)) }
+
+func (w *wrapper) lock() {
+	for {
+		v := w.version.Load()
+		if v&1 == 0 && w.version.CompareAndSwap(v, v+1) {
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
+func (w *wrapper) unlock() { w.version.Add(1) }
+
+// withWriteLock runs f under the write lock.
+func (w *wrapper) withWriteLock(f func(*wrapper) bool) bool {
+	w.lock()
+	defer w.unlock()
+	return f(w)
+}
+
+// read returns key and value as one consistent pair.
+func (w *wrapper) read() (*Position, *Entry) {
+	for {
+		v1 := w.version.Load()
+		if v1&1 == 1 {
+			runtime.Gosched()
+			continue
+		}
+		k, e := w.key.Load(), w.value.Load()
+		if w.version.Load() == v1 {
+			return k, e
+		}
+	}
+}
+
+// getValue returns the value if the wrapper holds (ledger, entry),
+// marking it accessed when asked.
+func (w *wrapper) getValue(ledger, entry int64, markAccessed bool) *Entry {
+	k, e := w.read()
+	if k == nil || k.Compare(ledger, entry) != 0 {
+		return nil
+	}
+	if markAccessed && !w.accessed.Load() {
+		w.accessed.Store(true)
+	}
+	return e
+}
+
+// markRemoved clears the wrapper if it still holds exactly these key and
+// value instances, and returns its size (-1 when it did not).
+func (w *wrapper) markRemoved(key *Position, value *Entry) int64 {
+	if w.key.Load() != key || w.value.Load() != value {
+		return -1
+	}
+	size := w.size
+	w.cache = nil
+	w.key.Store(nil)
+	w.value.Store(nil)
+	w.size, w.stamp, w.requeue = 0, 0, 0
+	return size
+}
+
+func (w *wrapper) markRequeued() {
+	w.stamp = nanotime()
+	w.accessed.Store(false)
+	w.requeue++
+}
+
+// counters count removals: (entries, bytes).
+type counters struct {
+	entries int
+	bytes   int64
+}
+
+func (c *counters) removed(size int64) {
+	c.entries++
+	c.bytes += size
+}
+
+// retainedMatching retains v if it is still the entry at (ledger, entry)
+// and held by the cache too; the caller releases the result.
+func retainedMatching(ledger, entry int64, v *Entry) *Entry {
+	if v == nil || v.Retain() != nil {
+		return nil
+	}
+	if v.RefCnt() > 1 && v.LedgerID() == ledger && v.EntryID() == entry {
+		return v
+	}
+	v.Release()
+	return nil
+}
