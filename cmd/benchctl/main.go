@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	_ "github.com/ledgerbench/ledgerbench/bench/dedup"
+	_ "github.com/ledgerbench/ledgerbench/bench/insert"
 	_ "github.com/ledgerbench/ledgerbench/bench/read"
 	_ "github.com/ledgerbench/ledgerbench/bench/self"
 	"github.com/ledgerbench/ledgerbench/harness"

@@ -120,6 +120,7 @@ func (in *pagedInserter) addToPage(w *wrapper) bool {
 			continue
 		}
 		if cur.slots[slot].CompareAndSwap(nil, w) {
+			w.page = cur // removal unlinks through it, without a skip-list lookup
 			return true
 		}
 		in.c.releaseSlot(cur) // occupied: a duplicate
@@ -249,9 +250,9 @@ func (c *Paged) Clear() (int, int64) {
 }
 
 func (c *Paged) removeEntry(key *Position, value *Entry, w *wrapper, ctr *counters, updateSize bool) bool {
-	if key != nil {
-		pk, slot := keyOf(key.Ledger, key.Entry)
-		if p, ok := c.pages.Get(pk); ok && p.slots[slot].CompareAndSwap(w, nil) {
+	if key != nil && w.page != nil {
+		_, slot := keyOf(key.Ledger, key.Entry)
+		if p := w.page; p.slots[slot].CompareAndSwap(w, nil) {
 			c.releaseSlot(p)
 		}
 	}

@@ -22,6 +22,7 @@ type wrapper struct {
 	key     atomic.Pointer[Position] // identity matters: markRemoved compares instances
 	value   atomic.Pointer[Entry]
 	cache   owner // under the write lock
+	page    *page // the paged cache's page holding the wrapper (under the write lock)
 	size    int64
 	stamp   int64 // nanotime of insertion or requeue
 	requeue int
@@ -88,7 +89,7 @@ func (w *wrapper) markRemoved(key *Position, value *Entry) int64 {
 		return -1
 	}
 	size := w.size
-	w.cache = nil
+	w.cache, w.page = nil, nil
 	w.key.Store(nil)
 	w.value.Store(nil)
 	w.size, w.stamp, w.requeue = 0, 0, 0

@@ -1,0 +1,14 @@
+// Package insert is the insert family of the cache suite: the broker entry
+// cache's tail insert (seed 000; JMH's RangeCacheInsertBenchmark,
+// reference/pulsar-structures.md §7.1) on impl=skiplist (one skip-list
+// node per entry, inserted with Put as master does) and impl=paged (pages
+// of 64 entries through one Inserter), with cachedEntries=1000|100000.
+//
+//   - InsertAtTail: one op inserts the next entry at the tail; every 100th
+//     op trims the head to keep cachedEntries entries (removeRange) and
+//     drains the removed wrappers from the removal queue. Ledgers roll
+//     over every 50,000 entries.
+//   - InsertFloor: the unavoidable work of an insert: allocate the entry,
+//     store one pointer in a preallocated ring, append to a queue.
+//   - InsertNoop: the harness's cost.
+package insert

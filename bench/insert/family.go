@@ -1,0 +1,132 @@
+package insert
+
+import (
+	"fmt"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/impl/cache"
+)
+
+// Family is the family name.
+const Family = "insert"
+
+const (
+	trimBatch        = 100
+	entriesPerLedger = 50_000
+)
+
+// Impls are the range cache implementations, master first.
+var Impls = []string{"skiplist", "paged"}
+
+// NewCache returns the named implementation.
+func NewCache(name string, q *cache.RemovalQueue) (cache.RangeCache, error) {
+	switch name {
+	case "skiplist":
+		return cache.NewSkipList(q), nil
+	case "paged":
+		return cache.NewPaged(q), nil
+	}
+	return nil, fmt.Errorf("unknown impl %q", name)
+}
+
+func insertAtTail() *harness.Benchmark {
+	return &harness.Benchmark{
+		Family: Family, Name: "InsertAtTail", Suites: []string{"cache"},
+		Doc: "tail inserts with a head trim every 100 ops keeping cachedEntries entries",
+		Params: []harness.Param{
+			{Name: "impl", Values: Impls, Enum: true},
+			{Name: "cachedEntries", Values: []string{"1000", "100000"}, Kind: harness.Int},
+		},
+		Setup: func(t *harness.Trial) error {
+			cached := int64(t.Int("cachedEntries"))
+			q := cache.NewRemovalQueue(0, false)
+			c, err := NewCache(t.Param("impl"), q)
+			if err != nil {
+				return err
+			}
+			t.OnTeardown(func() error { c.Clear(); return nil })
+			var put func(cache.Position, *cache.Entry, int64) (bool, error)
+			if t.Param("impl") == "paged" {
+				put = c.NewInserter().Put
+			} else {
+				put = c.Put // master had no inserter
+			}
+			var payload []byte
+			var seq, ledger, entry int64
+			insert := func() bool {
+				e := cache.NewEntry(ledger, entry, payload, 0, nil)
+				ok, err := put(cache.Position{Ledger: ledger, Entry: entry}, e, int64(e.Len()))
+				if err != nil {
+					panic(err)
+				}
+				if !ok {
+					e.Release()
+				}
+				seq++
+				if entry++; entry == entriesPerLedger {
+					ledger, entry = ledger+1, 0
+				}
+				return ok
+			}
+			for i := int64(0); i < cached; i++ {
+				insert()
+			}
+			t.Run(func(w *harness.Worker) (func(), error) {
+				return func() {
+					ok := insert()
+					if seq%trimBatch == 0 {
+						first := seq - cached
+						c.RemoveRange(cache.Position{Ledger: -1}, cache.Position{Ledger: first / entriesPerLedger, Entry: first % entriesPerLedger}, false)
+						q.EvictBefore(-1 << 63)
+					}
+					harness.Sink(ok)
+				}, nil
+			})
+			return nil
+		},
+	}
+}
+
+func floor() *harness.Benchmark {
+	return &harness.Benchmark{
+		Family: Family, Name: "InsertFloor", Suites: []string{"cache"},
+		Doc: "the unavoidable work of an insert: allocate the entry, store a pointer, append to a queue",
+		Setup: func(t *harness.Trial) error {
+			ring := make([]*cache.Entry, 1<<16)
+			queue := make([]*cache.Entry, 0, 1<<16)
+			t.Run(func(w *harness.Worker) (func(), error) {
+				var i int64
+				return func() {
+					e := cache.NewEntry(0, i, nil, 0, nil)
+					ring[i&(1<<16-1)] = e
+					if len(queue) == cap(queue) {
+						queue = queue[:0]
+					}
+					queue = append(queue, e)
+					i++
+				}, nil
+			})
+			return nil
+		},
+	}
+}
+
+// Benchmarks returns the family's declarations.
+func Benchmarks() []*harness.Benchmark {
+	return []*harness.Benchmark{
+		insertAtTail(), floor(),
+		{
+			Family: Family, Name: "InsertNoop", Suites: []string{"cache"}, Doc: "an empty op: the harness's cost",
+			Setup: func(t *harness.Trial) error {
+				t.Run(func(*harness.Worker) (func(), error) { return func() {}, nil })
+				return nil
+			},
+		},
+	}
+}
+
+func init() {
+	for _, b := range Benchmarks() {
+		harness.Register(b)
+	}
+}
