@@ -40,3 +40,25 @@ func TestReplayParsesLessWithOffsets(t *testing.T) {
 		t.Errorf("bytes parsed per entry %v: the caches should parse about one record (112 B) per entry, the uncached handle far more", parsed)
 	}
 }
+
+func BenchmarkReadRange(b *testing.B) { harness.RunDefault(b, Family+"/ReadRange") }
+
+func TestReadRangeHits(t *testing.T) {
+	o := harness.DefaultOptions()
+	o.Suite, o.Bench, o.Forks = "cache", "ReadRange", 0
+	o.Params = harness.Overrides{"batchSize": {"100"}}
+	o.Warmup = harness.IterSpec{}
+	o.Measure = harness.IterSpec{Count: 1, Ops: 160}
+	run, err := (&harness.Runner{Registry: harness.Default}).Run(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range run.Cases {
+		hit, _ := c.Case.Params.Get("hitPercent")
+		got := c.Iterations[0].Total.Metrics["hits/op"]
+		want := map[string]float64{"0": 0, "10": 10, "100": 100}[hit]
+		if len(c.Failures) > 0 || got != want {
+			t.Errorf("%s: hits/op %v, want %v (%v)", c.Case.Name(), got, want, c.Failures)
+		}
+	}
+}

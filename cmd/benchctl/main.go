@@ -9,7 +9,9 @@ import (
 	"os/signal"
 	"syscall"
 
+	_ "github.com/ledgerbench/ledgerbench/bench/catchup"
 	_ "github.com/ledgerbench/ledgerbench/bench/dedup"
+	_ "github.com/ledgerbench/ledgerbench/bench/eviction"
 	_ "github.com/ledgerbench/ledgerbench/bench/insert"
 	_ "github.com/ledgerbench/ledgerbench/bench/read"
 	_ "github.com/ledgerbench/ledgerbench/bench/self"

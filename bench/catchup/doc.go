@@ -1,0 +1,9 @@
+// Package catchup is the catch-up family of the cache suite (seed 000;
+// JMH's RangeCacheCatchUpInsertBenchmark, reference/pulsar-structures.md
+// §7.2): a two-op group on one cache, impl=skiplist|paged. tailInsert
+// inserts at the tail of ledger 2 (trimming to 10,000 entries every 100);
+// catchUpInsertRun inserts a run of 100 entries of ledger 1 at a random
+// earlier position with its own inserter (a read from storage) and removes
+// the run again. Each op is reported on its own and the group as a whole.
+// The cache is rebuilt before every iteration and cleared after it.
+package catchup

@@ -1,0 +1,98 @@
+package catchup
+
+import (
+	"github.com/ledgerbench/ledgerbench/bench/insert"
+	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/impl/cache"
+)
+
+// Family is the family name.
+const Family = "catchup"
+
+const (
+	cachedTail     = 10_000
+	trimBatch      = 100
+	run            = 100
+	catchUpLedger  = 1
+	tailLedger     = 2
+	catchUpEntries = 50_000
+)
+
+type state struct {
+	q    *cache.RemovalQueue
+	c    cache.RangeCache
+	tail func(cache.Position, *cache.Entry, int64) (bool, error)
+	next int64
+}
+
+func put(f func(cache.Position, *cache.Entry, int64) (bool, error), l, e int64) {
+	en := cache.NewEntry(l, e, nil, 0, nil)
+	ok, err := f(cache.Position{Ledger: l, Entry: e}, en, 0)
+	if err != nil {
+		panic(err)
+	}
+	if !ok {
+		en.Release()
+	}
+}
+
+func catchUp() *harness.Benchmark {
+	return &harness.Benchmark{
+		Family: Family, Name: "CatchUp", Suites: []string{"cache"},
+		Doc:    "group: tailInsert and catchUpInsertRun (100 entries at a random earlier position) on one cache",
+		Params: []harness.Param{{Name: "impl", Values: insert.Impls, Enum: true}},
+		Setup: func(t *harness.Trial) error {
+			impl := t.Param("impl")
+			s := &state{}
+			newPut := func() func(cache.Position, *cache.Entry, int64) (bool, error) {
+				if impl == "paged" {
+					return s.c.NewInserter().Put
+				}
+				return s.c.Put // master had no inserter
+			}
+			t.OnIteration(func() error {
+				s.q = cache.NewRemovalQueue(0, false)
+				c, err := insert.NewCache(impl, s.q)
+				if err != nil {
+					return err
+				}
+				s.c, s.next = c, 0
+				s.tail = newPut()
+				for ; s.next < cachedTail; s.next++ {
+					put(s.tail, tailLedger, s.next)
+				}
+				return nil
+			}, func() error {
+				s.c.Clear()
+				s.q.EvictBefore(1 << 62)
+				return nil
+			})
+			t.Group(
+				harness.Op{Name: "tailInsert", Goroutines: 1, Bind: func(w *harness.Worker) (func(), error) {
+					return func() {
+						put(s.tail, tailLedger, s.next)
+						s.next++
+						if s.next%trimBatch == 0 {
+							s.c.RemoveRange(cache.Position{Ledger: tailLedger}, cache.Position{Ledger: tailLedger, Entry: s.next - cachedTail}, false)
+							s.q.EvictBefore(-1 << 63)
+						}
+					}, nil
+				}},
+				harness.Op{Name: "catchUpInsertRun", Goroutines: 1, Bind: func(w *harness.Worker) (func(), error) {
+					r := w.Rand()
+					return func() {
+						first := int64(r.IntN(catchUpEntries - run))
+						p := newPut()
+						for i := int64(0); i < run; i++ {
+							put(p, catchUpLedger, first+i)
+						}
+						s.c.RemoveRange(cache.Position{Ledger: catchUpLedger, Entry: first}, cache.Position{Ledger: catchUpLedger, Entry: first + run}, false)
+					}, nil
+				}},
+			)
+			return nil
+		},
+	}
+}
+
+func init() { harness.Register(catchUp()) }

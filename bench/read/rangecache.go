@@ -1,0 +1,63 @@
+package read
+
+import (
+	"fmt"
+
+	"github.com/ledgerbench/ledgerbench/bench/insert"
+	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/impl/cache"
+)
+
+const rangeCount = 16
+
+// readRange is JMH's RangeCacheReadBenchmark.readRange
+// (reference/pulsar-structures.md §7.4): 16 ranges of batchSize positions,
+// one per ledger, of which the first hitPercent of every 100 entry IDs are
+// cached; one op reads one range with GetRange and releases every entry.
+func readRange() *harness.Benchmark {
+	return &harness.Benchmark{
+		Family: Family, Name: "ReadRange", Suites: []string{"cache"},
+		Doc: "read a range of batchSize positions of which hitPercent % are cached (getRange, release each)",
+		Params: []harness.Param{
+			{Name: "impl", Values: insert.Impls, Enum: true},
+			{Name: "batchSize", Values: []string{"100", "1000"}, Kind: harness.Int},
+			{Name: "hitPercent", Values: []string{"0", "10", "100"}, Kind: harness.Int},
+		},
+		Units: []harness.UnitInfo{{Unit: "hits/op", Better: "higher"}},
+		Setup: func(t *harness.Trial) error {
+			n, hit := int64(t.Int("batchSize")), t.Int("hitPercent")
+			c, err := insert.NewCache(t.Param("impl"), cache.NewRemovalQueue(0, false))
+			if err != nil {
+				return err
+			}
+			t.OnTeardown(func() error { c.Clear(); return nil })
+			for r := int64(0); r < rangeCount; r++ {
+				for i := int64(0); i < n; i++ {
+					if int(i%100) < hit {
+						e := cache.NewEntry(r, i, nil, 0, nil)
+						if ok, err := c.Put(cache.Position{Ledger: r, Entry: i}, e, 0); !ok || err != nil {
+							return fmt.Errorf("setup put (%d, %d): %v", r, i, err)
+						}
+					}
+				}
+			}
+			t.Run(func(w *harness.Worker) (func(), error) {
+				hits := w.Counter("hits/op")
+				r := int64(0)
+				return func() {
+					es := c.GetRange(cache.Position{Ledger: r, Entry: 0}, cache.Position{Ledger: r, Entry: n - 1})
+					for _, e := range es {
+						e.Release()
+					}
+					hits.Add(int64(len(es)))
+					if r++; r == rangeCount {
+						r = 0
+					}
+				}, nil
+			})
+			return nil
+		},
+	}
+}
+
+func init() { harness.Register(readRange()) }
