@@ -1,6 +1,7 @@
 package cache
 
 import (
+	"math/bits"
 	"sync/atomic"
 
 	"github.com/ledgerbench/ledgerbench/impl/internal/skiplist"
@@ -41,6 +42,11 @@ type page struct {
 	key   pageKey
 	slots [pageSize]atomic.Pointer[wrapper]
 	count atomic.Int32
+	// used has a bit for every slot ever filled: a superset of the filled
+	// slots (bits are never cleared; an emptied page is sealed and
+	// replaced), so range reads skip the slots that were never used
+	// instead of scanning all 64.
+	used atomic.Uint64
 }
 
 func (p *page) reserveSlot() bool {
@@ -120,6 +126,7 @@ func (in *pagedInserter) addToPage(w *wrapper) bool {
 			continue
 		}
 		if cur.slots[slot].CompareAndSwap(nil, w) {
+			cur.used.Or(1 << slot)
 			w.page = cur // removal unlinks through it, without a skip-list lookup
 			return true
 		}
@@ -193,7 +200,23 @@ func (c *Paged) forEachWrapper(first, last Position, lastInclusive bool, visit f
 			to = ls
 		}
 		base := k.index << pageShift
-		for s := from; s <= to; s++ {
+		// Visit only the slots ever used, from..to, in order; a page whose
+		// slots were all used is scanned straight through.
+		used := p.used.Load() >> uint(from) << uint(from)
+		if to < slotMask {
+			used &= 1<<uint(to+1) - 1
+		}
+		if bits.OnesCount64(used) == to-from+1 {
+			for s := from; s <= to; s++ {
+				if w := p.slots[s].Load(); w != nil {
+					visit(w, k.ledger, base+int64(s))
+				}
+			}
+			return true
+		}
+		for used != 0 {
+			s := bits.TrailingZeros64(used)
+			used &= used - 1
 			if w := p.slots[s].Load(); w != nil {
 				visit(w, k.ledger, base+int64(s))
 			}
