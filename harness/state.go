@@ -69,6 +69,21 @@ type Trial struct {
 	ops        []Op
 	groupSetup func(*Group) error
 	group      bool
+	metrics    map[string]float64 // trial-level metrics, reported with every iteration
+}
+
+// ReportMetric records a fact of the trial measured in Setup, such as
+// the memory a structure takes per element ("B/entry"); it is reported
+// with every iteration of the trial. The unit must not end in "/op" (per-op
+// figures are counters, see [Worker.Counter]).
+func (t *Trial) ReportMetric(unit string, value float64) {
+	if unit == "" || strings.HasSuffix(unit, "/op") || strings.ContainsAny(unit, " \t") {
+		panic(fmt.Sprintf("harness: trial metric unit %q must be non-empty, hold no spaces and not end in /op", unit))
+	}
+	if t.metrics == nil {
+		t.metrics = map[string]float64{}
+	}
+	t.metrics[unit] = value
 }
 
 // Op is one operation of a benchmark: the body that a worker goroutine

@@ -298,6 +298,12 @@ func (tr *trialRun) iteration(spec IterSpec) (*Iteration, error) {
 		it.Executed += results[i].executed
 	}
 	it.Total = aggregate("", tr.workers, results, all)
+	for unit, v := range t.metrics {
+		if it.Total.Metrics == nil {
+			it.Total.Metrics = map[string]float64{}
+		}
+		it.Total.Metrics[unit] = v
+	}
 	if t.group {
 		for oi, op := range t.ops {
 			var idx []int

@@ -2,6 +2,7 @@ package insert
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/impl/cache"
@@ -13,6 +14,9 @@ const Family = "insert"
 const (
 	trimBatch        = 100
 	entriesPerLedger = 50_000
+	// memoryEntries is how many entries the B/entry measurement caches:
+	// enough that unrelated heap changes do not show.
+	memoryEntries = 200_000
 )
 
 // Impls are the range cache implementations, master first.
@@ -68,6 +72,7 @@ func insertAtTail() *harness.Benchmark {
 				}
 				return ok
 			}
+			t.ReportMetric("B/entry", bytesPerEntry(t.Param("impl"), memoryEntries))
 			for i := int64(0); i < cached; i++ {
 				insert()
 			}
@@ -129,4 +134,29 @@ func init() {
 	for _, b := range Benchmarks() {
 		harness.Register(b)
 	}
+}
+
+// bytesPerEntry measures the heap a cache takes per cached entry beyond
+// the entries themselves: the wrapper and the removal queue's slot, which
+// both implementations share, and the index (a skip-list node, or a 64th
+// of a page). The entries are built before the measurement.
+func bytesPerEntry(impl string, n int64) float64 {
+	entries := make([]*cache.Entry, n)
+	for i := range entries {
+		entries[i] = cache.NewEntry(0, int64(i), nil, 0, nil)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	c, _ := NewCache(impl, cache.NewRemovalQueue(0, false))
+	in := c.NewInserter()
+	for i, e := range entries {
+		in.Put(cache.Position{Ledger: 0, Entry: int64(i)}, e, 0)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	perEntry := float64(int64(after.HeapAlloc)-int64(before.HeapAlloc)) / float64(n)
+	runtime.KeepAlive(c)
+	c.Clear()
+	return perEntry
 }
