@@ -88,13 +88,7 @@ func Benchmarks() []*harness.Benchmark {
 			func(id int) (string, int64, int64) { return fmt.Sprintf("producer-%d", id), 1, 1 }),
 		caseBench("DedupShared", "16 goroutines sharing producer-0, each with its own increasing stream", 16,
 			func(id int) (string, int64, int64) { return "producer-0", int64(id) + 1, 16 }),
-		{
-			Family: Family, Name: "DedupNoop", Suites: []string{"dedup"}, Doc: "an empty op: the harness's cost",
-			Setup: func(t *harness.Trial) error {
-				t.Run(func(*harness.Worker) (func(), error) { return func() {}, nil })
-				return nil
-			},
-		},
+		harness.NoopBenchmark(Family, "DedupNoop", "dedup"),
 		{
 			Family: Family, Name: "DedupFloor", Suites: []string{"dedup"},
 			Doc: "the unavoidable work of an accepted admission: one compare-and-swap on the caller's own word",

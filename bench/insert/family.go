@@ -120,13 +120,7 @@ func floor() *harness.Benchmark {
 func Benchmarks() []*harness.Benchmark {
 	return []*harness.Benchmark{
 		insertAtTail(), floor(),
-		{
-			Family: Family, Name: "InsertNoop", Suites: []string{"cache"}, Doc: "an empty op: the harness's cost",
-			Setup: func(t *harness.Trial) error {
-				t.Run(func(*harness.Worker) (func(), error) { return func() {}, nil })
-				return nil
-			},
-		},
+		harness.NoopBenchmark(Family, "InsertNoop", "cache"),
 	}
 }
 

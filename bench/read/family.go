@@ -142,13 +142,7 @@ func floor() *harness.Benchmark {
 func Benchmarks() []*harness.Benchmark {
 	return []*harness.Benchmark{
 		replay(), floor(),
-		{
-			Family: Family, Name: "ReadNoop", Suites: []string{"cache"}, Doc: "an empty op: the harness's cost",
-			Setup: func(t *harness.Trial) error {
-				t.Run(func(*harness.Worker) (func(), error) { return func() {}, nil })
-				return nil
-			},
-		},
+		harness.NoopBenchmark(Family, "ReadNoop", "cache"),
 	}
 }
 
