@@ -85,7 +85,9 @@ type Paged struct {
 
 // NewPaged returns an empty paged cache evicted through q.
 func NewPaged(q *RemovalQueue) *Paged {
-	return &Paged{core: core{queue: q}, pages: skiplist.New[pageKey, *page](comparePageKeys)}
+	c := &Paged{core: core{queue: q}, pages: skiplist.New[pageKey, *page](comparePageKeys)}
+	c.self, c.each = c, c.forEachWrapper
+	return c
 }
 
 func (c *Paged) getOrCreatePage(k pageKey) *page {
@@ -223,34 +225,6 @@ func (c *Paged) forEachWrapper(first, last Position, lastInclusive bool, visit f
 		}
 		return true
 	})
-}
-
-func (c *Paged) GetRange(first, last Position) []*Entry {
-	var out []*Entry
-	c.forEachWrapper(first, last, true, func(w *wrapper, l, e int64) {
-		if v := retainedMatching(l, e, w.getValue(l, e, true)); v != nil {
-			out = append(out, v)
-		}
-	})
-	return out
-}
-
-func (c *Paged) ForEachInRange(first, last Position, fn func(*Entry)) {
-	c.forEachWrapper(first, last, true, func(w *wrapper, l, e int64) {
-		if v := retainedMatching(l, e, w.getValue(l, e, true)); v != nil {
-			func() {
-				defer v.Release()
-				fn(v)
-			}()
-		}
-	})
-}
-
-func (c *Paged) RemoveRange(first, last Position, lastInclusive bool) (int, int64) {
-	var ctr counters
-	c.forEachWrapper(first, last, lastInclusive, func(w *wrapper, l, e int64) { removeLocked(c, w, l, e, &ctr) })
-	c.size.Add(-ctr.bytes)
-	return ctr.entries, ctr.bytes
 }
 
 func (c *Paged) Clear() (int, int64) {

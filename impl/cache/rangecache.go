@@ -51,10 +51,42 @@ type Inserter interface {
 // ErrPosition is returned by Put for an entry that is not at its key.
 var ErrPosition = errors.New("entry position does not match its key")
 
-// core is what the implementations share.
+// core is what the implementations share. self is the implementation
+// (the owner its wrappers point to) and each visits the filled positions
+// of a range in order: the only part of a range read that differs.
 type core struct {
 	queue *RemovalQueue
 	size  atomic.Int64
+	self  owner
+	each  func(first, last Position, lastInclusive bool, visit func(w *wrapper, ledger, entry int64))
+}
+
+func (c *core) GetRange(first, last Position) []*Entry {
+	var out []*Entry
+	c.each(first, last, true, func(w *wrapper, l, e int64) {
+		if v := retainedMatching(l, e, w.getValue(l, e, true)); v != nil {
+			out = append(out, v)
+		}
+	})
+	return out
+}
+
+func (c *core) ForEachInRange(first, last Position, fn func(*Entry)) {
+	c.each(first, last, true, func(w *wrapper, l, e int64) {
+		if v := retainedMatching(l, e, w.getValue(l, e, true)); v != nil {
+			func() {
+				defer v.Release()
+				fn(v)
+			}()
+		}
+	})
+}
+
+func (c *core) RemoveRange(first, last Position, lastInclusive bool) (int, int64) {
+	var ctr counters
+	c.each(first, last, lastInclusive, func(w *wrapper, l, e int64) { removeLocked(c.self, w, l, e, &ctr) })
+	c.size.Add(-ctr.bytes)
+	return ctr.entries, ctr.bytes
 }
 
 // insert builds the wrapper for e at key and, under its write lock,

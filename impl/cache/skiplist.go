@@ -11,7 +11,9 @@ type SkipList struct {
 
 // NewSkipList returns an empty skip-list cache evicted through q.
 func NewSkipList(q *RemovalQueue) *SkipList {
-	return &SkipList{core: core{queue: q}, entries: skiplist.New[Position, *wrapper](ComparePositions)}
+	c := &SkipList{core: core{queue: q}, entries: skiplist.New[Position, *wrapper](ComparePositions)}
+	c.self, c.each = c, c.forEachWrapper
+	return c
 }
 
 type skipInserter struct{ c *SkipList }
@@ -64,34 +66,6 @@ func (c *SkipList) forEachWrapper(first, last Position, lastInclusive bool, visi
 		visit(w, k.Ledger, k.Entry)
 		return true
 	})
-}
-
-func (c *SkipList) GetRange(first, last Position) []*Entry {
-	var out []*Entry
-	c.forEachWrapper(first, last, true, func(w *wrapper, l, e int64) {
-		if v := retainedMatching(l, e, w.getValue(l, e, true)); v != nil {
-			out = append(out, v)
-		}
-	})
-	return out
-}
-
-func (c *SkipList) ForEachInRange(first, last Position, fn func(*Entry)) {
-	c.forEachWrapper(first, last, true, func(w *wrapper, l, e int64) {
-		if v := retainedMatching(l, e, w.getValue(l, e, true)); v != nil {
-			func() {
-				defer v.Release()
-				fn(v)
-			}()
-		}
-	})
-}
-
-func (c *SkipList) RemoveRange(first, last Position, lastInclusive bool) (int, int64) {
-	var ctr counters
-	c.forEachWrapper(first, last, lastInclusive, func(w *wrapper, l, e int64) { removeLocked(c, w, l, e, &ctr) })
-	c.size.Add(-ctr.bytes)
-	return ctr.entries, ctr.bytes
 }
 
 func (c *SkipList) Clear() (int, int64) {
