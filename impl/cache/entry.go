@@ -63,6 +63,9 @@ type Entry struct {
 	refCnt        atomic.Int32
 	handler       atomic.Pointer[ReadCountHandler]
 	onDeallocate  func(*Entry)
+	// noReadOnRelease: releasing the last reference is not a read (the
+	// cache's own copies, and entries the writer hands to the cache).
+	noReadOnRelease bool
 }
 
 // NewEntry returns an entry with one reference, expecting expectedReads
@@ -122,7 +125,7 @@ func (e *Entry) Release() (bool, error) {
 }
 
 func (e *Entry) deallocate() {
-	if h := e.handler.Load(); h != nil {
+	if h := e.handler.Load(); h != nil && !e.noReadOnRelease {
 		h.MarkRead()
 	}
 	if e.onDeallocate != nil {
@@ -148,4 +151,18 @@ func (e *Entry) UpdateReadCountHandler(h *ReadCountHandler) { e.handler.Store(h)
 func (e *Entry) HasExpectedReads() bool {
 	h := e.handler.Load()
 	return h != nil && h.HasExpectedReads()
+}
+
+// SetDecreaseReadCountOnRelease says whether releasing the last reference
+// counts as a read (the default); call it before sharing the entry.
+func (e *Entry) SetDecreaseReadCountOnRelease(v bool) { e.noReadOnRelease = !v }
+
+// share returns a new entry with one reference at e's position sharing
+// e's data and read-count handler (a dispatch copy, or the cache's copy
+// when asRead is false).
+func (e *Entry) share(asRead bool) *Entry {
+	c := NewEntry(e.LedgerID(), e.EntryID(), e.data, 0, nil)
+	c.handler.Store(e.handler.Load())
+	c.noReadOnRelease = !asRead
+	return c
 }
