@@ -10,7 +10,7 @@ func BenchmarkCatchUp(b *testing.B) { harness.RunDefault(b, Family+"/CatchUp") }
 
 func TestCatchUpRuns(t *testing.T) {
 	o := harness.DefaultOptions()
-	o.Suite, o.Bench, o.Forks = "cache", "CatchUp", 0
+	o.Suite, o.Bench, o.Forks = "cache", "^BenchmarkCatchUp$", 0
 	o.Warmup = harness.IterSpec{}
 	o.Measure = harness.IterSpec{Count: 2, Ops: 300}
 	run, err := (&harness.Runner{Registry: harness.Default}).Run(t.Context(), o)

@@ -70,4 +70,75 @@ func insertAndEvict() *harness.Benchmark {
 	}
 }
 
-func init() { harness.Register(insertAndEvict()) }
+// evictAll is JMH's RangeCacheEvictionBenchmark (reference §7.5): every
+// invocation starts from a fresh cache of `entries` entries (built in an
+// invocation-level setup, outside the timing) and evicts them all by
+// timestamp; with useRequeuing, every entry expects one read, 90 % have
+// been read and 10 % were accessed, so the queue requeues some before
+// removing them. Sample mode: the latency of one full eviction.
+func evictAll() *harness.Benchmark {
+	return &harness.Benchmark{
+		Family: Family, Name: "EvictAll", Suites: []string{"cache"}, Mode: harness.SampleTime,
+		Doc: "time to evict a whole cache of `entries` entries by timestamp",
+		Params: []harness.Param{
+			{Name: "impl", Values: insert.Impls, Enum: true},
+			{Name: "useRequeuing", Values: []string{"false", "true"}, Kind: harness.Bool},
+			{Name: "entries", Values: []string{"1000000"}, Kind: harness.Int},
+		},
+		Setup: func(t *harness.Trial) error {
+			n := t.Int("entries")
+			requeuing := t.Param("useRequeuing") == "true"
+			impl := t.Param("impl")
+			var q *cache.RemovalQueue
+			var c cache.RangeCache
+			t.OnInvocation(func() error {
+				q = cache.NewRemovalQueue(5, true)
+				var err error
+				if c, err = insert.NewCache(impl, q); err != nil {
+					return err
+				}
+				r := t.Rand(7)
+				expected := int32(0)
+				if requeuing {
+					expected = 1
+				}
+				in := c.NewInserter()
+				for i := 0; i < n; i++ {
+					e := cache.NewEntry(0, int64(i), nil, expected, nil)
+					if ok, err := in.Put(cache.Position{Ledger: 0, Entry: int64(i)}, e, 0); !ok || err != nil {
+						return fmt.Errorf("setup put %d: %v", i, err)
+					}
+					if requeuing {
+						if r.IntN(10) == 0 {
+							if got := c.Get(cache.Position{Ledger: 0, Entry: int64(i)}); got != nil {
+								got.Release() // accessed
+							}
+						} else {
+							e.ReadCountHandler().MarkRead()
+						}
+					}
+				}
+				return nil
+			}, func() error {
+				if n, _ := c.Clear(); n != 0 {
+					return fmt.Errorf("%d entries left after the eviction", n)
+				}
+				return nil
+			})
+			t.Run(func(w *harness.Worker) (func(), error) {
+				return func() {
+					for q.Len() > 0 {
+						q.EvictBefore(1 << 62)
+					}
+				}, nil
+			})
+			return nil
+		},
+	}
+}
+
+func init() {
+	harness.Register(insertAndEvict())
+	harness.Register(evictAll())
+	harness.Register(harness.NoopBenchmark(Family, "EvictionNoop", "cache"))
+}

@@ -232,3 +232,74 @@ func TestConcurrentTailAndCatchUpInserts(t *testing.T) {
 		}
 	})
 }
+
+func TestEviction(t *testing.T) {
+	forEach(t, func(t *testing.T, im impl) {
+		q := NewRemovalQueue(5, false)
+		c := im.new(q)
+		for i, s := range []string{"zero", "one", "two", "three"} {
+			mustPut(t, c, 0, int64(i), s)
+		}
+		if n, b, err := q.EvictLeastAccessed(5); n != 2 || b != 7 || err != nil {
+			t.Fatalf("evict 5 bytes = %d, %d, %v; want 2, 7", n, b, err)
+		}
+		if c.Size() != 8 || c.NumberOfEntries() != 2 {
+			t.Fatalf("size %d entries %d", c.Size(), c.NumberOfEntries())
+		}
+		for _, bad := range []int64{0, -1} {
+			if _, _, err := q.EvictLeastAccessed(bad); err == nil {
+				t.Errorf("evict %d accepted", bad)
+			}
+		}
+	})
+}
+
+func TestEvictions(t *testing.T) {
+	forEach(t, func(t *testing.T, im impl) {
+		q := NewRemovalQueue(5, false)
+		c := im.new(q)
+		for i := int64(0); i < 100; i++ {
+			mustPut(t, c, 0, i, "0123456789")
+		}
+		if n, b, _ := q.EvictLeastAccessed(100); n != 10 || b != 100 {
+			t.Fatalf("evict 100 = %d, %d", n, b)
+		}
+		if c.Exists(Position{0, 9}) || !c.Exists(Position{0, 10}) {
+			t.Fatal("eviction did not take the oldest entries")
+		}
+		if n, _, _ := q.EvictLeastAccessed(1 << 40); n != 90 || c.Size() != 0 {
+			t.Fatalf("evict the rest = %d, size %d", n, c.Size())
+		}
+	})
+}
+
+func TestPutSameObj(t *testing.T) {
+	forEach(t, func(t *testing.T, im impl) {
+		c := im.new(NewRemovalQueue(5, false))
+		e := entry(0, 0, "x")
+		if ok, _ := c.Put(Position{0, 0}, e, 1); !ok {
+			t.Fatal("first put")
+		}
+		e.Retain()
+		if ok, _ := c.Put(Position{0, 0}, e, 1); ok {
+			t.Fatal("the same object was cached twice")
+		}
+		e.Release()
+		if e.RefCnt() != 1 || c.NumberOfEntries() != 1 {
+			t.Fatalf("refCnt %d entries %d", e.RefCnt(), c.NumberOfEntries())
+		}
+	})
+}
+
+func TestGetKeyWithDifferentInstance(t *testing.T) {
+	forEach(t, func(t *testing.T, im impl) {
+		c := im.new(NewRemovalQueue(5, false))
+		mustPut(t, c, 3, 7, "x")
+		key := &Position{3, 7} // another instance, equal value
+		if e := c.Get(*key); e == nil {
+			t.Fatal("an equal key of another instance misses")
+		} else {
+			e.Release()
+		}
+	})
+}
