@@ -31,15 +31,8 @@ func readRange() *harness.Benchmark {
 				return err
 			}
 			t.OnTeardown(func() error { c.Clear(); return nil })
-			for r := int64(0); r < rangeCount; r++ {
-				for i := int64(0); i < n; i++ {
-					if int(i%100) < hit {
-						e := cache.NewEntry(r, i, nil, 0, nil)
-						if ok, err := c.Put(cache.Position{Ledger: r, Entry: i}, e, 0); !ok || err != nil {
-							return fmt.Errorf("setup put (%d, %d): %v", r, i, err)
-						}
-					}
-				}
+			if err := fill(c, n, hit); err != nil {
+				return err
 			}
 			t.Run(func(w *harness.Worker) (func(), error) {
 				hits := w.Counter("hits/op")
@@ -60,4 +53,65 @@ func readRange() *harness.Benchmark {
 	}
 }
 
-func init() { harness.Register(readRange()) }
+// readAndCopyRange is readRange through ForEachInRange into a list of
+// batchSize slots of dispatch copies (what the entry cache hands to a
+// consumer), releasing every copy afterwards.
+func readAndCopyRange() *harness.Benchmark {
+	b := readRange()
+	b.Name = "ReadAndCopyRange"
+	b.Doc = "read a range into dispatch copies (forEachInRange), then release them"
+	b.Setup = func(t *harness.Trial) error {
+		n := int64(t.Int("batchSize"))
+		hit := t.Int("hitPercent")
+		c, err := insert.NewCache(t.Param("impl"), cache.NewRemovalQueue(0, false))
+		if err != nil {
+			return err
+		}
+		t.OnTeardown(func() error { c.Clear(); return nil })
+		if err := fill(c, n, hit); err != nil {
+			return err
+		}
+		t.Run(func(w *harness.Worker) (func(), error) {
+			hits := w.Counter("hits/op")
+			slots := make([]*cache.Entry, n)
+			r := int64(0)
+			return func() {
+				c.ForEachInRange(cache.Position{Ledger: r, Entry: 0}, cache.Position{Ledger: r, Entry: n - 1}, func(e *cache.Entry) {
+					slots[e.EntryID()] = e.DispatchCopy()
+				})
+				for i, e := range slots {
+					if e != nil {
+						e.Release()
+						slots[i] = nil
+						hits.Add(1)
+					}
+				}
+				if r++; r == rangeCount {
+					r = 0
+				}
+			}, nil
+		})
+		return nil
+	}
+	return b
+}
+
+// fill caches the first hit of every 100 entry IDs of each range.
+func fill(c cache.RangeCache, n int64, hit int) error {
+	for r := int64(0); r < rangeCount; r++ {
+		for i := int64(0); i < n; i++ {
+			if int(i%100) < hit {
+				e := cache.NewEntry(r, i, nil, 0, nil)
+				if ok, err := c.Put(cache.Position{Ledger: r, Entry: i}, e, 0); !ok || err != nil {
+					return fmt.Errorf("setup put (%d, %d): %v", r, i, err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func init() {
+	harness.Register(readRange())
+	harness.Register(readAndCopyRange())
+}

@@ -45,7 +45,7 @@ func BenchmarkReadRange(b *testing.B) { harness.RunDefault(b, Family+"/ReadRange
 
 func TestReadRangeHits(t *testing.T) {
 	o := harness.DefaultOptions()
-	o.Suite, o.Bench, o.Forks = "cache", "ReadRange", 0
+	o.Suite, o.Bench, o.Forks = "cache", "Read(AndCopy)?Range", 0
 	o.Params = harness.Overrides{"batchSize": {"100"}}
 	o.Warmup = harness.IterSpec{}
 	o.Measure = harness.IterSpec{Count: 1, Ops: 160}
@@ -62,3 +62,5 @@ func TestReadRangeHits(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkReadAndCopyRange(b *testing.B) { harness.RunDefault(b, Family+"/ReadAndCopyRange") }

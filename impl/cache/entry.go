@@ -166,3 +166,8 @@ func (e *Entry) share(asRead bool) *Entry {
 	c.noReadOnRelease = !asRead
 	return c
 }
+
+// DispatchCopy returns a new entry with one reference at e's position,
+// sharing e's data and read-count handler: what a read hands to a
+// consumer (releasing it counts as a read).
+func (e *Entry) DispatchCopy() *Entry { return e.share(true) }

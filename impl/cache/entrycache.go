@@ -170,7 +170,7 @@ func (c *EntryCache) ReadEntries(ledger, first, last int64, expectedReads int32)
 	out := make([]*Entry, n)
 	count := 0
 	c.entries.ForEachInRange(Position{ledger, first}, Position{ledger, last}, func(e *Entry) {
-		out[e.EntryID()-first] = e.share(true)
+		out[e.EntryID()-first] = e.DispatchCopy()
 		count++
 	})
 	if count == n {
