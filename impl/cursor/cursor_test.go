@@ -1,0 +1,192 @@
+package cursor
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+)
+
+func forEach(t *testing.T, f func(t *testing.T, name string, c Container)) {
+	for _, name := range Implementations {
+		t.Run(name, func(t *testing.T) {
+			c, err := New(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f(t, name, c)
+		})
+	}
+}
+
+func TestReferenceExample(t *testing.T) {
+	forEach(t, func(t *testing.T, name string, c Container) {
+		c.Add("A", Position{0, 5})
+		c.Add("B", Position{0, 5})
+		c.Add("C", Position{0, 7})
+		if p, ok := c.Slowest(); !ok || p != (Position{0, 5}) {
+			t.Fatalf("slowest %v", p)
+		}
+		if name == "heap" {
+			if _, ok := c.CountAtOrBefore("A"); ok {
+				t.Fatal("the heap claims to count")
+			}
+			return
+		}
+		var got []int
+		for _, n := range []string{"A", "B", "C"} {
+			k, _ := c.CountAtOrBefore(n)
+			got = append(got, k)
+		}
+		if fmt.Sprint(got) != "[2 2 3]" {
+			t.Fatalf("counts %v, want [2 2 3]", got)
+		}
+		if err := c.Add("A", Position{}); !errors.Is(err, ErrDuplicate) {
+			t.Errorf("duplicate add: %v", err)
+		}
+		if err := c.Update("Z", Position{}); !errors.Is(err, ErrUnknown) {
+			t.Errorf("unknown update: %v", err)
+		}
+	})
+}
+
+// TestModel runs random adds, moves and removals against a plain map and
+// checks every count and the slowest position after each query.
+func TestModel(t *testing.T) {
+	forEach(t, func(t *testing.T, name string, c Container) {
+		seed := uint64(7)
+		t.Logf("seed %d", seed)
+		r := rand.New(rand.NewPCG(seed, 1))
+		model := map[string]Position{}
+		for i := 0; i < 6000; i++ {
+			n := fmt.Sprintf("c%d", r.IntN(60))
+			pos := Position{int64(r.IntN(3)), int64(r.IntN(40))}
+			switch op := r.IntN(10); {
+			case op < 3:
+				err := c.Add(n, pos)
+				if _, had := model[n]; had != (err != nil) {
+					t.Fatalf("op %d add %s: %v", i, n, err)
+				}
+				if err == nil {
+					model[n] = pos
+				}
+			case op < 7:
+				err := c.Update(n, pos)
+				if _, had := model[n]; had != (err == nil) {
+					t.Fatalf("op %d update %s: %v", i, n, err)
+				}
+				if err == nil {
+					model[n] = pos
+				}
+			case op < 8:
+				_, had := model[n]
+				if c.Remove(n) != had {
+					t.Fatalf("op %d remove %s", i, n)
+				}
+				delete(model, n)
+			default:
+				if c.Size() != len(model) {
+					t.Fatalf("op %d size %d, model %d", i, c.Size(), len(model))
+				}
+				slow, ok := c.Slowest()
+				var want Position
+				for _, p := range model {
+					if !ok || want == (Position{}) || p.Compare(want) < 0 {
+						want = p
+					}
+				}
+				if ok != (len(model) > 0) || (ok && slow.Compare(minOf(model)) != 0) {
+					t.Fatalf("op %d slowest %v %v, want %v", i, slow, ok, minOf(model))
+				}
+				if name == "heap" {
+					continue
+				}
+				for cn, cp := range model {
+					want := 0
+					for _, p := range model {
+						if p.Compare(cp) <= 0 {
+							want++
+						}
+					}
+					if got, _ := c.CountAtOrBefore(cn); got != want {
+						t.Fatalf("op %d count of %s at %v = %d, want %d", i, cn, cp, got, want)
+					}
+				}
+			}
+		}
+	})
+}
+
+func minOf(m map[string]Position) Position {
+	first := true
+	var out Position
+	for _, p := range m {
+		if first || p.Compare(out) < 0 {
+			out, first = p, false
+		}
+	}
+	return out
+}
+
+// TestConcurrentSeeks: goroutines seek their own cursors forward and
+// query counts while others do the same; positions only grow, so every
+// count is between 1 and the number of cursors, and at the end the counts
+// match a recomputation.
+func TestConcurrentSeeks(t *testing.T) {
+	forEach(t, func(t *testing.T, name string, c Container) {
+		const goroutines, perG, seeks = 4, 10, 500
+		var wg sync.WaitGroup
+		final := make([]map[string]Position, goroutines)
+		for g := 0; g < goroutines; g++ {
+			final[g] = map[string]Position{}
+			for k := 0; k < perG; k++ {
+				n := fmt.Sprintf("g%d-%d", g, k)
+				c.Add(n, Position{0, int64(k)})
+				final[g][n] = Position{0, int64(k)}
+			}
+		}
+		var bad sync.Map
+		for g := 0; g < goroutines; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := rand.New(rand.NewPCG(uint64(g), 2))
+				for i := 0; i < seeks; i++ {
+					n := fmt.Sprintf("g%d-%d", g, r.IntN(perG))
+					p := final[g][n].After(int64(1 + r.IntN(100)))
+					if err := c.Update(n, p); err != nil {
+						bad.Store(n, err)
+					}
+					final[g][n] = p
+					if got, ok := c.CountAtOrBefore(n); ok && (got < 1 || got > goroutines*perG) {
+						bad.Store(n, got)
+					}
+					c.Slowest()
+				}
+			}()
+		}
+		wg.Wait()
+		bad.Range(func(k, v any) bool { t.Errorf("%v: %v", k, v); return true })
+		if name == "heap" {
+			return
+		}
+		all := map[string]Position{}
+		for _, m := range final {
+			for k, v := range m {
+				all[k] = v
+			}
+		}
+		for n, p := range all {
+			want := 0
+			for _, q := range all {
+				if q.Compare(p) <= 0 {
+					want++
+				}
+			}
+			if got, _ := c.CountAtOrBefore(n); got != want {
+				t.Fatalf("%s: count %d, want %d", n, got, want)
+			}
+		}
+	})
+}
