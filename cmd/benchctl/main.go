@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	_ "github.com/ledgerbench/ledgerbench/bench/catchup"
+	_ "github.com/ledgerbench/ledgerbench/bench/cursor"
 	_ "github.com/ledgerbench/ledgerbench/bench/dedup"
 	_ "github.com/ledgerbench/ledgerbench/bench/eviction"
 	_ "github.com/ledgerbench/ledgerbench/bench/insert"

@@ -140,11 +140,15 @@ func (a *Active) process() {
 			if n.removed {
 				continue
 			}
-			if n.pos != nil {
+			switch q := *n.pending; {
+			case n.pos != nil && q.Compare(*n.pos) >= 0:
+				a.moveForward(n, q)
+			default:
 				a.unlink(n)
+				n.pos = &q
+				a.insert(n)
 			}
-			n.pos, n.pending = n.pending, nil
-			a.insert(n)
+			n.pending = nil
 		}
 	}
 	a.queue, a.removals, a.sinceCmp = a.queue[:0], a.removals[:0], 0
@@ -186,6 +190,58 @@ func (a *Active) unlink(n *node) {
 	}
 	n.prev, n.next, n.pos, n.counter = nil, nil, nil, nil
 	a.tracked--
+}
+
+// moveForward moves a linked node forward from its position P to q ≥ P,
+// walking only the nodes in between: the groups after P and before q
+// count one cursor fewer, P's group too when n shared it, and the groups
+// at or after q are unchanged (n was and stays at or before them).
+func (a *Active) moveForward(n *node, q Position) {
+	if q.Compare(*n.pos) == 0 {
+		return
+	}
+	last := n.counter
+	if (n.prev != nil && n.prev.counter == n.counter) || (n.next != nil && n.next.counter == n.counter) {
+		*n.counter--
+	}
+	prev, x := n.prev, n.next
+	for x != nil && x.pos.Compare(q) <= 0 {
+		if x.counter != last && x.pos.Compare(q) < 0 {
+			*x.counter--
+			last = x.counter
+		}
+		prev, x = x, x.next
+	}
+	if prev == n.prev { // still in place: only the position changes
+		n.pos = &q
+		c := int32(1)
+		if prev != nil {
+			c = *prev.counter + 1
+		}
+		n.counter = &c
+		return
+	}
+	// unlink n, then link it between prev and x.
+	if n.prev != nil {
+		n.prev.next = n.next
+	} else {
+		a.head = n.next
+	}
+	n.next.prev = n.prev // n.next != nil: n moved past it
+	n.prev, n.next = prev, x
+	prev.next = n
+	if x != nil {
+		x.prev = n
+	} else {
+		a.tail = n
+	}
+	n.pos = &q
+	if prev.pos.Compare(q) == 0 {
+		n.counter = prev.counter
+	} else {
+		c := *prev.counter + 1
+		n.counter = &c
+	}
 }
 
 // insert links n (its pos set) after every node at or before its position

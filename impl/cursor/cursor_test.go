@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -186,6 +187,48 @@ func TestConcurrentSeeks(t *testing.T) {
 			}
 			if got, _ := c.CountAtOrBefore(n); got != want {
 				t.Fatalf("%s: count %d, want %d", n, got, want)
+			}
+		}
+	})
+}
+
+// TestForwardMoves checks every count after each small forward move
+// (including moves to the same position and into and out of shared
+// groups), one query per move so the incremental path applies it.
+func TestForwardMoves(t *testing.T) {
+	forEach(t, func(t *testing.T, name string, c Container) {
+		if name == "heap" {
+			return
+		}
+		r := rand.New(rand.NewPCG(11, 1))
+		model := make([]int64, 40)
+		for i := range model {
+			model[i] = int64(r.IntN(20))
+			c.Add(fmt.Sprint(i), Position{0, model[i]})
+		}
+		c.CountAtOrBefore("0")
+		for op := 0; op < 3000; op++ {
+			moves := 1 + r.IntN(3)
+			for range moves {
+				i := r.IntN(len(model))
+				model[i] += int64(r.IntN(4))
+				if err := c.Update(fmt.Sprint(i), Position{0, model[i]}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for i, p := range model {
+				want := 0
+				for _, q := range model {
+					if q <= p {
+						want++
+					}
+				}
+				if got, _ := c.CountAtOrBefore(fmt.Sprint(i)); got != want {
+					t.Fatalf("op %d: count of %d at %d = %d, want %d", op, i, p, got, want)
+				}
+			}
+			if p, _ := c.Slowest(); p.Entry != slices.Min(model) {
+				t.Fatalf("op %d: slowest %v, want %d", op, p, slices.Min(model))
 			}
 		}
 	})
