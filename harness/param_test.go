@@ -146,7 +146,7 @@ func FuzzParseIterSpec(f *testing.F) {
 func TestRegistrySelect(t *testing.T) {
 	r := &harness.Registry{}
 	r.Register(paramBench())
-	if _, err := r.Select("nosuite", nil); err == nil || !strings.Contains(err.Error(), "valid: cache, dedup, location, self, all") {
+	if _, err := r.Select("nosuite", nil); err == nil || !strings.Contains(err.Error(), "valid: cache, cursor, dedup, location, self, all") {
 		t.Errorf("unknown suite: %v", err)
 	}
 	if _, err := r.Select("cache", nil); err == nil || !strings.Contains(err.Error(), "no benchmarks") {

@@ -49,7 +49,7 @@ func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"run", "--suite", "nosuch"}, `unknown suite "nosuch" (valid: cache, dedup, location, self, all)`},
+		{[]string{"run", "--suite", "nosuch"}, `unknown suite "nosuch" (valid: cache, cursor, dedup, location, self, all)`},
 		{[]string{"run", "--suite", "self", "--bench", "NoSuchBench"}, `--bench "NoSuchBench" matches no benchmark of suite self (benchmarks: BenchmarkAlloc`},
 		{[]string{"run", "--suite", "self", "--bench", "("}, "--bench \"(\": error parsing regexp"},
 		{[]string{"run", "--suite", "self", "-p", "nosuch=1"}, `unknown parameter "nosuch" (parameters of the selected benchmarks: size)`},
