@@ -10,7 +10,7 @@ import (
 type node struct {
 	name    string
 	pos     *Position // applied position; nil while not in the list
-	pending *Position // position to apply
+	pending Position  // position to apply while queued
 	queued  bool
 	removed bool
 	counter *int32 // shared by the node's position group
@@ -66,8 +66,7 @@ func (a *Active) Update(name string, pos Position) error {
 }
 
 func (a *Active) setPending(n *node, pos Position) {
-	p := pos
-	n.pending = &p
+	n.pending = pos
 	if !n.queued {
 		n.queued = true
 		a.queue = append(a.queue, n)
@@ -140,7 +139,7 @@ func (a *Active) process() {
 			if n.removed {
 				continue
 			}
-			switch q := *n.pending; {
+			switch q := n.pending; {
 			case n.pos != nil && q.Compare(*n.pos) >= 0:
 				a.moveForward(n, q)
 			default:
@@ -148,7 +147,6 @@ func (a *Active) process() {
 				n.pos = &q
 				a.insert(n)
 			}
-			n.pending = nil
 		}
 	}
 	a.queue, a.removals, a.sinceCmp = a.queue[:0], a.removals[:0], 0
@@ -297,7 +295,8 @@ func (a *Active) rebuild() {
 	for _, n := range a.queue {
 		n.queued = false
 		if !n.removed {
-			n.pos, n.pending = n.pending, nil
+			p := n.pending
+			n.pos = &p
 			live = append(live, n)
 		}
 	}
