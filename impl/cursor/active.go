@@ -131,8 +131,10 @@ func (a *Active) process() {
 	if len(a.queue) >= max(a.tracked/2, 1) {
 		a.rebuild()
 	} else {
-		for _, n := range a.removals {
-			a.unlink(n)
+		if len(a.removals) == 1 {
+			a.unlink(a.removals[0])
+		} else if len(a.removals) > 1 {
+			a.sweep()
 		}
 		for _, n := range a.queue {
 			n.queued = false
@@ -188,6 +190,33 @@ func (a *Active) unlink(n *node) {
 	}
 	n.prev, n.next, n.pos, n.counter = nil, nil, nil, nil
 	a.tracked--
+}
+
+// sweep unlinks every removed node in one pass and recounts the groups:
+// one walk of the list instead of one walk of its tail per removal.
+func (a *Active) sweep() {
+	var i int32
+	for x := a.head; x != nil; {
+		next := x.next
+		if x.removed {
+			if x.prev != nil {
+				x.prev.next = next
+			} else {
+				a.head = next
+			}
+			if next != nil {
+				next.prev = x.prev
+			} else {
+				a.tail = x.prev
+			}
+			x.prev, x.next, x.pos, x.counter = nil, nil, nil, nil
+			a.tracked--
+		} else {
+			i++
+			*x.counter = i // the group's last member sets its final count
+		}
+		x = next
+	}
 }
 
 // moveForward moves a linked node forward from its position P to q ≥ P,
@@ -248,6 +277,9 @@ func (a *Active) moveForward(n *node, q Position) {
 func (a *Active) insert(n *node) {
 	var prev *node
 	x := a.head
+	if a.tail != nil && a.tail.pos.Compare(*n.pos) <= 0 {
+		prev, x = a.tail, nil // at or after the newest: nothing to walk
+	}
 	for x != nil && x.pos.Compare(*n.pos) <= 0 {
 		prev, x = x, x.next
 	}

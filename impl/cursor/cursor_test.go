@@ -233,3 +233,60 @@ func TestForwardMoves(t *testing.T) {
 		}
 	})
 }
+
+// TestChurn removes 1–5 of the oldest cursors and adds as many after the
+// newest (some at the newest's position) before each round of queries, so
+// several removals are pending at once.
+func TestChurn(t *testing.T) {
+	forEach(t, func(t *testing.T, name string, c Container) {
+		if name == "heap" {
+			return
+		}
+		r := rand.New(rand.NewPCG(13, 1))
+		type cur struct {
+			name string
+			pos  int64
+		}
+		var live []cur
+		next := int64(0)
+		add := func() {
+			if r.IntN(3) > 0 {
+				next++
+			}
+			n := cur{fmt.Sprint("c", len(live), "-", next, "-", r.Uint32()), next}
+			if err := c.Add(n.name, Position{0, n.pos}); err != nil {
+				t.Fatal(err)
+			}
+			live = append(live, n)
+		}
+		for range 100 {
+			add()
+		}
+		for round := 0; round < 500; round++ {
+			k := 1 + r.IntN(5)
+			for _, n := range live[:k] {
+				if !c.Remove(n.name) {
+					t.Fatalf("round %d: %s not tracked", round, n.name)
+				}
+			}
+			live = live[k:]
+			for range k {
+				add()
+			}
+			for _, n := range live {
+				want := 0
+				for _, m := range live {
+					if m.pos <= n.pos {
+						want++
+					}
+				}
+				if got, _ := c.CountAtOrBefore(n.name); got != want {
+					t.Fatalf("round %d: count of %s = %d, want %d", round, n.name, got, want)
+				}
+			}
+			if p, _ := c.Slowest(); p.Entry != live[0].pos || c.Size() != len(live) {
+				t.Fatalf("round %d: slowest %v size %d, want %d and %d", round, p, c.Size(), live[0].pos, len(live))
+			}
+		}
+	})
+}
