@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/harnesstest"
 )
 
 func BenchmarkSeekForward01(b *testing.B) { harness.RunDefault(b, Family+"/SeekForward01") }
@@ -16,24 +17,15 @@ func BenchmarkChurn(b *testing.B)         { harness.RunDefault(b, Family+"/Churn
 // the container's size and slowest position) and checks counted/op: the
 // counting containers count every ratio-th op, the heap never does.
 func TestFamilyRuns(t *testing.T) {
-	o := harness.DefaultOptions()
-	o.Suite, o.Forks = "cursor", 0
-	o.Warmup = harness.IterSpec{}
-	o.Measure = harness.IterSpec{Count: 1, Ops: 1000}
-	o.Params = harness.Overrides{"cursors": {"10", "100"}}
-	run, err := (&harness.Runner{Registry: harness.Default}).Run(t.Context(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cases := harnesstest.Run(t, harnesstest.Spec{Suite: "cursor",
+		Params:  harness.Overrides{"cursors": {"10", "100"}},
+		Measure: harness.IterSpec{Count: 1, Ops: 1000}})
 	// seek ×2 and churn: 3 impls × 2 sizes × 4 ratios; slowest ×2: 3 × 2; noop.
-	if want := 3*3*2*4 + 2*3*2 + 1; len(run.Cases) != want {
-		t.Fatalf("%d cases, want %d", len(run.Cases), want)
+	if want := 3*3*2*4 + 2*3*2 + 1; len(cases) != want {
+		t.Fatalf("%d cases, want %d", len(cases), want)
 	}
-	for _, c := range run.Cases {
+	for _, c := range cases {
 		name := c.Case.Name()
-		if len(c.Failures) > 0 {
-			t.Fatalf("%s: %v", name, c.Failures[0])
-		}
 		ratio, hasRatio := c.Case.Params.Get("ratio")
 		if !hasRatio {
 			continue

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/harnesstest"
 )
 
 func BenchmarkDedupSingle(b *testing.B)   { harness.RunDefault(b, Family+"/DedupSingle") }
@@ -16,21 +17,11 @@ func BenchmarkDedupFloor(b *testing.B)    { harness.RunDefault(b, Family+"/Dedup
 // bodies did: single and distinct producers accept every call, the shared
 // producer accepts some, and the atomic implementation allocates nothing.
 func TestFamilyRuns(t *testing.T) {
-	o := harness.DefaultOptions()
-	o.Suite, o.Forks = "dedup", 0
-	o.Warmup = harness.IterSpec{}
-	o.Measure = harness.IterSpec{Count: 1, Ops: 2000}
-	run, err := (&harness.Runner{Registry: harness.Default}).Run(t.Context(), o)
-	if err != nil {
-		t.Fatal(err)
+	cases := harnesstest.Run(t, harnesstest.Spec{Suite: "dedup", Measure: harness.IterSpec{Count: 1, Ops: 2000}})
+	if len(cases) != 3*6+2 {
+		t.Fatalf("%d cases, want 20", len(cases))
 	}
-	if len(run.Cases) != 3*6+2 {
-		t.Fatalf("%d cases, want 20", len(run.Cases))
-	}
-	for _, c := range run.Cases {
-		if len(c.Failures) > 0 {
-			t.Fatalf("%s: %v", c.Case.Name(), c.Failures[0])
-		}
+	for _, c := range cases {
 		it := c.Iterations[0]
 		acc, has := it.Total.Metrics["accepted/op"]
 		name := c.Case.Name()

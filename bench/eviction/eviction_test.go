@@ -4,48 +4,32 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/harnesstest"
 )
 
 func BenchmarkInsertAndEvict(b *testing.B) { harness.RunDefault(b, Family+"/InsertAndEvict") }
 
 func TestInsertAndEvictRuns(t *testing.T) {
-	o := harness.DefaultOptions()
-	o.Suite, o.Bench, o.Forks = "cache", "InsertAndEvict", 0
-	o.Params = harness.Overrides{"batchSize": {"100"}}
-	o.Warmup = harness.IterSpec{}
-	o.Measure = harness.IterSpec{Count: 1, Ops: 50}
-	run, err := (&harness.Runner{Registry: harness.Default}).Run(t.Context(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(run.Cases) != 4 {
-		t.Fatalf("%d cases", len(run.Cases))
-	}
-	for _, c := range run.Cases {
-		if len(c.Failures) > 0 {
-			t.Fatalf("%s: %v", c.Case.Name(), c.Failures[0])
-		}
+	cases := harnesstest.Run(t, harnesstest.Spec{Suite: "cache", Bench: "InsertAndEvict",
+		Params:  harness.Overrides{"batchSize": {"100"}},
+		Measure: harness.IterSpec{Count: 1, Ops: 50}})
+	if len(cases) != 4 {
+		t.Fatalf("%d cases", len(cases))
 	}
 }
 
 func BenchmarkEvictAll(b *testing.B) { harness.RunDefault(b, Family+"/EvictAll") }
 
 func TestEvictAllRuns(t *testing.T) {
-	o := harness.DefaultOptions()
-	o.Suite, o.Bench, o.Forks = "cache", "EvictAll", 0
-	o.Params = harness.Overrides{"entries": {"2000"}}
-	o.Warmup = harness.IterSpec{}
-	o.Measure = harness.IterSpec{Count: 1, Ops: 3}
-	run, err := (&harness.Runner{Registry: harness.Default}).Run(t.Context(), o)
-	if err != nil {
-		t.Fatal(err)
+	cases := harnesstest.Run(t, harnesstest.Spec{Suite: "cache", Bench: "EvictAll",
+		Params:  harness.Overrides{"entries": {"2000"}},
+		Measure: harness.IterSpec{Count: 1, Ops: 3}})
+	if len(cases) != 4 {
+		t.Fatalf("%d cases", len(cases))
 	}
-	if len(run.Cases) != 4 {
-		t.Fatalf("%d cases", len(run.Cases))
-	}
-	for _, c := range run.Cases {
-		if len(c.Failures) > 0 || c.Iterations[0].Total.Ops != 3 {
-			t.Fatalf("%s: %v", c.Case.Name(), c.Failures)
+	for _, c := range cases {
+		if c.Iterations[0].Total.Ops != 3 {
+			t.Fatalf("%s: %d ops, want 3", c.Case.Name(), c.Iterations[0].Total.Ops)
 		}
 	}
 }

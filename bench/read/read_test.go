@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/harnesstest"
 )
 
 func BenchmarkOffloadReplay(b *testing.B) { harness.RunDefault(b, Family+"/OffloadReplay") }
@@ -14,20 +15,11 @@ func BenchmarkReadNoop(b *testing.B)      { harness.RunDefault(b, Family+"/ReadN
 // offset caches must cut the bytes parsed per entry (the work they save),
 // and every mode must return entries.
 func TestReplayParsesLessWithOffsets(t *testing.T) {
-	o := harness.DefaultOptions()
-	o.Suite, o.Bench, o.Forks = "cache", "OffloadReplay", 0
-	o.Params = harness.Overrides{"entrySize": {"100"}}
-	o.Warmup = harness.IterSpec{Count: 1, Ops: 100}
-	o.Measure = harness.IterSpec{Count: 1, Ops: 100}
-	run, err := (&harness.Runner{Registry: harness.Default}).Run(t.Context(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cases := harnesstest.Run(t, harnesstest.Spec{Suite: "cache", Bench: "OffloadReplay",
+		Params: harness.Overrides{"entrySize": {"100"}},
+		Warmup: harness.IterSpec{Count: 1, Ops: 100}, Measure: harness.IterSpec{Count: 1, Ops: 100}})
 	parsed := map[string]float64{}
-	for _, c := range run.Cases {
-		if len(c.Failures) > 0 {
-			t.Fatalf("%s: %v", c.Case.Name(), c.Failures[0])
-		}
+	for _, c := range cases {
 		mode, _ := c.Case.Params.Get("offsets")
 		it := c.Iterations[len(c.Iterations)-1]
 		if it.Total.Ops != 2000 {
@@ -44,21 +36,15 @@ func TestReplayParsesLessWithOffsets(t *testing.T) {
 func BenchmarkReadRange(b *testing.B) { harness.RunDefault(b, Family+"/ReadRange") }
 
 func TestReadRangeHits(t *testing.T) {
-	o := harness.DefaultOptions()
-	o.Suite, o.Bench, o.Forks = "cache", "Read(AndCopy)?Range", 0
-	o.Params = harness.Overrides{"batchSize": {"100"}}
-	o.Warmup = harness.IterSpec{}
-	o.Measure = harness.IterSpec{Count: 1, Ops: 160}
-	run, err := (&harness.Runner{Registry: harness.Default}).Run(t.Context(), o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range run.Cases {
+	cases := harnesstest.Run(t, harnesstest.Spec{Suite: "cache", Bench: "Read(AndCopy)?Range",
+		Params:  harness.Overrides{"batchSize": {"100"}},
+		Measure: harness.IterSpec{Count: 1, Ops: 160}})
+	for _, c := range cases {
 		hit, _ := c.Case.Params.Get("hitPercent")
 		got := c.Iterations[0].Total.Metrics["hits/op"]
 		want := map[string]float64{"0": 0, "10": 10, "100": 100}[hit]
-		if len(c.Failures) > 0 || got != want {
-			t.Errorf("%s: hits/op %v, want %v (%v)", c.Case.Name(), got, want, c.Failures)
+		if got != want {
+			t.Errorf("%s: hits/op %v, want %v", c.Case.Name(), got, want)
 		}
 	}
 }

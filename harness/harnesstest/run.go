@@ -1,0 +1,36 @@
+package harnesstest
+
+import (
+	"testing"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+)
+
+// Spec selects the cases and sizes the iterations of an in-process run.
+type Spec struct {
+	Suite, Bench string            // as --suite and --bench
+	Params       harness.Overrides // as -p
+	Warmup       harness.IterSpec  // zero: no warmup
+	Measure      harness.IterSpec
+}
+
+// Run runs the selection in process (no forks) from harness.Default and
+// returns its cases; it stops the test on a run error or on the first
+// failed case.
+func Run(t testing.TB, s Spec) []*harness.CaseResult {
+	t.Helper()
+	o := harness.DefaultOptions()
+	o.Suite, o.Bench, o.Forks = s.Suite, s.Bench, 0
+	o.Params = s.Params
+	o.Warmup, o.Measure = s.Warmup, s.Measure
+	run, err := (&harness.Runner{Registry: harness.Default}).Run(t.Context(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range run.Cases {
+		if len(c.Failures) > 0 {
+			t.Fatalf("%s: %v", c.Case.Name(), c.Failures[0])
+		}
+	}
+	return run.Cases
+}
