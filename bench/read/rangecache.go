@@ -25,13 +25,8 @@ func readRange() *harness.Benchmark {
 		},
 		Units: []harness.UnitInfo{{Unit: "hits/op", Better: "higher"}},
 		Setup: func(t *harness.Trial) error {
-			n, hit := int64(t.Int("batchSize")), t.Int("hitPercent")
-			c, err := insert.NewCache(t.Param("impl"), cache.NewRemovalQueue(0, false))
+			c, n, err := filledCache(t)
 			if err != nil {
-				return err
-			}
-			t.OnTeardown(func() error { c.Clear(); return nil })
-			if err := fill(c, n, hit); err != nil {
 				return err
 			}
 			t.Run(func(w *harness.Worker) (func(), error) {
@@ -61,14 +56,8 @@ func readAndCopyRange() *harness.Benchmark {
 	b.Name = "ReadAndCopyRange"
 	b.Doc = "read a range into dispatch copies (forEachInRange), then release them"
 	b.Setup = func(t *harness.Trial) error {
-		n := int64(t.Int("batchSize"))
-		hit := t.Int("hitPercent")
-		c, err := insert.NewCache(t.Param("impl"), cache.NewRemovalQueue(0, false))
+		c, n, err := filledCache(t)
 		if err != nil {
-			return err
-		}
-		t.OnTeardown(func() error { c.Clear(); return nil })
-		if err := fill(c, n, hit); err != nil {
 			return err
 		}
 		t.Run(func(w *harness.Worker) (func(), error) {
@@ -94,6 +83,18 @@ func readAndCopyRange() *harness.Benchmark {
 		return nil
 	}
 	return b
+}
+
+// filledCache returns the trial's cache (cleared at teardown) filled as
+// fill does for its batchSize and hitPercent, and batchSize.
+func filledCache(t *harness.Trial) (cache.RangeCache, int64, error) {
+	n := int64(t.Int("batchSize"))
+	c, err := insert.NewCache(t.Param("impl"), cache.NewRemovalQueue(0, false))
+	if err != nil {
+		return nil, 0, err
+	}
+	t.OnTeardown(func() error { c.Clear(); return nil })
+	return c, n, fill(c, n, t.Int("hitPercent"))
 }
 
 // fill caches the first hit of every 100 entry IDs of each range.

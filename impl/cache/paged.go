@@ -153,17 +153,7 @@ func (in *pagedInserter) UpdateIfCached(key Position, fn func(*Entry)) bool {
 		}
 		in.page = p
 	}
-	w := p.slots[slot].Load()
-	if w == nil {
-		return false
-	}
-	v := retainedMatching(key.Ledger, key.Entry, w.getValue(key.Ledger, key.Entry, false))
-	if v == nil {
-		return false
-	}
-	defer v.Release()
-	fn(v)
-	return true
+	return updateCached(p.slots[slot].Load(), key, fn)
 }
 
 func (c *Paged) wrapperAt(key Position) *wrapper {

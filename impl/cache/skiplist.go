@@ -32,17 +32,8 @@ func (in skipInserter) Put(key Position, e *Entry, length int64) (bool, error) {
 }
 
 func (in skipInserter) UpdateIfCached(key Position, fn func(*Entry)) bool {
-	w, ok := in.c.entries.Get(key)
-	if !ok {
-		return false
-	}
-	v := retainedMatching(key.Ledger, key.Entry, w.getValue(key.Ledger, key.Entry, false))
-	if v == nil {
-		return false
-	}
-	defer v.Release()
-	fn(v)
-	return true
+	w, _ := in.c.entries.Get(key)
+	return updateCached(w, key, fn)
 }
 
 func (c *SkipList) Get(key Position) *Entry {

@@ -125,3 +125,19 @@ func retainedMatching(ledger, entry int64, v *Entry) *Entry {
 	v.Release()
 	return nil
 }
+
+// updateCached is Inserter.UpdateIfCached on the wrapper found at key (nil:
+// none): fn gets the entry, retained for the call, if it is still there;
+// it does not count as an access.
+func updateCached(w *wrapper, key Position, fn func(*Entry)) bool {
+	if w == nil {
+		return false
+	}
+	v := retainedMatching(key.Ledger, key.Entry, w.getValue(key.Ledger, key.Entry, false))
+	if v == nil {
+		return false
+	}
+	defer v.Release()
+	fn(v)
+	return true
+}
