@@ -81,103 +81,102 @@ func count(c impl.Container, name string, entry int64, ratio int, counter int64,
 	return entry
 }
 
-func seekForward(name string, goroutines int) *harness.Benchmark {
-	return &harness.Benchmark{
+// newBenchmark declares a thrpt benchmark of the family; counting ones
+// take the ratio parameter and report counted/op.
+func newBenchmark(name, doc string, goroutines int, counting bool, setup func(*harness.Trial) error) *harness.Benchmark {
+	b := &harness.Benchmark{
 		Family: Family, Name: name, Suites: []string{"cursor"}, Mode: harness.Throughput,
-		Goroutines: goroutines,
-		Doc:        fmt.Sprintf("%d goroutine(s) seek random cursors 1-99 entries forward, counting every ratio-th op", goroutines),
-		Params:     []harness.Param{implParam, cursorsParam, ratioParam},
-		Units:      []harness.UnitInfo{{Unit: "counted/op", Better: "higher"}},
-		Setup: func(t *harness.Trial) error {
-			s, err := newState(t)
-			if err != nil {
-				return err
-			}
-			ratio := t.Int("ratio")
-			t.Run(func(w *harness.Worker) (func(), error) {
-				r := w.Rand()
-				counted := w.Counter("counted/op")
-				var counter int64
-				return func() {
-					i := r.IntN(len(s.names))
-					to := s.pos[i].Add(1 + r.Int64N(99))
-					if err := s.c.Update(s.names[i], impl.Position{Ledger: 0, Entry: to}); err != nil {
-						panic(err)
-					}
-					w.Sink(uint64(count(s.c, s.names[i], to, ratio, counter, counted)))
-					counter++
-				}, nil
-			})
-			return nil
-		},
+		Goroutines: goroutines, Doc: doc, Setup: setup,
+		Params: []harness.Param{implParam, cursorsParam},
 	}
+	if counting {
+		b.Params = append(b.Params, ratioParam)
+		b.Units = []harness.UnitInfo{{Unit: "counted/op", Better: "higher"}}
+	}
+	return b
+}
+
+func seekForward(name string, goroutines int) *harness.Benchmark {
+	doc := fmt.Sprintf("%d goroutine(s) seek random cursors 1-99 entries forward, counting every ratio-th op", goroutines)
+	return newBenchmark(name, doc, goroutines, true, func(t *harness.Trial) error {
+		s, err := newState(t)
+		if err != nil {
+			return err
+		}
+		ratio := t.Int("ratio")
+		t.Run(func(w *harness.Worker) (func(), error) {
+			r := w.Rand()
+			counted := w.Counter("counted/op")
+			var counter int64
+			return func() {
+				i := r.IntN(len(s.names))
+				to := s.pos[i].Add(1 + r.Int64N(99))
+				if err := s.c.Update(s.names[i], impl.Position{Ledger: 0, Entry: to}); err != nil {
+					panic(err)
+				}
+				w.Sink(uint64(count(s.c, s.names[i], to, ratio, counter, counted)))
+				counter++
+			}, nil
+		})
+		return nil
+	})
 }
 
 func slowest(name string, goroutines int) *harness.Benchmark {
-	return &harness.Benchmark{
-		Family: Family, Name: name, Suites: []string{"cursor"}, Mode: harness.Throughput,
-		Goroutines: goroutines,
-		Doc:        fmt.Sprintf("%d goroutine(s) read the slowest cursor's position", goroutines),
-		Params:     []harness.Param{implParam, cursorsParam},
-		Setup: func(t *harness.Trial) error {
-			s, err := newState(t)
-			if err != nil {
-				return err
-			}
-			t.Run(func(w *harness.Worker) (func(), error) {
-				return func() {
-					p, ok := s.c.Slowest()
-					if !ok {
-						panic("no slowest cursor")
-					}
-					w.Sink(uint64(p.Entry))
-				}, nil
-			})
-			return nil
-		},
-	}
+	doc := fmt.Sprintf("%d goroutine(s) read the slowest cursor's position", goroutines)
+	return newBenchmark(name, doc, goroutines, false, func(t *harness.Trial) error {
+		s, err := newState(t)
+		if err != nil {
+			return err
+		}
+		t.Run(func(w *harness.Worker) (func(), error) {
+			return func() {
+				p, ok := s.c.Slowest()
+				if !ok {
+					panic("no slowest cursor")
+				}
+				w.Sink(uint64(p.Entry))
+			}, nil
+		})
+		return nil
+	})
 }
 
 // churn removes the oldest cursor and adds "churn<counter>" after the
 // newest, so the positions stay distinct and the size constant. The
 // positions array is not used: names and positions rotate in a ring.
 func churn() *harness.Benchmark {
-	return &harness.Benchmark{
-		Family: Family, Name: "Churn", Suites: []string{"cursor"}, Mode: harness.Throughput,
-		Doc:    "remove the oldest cursor and add a new one after the newest, counting every ratio-th op",
-		Params: []harness.Param{implParam, cursorsParam, ratioParam},
-		Units:  []harness.UnitInfo{{Unit: "counted/op", Better: "higher"}},
-		Setup: func(t *harness.Trial) error {
-			s, err := newState(t)
-			if err != nil {
-				return err
-			}
-			ratio := t.Int("ratio")
-			n := len(s.names)
-			t.Run(func(w *harness.Worker) (func(), error) {
-				counted := w.Counter("counted/op")
-				var counter int64
-				next := int64(n + 1)
-				oldest := 0
-				return func() {
-					if !s.c.Remove(s.names[oldest]) {
-						panic("churn: " + s.names[oldest] + " was not tracked")
-					}
-					name := "churn" + strconv.FormatInt(counter, 10)
-					if err := s.c.Add(name, impl.Position{Ledger: 0, Entry: next}); err != nil {
-						panic(err)
-					}
-					s.names[oldest] = name
-					s.pos[oldest].Store(next)
-					oldest = (oldest + 1) % n
-					w.Sink(uint64(count(s.c, name, next, ratio, counter, counted)))
-					next++
-					counter++
-				}, nil
-			})
-			return nil
-		},
-	}
+	doc := "remove the oldest cursor and add a new one after the newest, counting every ratio-th op"
+	return newBenchmark("Churn", doc, 1, true, func(t *harness.Trial) error {
+		s, err := newState(t)
+		if err != nil {
+			return err
+		}
+		ratio := t.Int("ratio")
+		n := len(s.names)
+		t.Run(func(w *harness.Worker) (func(), error) {
+			counted := w.Counter("counted/op")
+			var counter int64
+			next := int64(n + 1)
+			oldest := 0
+			return func() {
+				if !s.c.Remove(s.names[oldest]) {
+					panic("churn: " + s.names[oldest] + " was not tracked")
+				}
+				name := "churn" + strconv.FormatInt(counter, 10)
+				if err := s.c.Add(name, impl.Position{Ledger: 0, Entry: next}); err != nil {
+					panic(err)
+				}
+				s.names[oldest] = name
+				s.pos[oldest].Store(next)
+				oldest = (oldest + 1) % n
+				w.Sink(uint64(count(s.c, name, next, ratio, counter, counted)))
+				next++
+				counter++
+			}, nil
+		})
+		return nil
+	})
 }
 
 func init() {

@@ -56,25 +56,32 @@ func (s *Snapshot) MarshalBinary() ([]byte, error) {
 	names := slices.Sorted(maps.Keys(s.Sequences))
 	b = binary.BigEndian.AppendUint32(b, uint32(len(names)))
 	for _, n := range names {
-		if len(n) > 0xffff {
-			return nil, fmt.Errorf("producer name of %d bytes is too long", len(n))
+		var err error
+		if b, err = appendName(b, n); err != nil {
+			return nil, err
 		}
-		b = binary.BigEndian.AppendUint16(b, uint16(len(n)))
-		b = append(b, n...)
 		b = binary.BigEndian.AppendUint64(b, uint64(s.Sequences[n]))
 	}
 	repl := slices.Sorted(maps.Keys(s.ReplPositions))
 	b = binary.BigEndian.AppendUint32(b, uint32(len(repl)))
 	for _, n := range repl {
-		if len(n) > 0xffff {
-			return nil, fmt.Errorf("producer name of %d bytes is too long", len(n))
+		var err error
+		if b, err = appendName(b, n); err != nil {
+			return nil, err
 		}
-		b = binary.BigEndian.AppendUint16(b, uint16(len(n)))
-		b = append(b, n...)
 		b = binary.BigEndian.AppendUint64(b, uint64(s.ReplPositions[n].Ledger))
 		b = binary.BigEndian.AppendUint64(b, uint64(s.ReplPositions[n].Entry))
 	}
 	return binary.BigEndian.AppendUint32(b, crc32.Checksum(b, castagnoli)), nil
+}
+
+// appendName appends a producer name with its 16-bit length.
+func appendName(b []byte, n string) ([]byte, error) {
+	if len(n) > 0xffff {
+		return nil, fmt.Errorf("producer name of %d bytes is too long", len(n))
+	}
+	b = binary.BigEndian.AppendUint16(b, uint16(len(n)))
+	return append(b, n...), nil
 }
 
 // UnmarshalBinary decodes and verifies an encoded snapshot. Any damage is
