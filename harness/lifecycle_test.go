@@ -180,8 +180,8 @@ func TestOpsPerInvocationAndCounters(t *testing.T) {
 		Family: "test", Name: "Opi", OpsPerInvocation: 4,
 		Setup: func(t *harness.Trial) error {
 			t.Run(func(w *harness.Worker) (func(), error) {
-				hits := w.Counter("hits/op")
-				return func() { hits.Add(2) }, nil
+				hits, pct := w.Counter("hits/op"), w.Counter("hit-%/op")
+				return func() { hits.Add(2); pct.AddFloat(0.25) }, nil
 			})
 			return nil
 		},
@@ -193,6 +193,9 @@ func TestOpsPerInvocationAndCounters(t *testing.T) {
 		}
 		if got := it.Total.Metrics["hits/op"]; got != 0.5 {
 			t.Errorf("hits/op = %v, want 0.5 (2 per invocation of 4 ops)", got)
+		}
+		if got := it.Total.Metrics["hit-%/op"]; got != 0.0625 {
+			t.Errorf("hit-%%/op = %v, want 0.0625 (0.25 per invocation of 4 ops)", got)
 		}
 	}
 }

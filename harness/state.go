@@ -232,7 +232,7 @@ type Worker struct {
 	body       func()
 	sharp      bool // invocation hooks apply: time each invocation
 	counters   []*Counter
-	c0         []int64 // counter snapshot at the window start
+	c0         []float64 // counter snapshot at the window start
 	batch      int64
 	opi        int64
 	calibrated bool
@@ -293,13 +293,17 @@ func (w *Worker) Counter(unit string) *Counter {
 
 // Counter is a custom per-op metric of one worker.
 type Counter struct {
-	n    int64
+	n    float64
 	unit string
 	_    [48]byte // keep workers' counters on separate cache lines
 }
 
 // Add adds n to the counter.
-func (c *Counter) Add(n int64) { c.n += n }
+func (c *Counter) Add(n int64) { c.n += float64(n) }
+
+// AddFloat adds a fractional amount, such as one run's hit percentage
+// (the harness then reports its mean per op).
+func (c *Counter) AddFloat(v float64) { c.n += v }
 
 // Sink keeps v alive so the compiler cannot delete the computation that
 // produced it (the same guard b.Loop applies to its body's results).

@@ -323,7 +323,7 @@ func aggregate(name string, workers []*Worker, results []workerResult, idx []int
 	s := OpStats{Name: name, Workers: len(idx)}
 	var nsSum float64
 	var timed int
-	counters := map[string]int64{}
+	counters := map[string]float64{}
 	var hist *histogram
 	for _, i := range idx {
 		r := &results[i]
@@ -349,7 +349,7 @@ func aggregate(name string, workers []*Worker, results []workerResult, idx []int
 	if len(counters) > 0 {
 		s.Metrics = map[string]float64{}
 		for unit, n := range counters {
-			s.Metrics[unit] = perOp(float64(n), s.Ops)
+			s.Metrics[unit] = perOp(n, s.Ops)
 		}
 	}
 	if hist != nil {

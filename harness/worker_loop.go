@@ -32,7 +32,7 @@ type workerResult struct {
 	ops      int64 // ops in the measured window (× OpsPerInvocation)
 	ns       int64 // time of the measured window (or of the ops, when timed one by one)
 	executed int64 // every op run in the iteration
-	counters []int64
+	counters []float64
 	hist     *histogram
 	err      error
 }
@@ -84,9 +84,9 @@ func prepareWorkers(workers []*Worker, mode Mode, spec IterSpec) *iterRun {
 	perWorker := max(spec.Ops, 1)
 	for i, w := range workers {
 		r := &ir.results[i]
-		r.counters = make([]int64, len(w.counters))
+		r.counters = make([]float64, len(w.counters))
 		if len(w.c0) != len(w.counters) {
-			w.c0 = make([]int64, len(w.counters))
+			w.c0 = make([]float64, len(w.counters))
 		}
 		if w.hist != nil {
 			w.hist.h.Reset()
@@ -375,14 +375,14 @@ func failIf(err error) {
 
 // counterValues snapshots the counters into the worker's own buffer (no
 // allocation inside the measured window).
-func (w *Worker) counterValues() []int64 {
+func (w *Worker) counterValues() []float64 {
 	for i, c := range w.counters {
 		w.c0[i] = c.n
 	}
 	return w.c0
 }
 
-func (w *Worker) counterDeltas(c0, dst []int64) {
+func (w *Worker) counterDeltas(c0, dst []float64) {
 	for i, c := range w.counters {
 		dst[i] = c.n - c0[i]
 	}

@@ -140,5 +140,6 @@ func evictAll() *harness.Benchmark {
 func init() {
 	harness.Register(insertAndEvict())
 	harness.Register(evictAll())
+	harness.Register(hitRate())
 	harness.Register(harness.NoopBenchmark(Family, "EvictionNoop", "cache"))
 }

@@ -30,8 +30,18 @@
 // remaining expected reads (a bounded number of times); evictions return
 // (entries, bytes).
 //
-// Not yet here (issue 3 continues): the entry-cache layer with the tail
-// inserter, batch inserts of storage reads, partial-hit reads over a
-// storage interface with retries, invalidation, the manager's size limit,
-// the occupancy bitmap, and the benchmark families.
+// A page also keeps a bitmap of the slots ever filled, so a range read
+// over a sparse page visits only those slots.
+//
+// The clock that stamps entries for eviction by age is the monotonic clock,
+// or a virtual one set with [RemovalQueue.WithClock] or
+// [ManagerConfig.Clock] (the hit-rate simulation runs in virtual time).
+//
+// The entry-cache layer sits on top: an EntryCache is one managed ledger's
+// cache with the tail inserter of its own adds, batch inserts of storage
+// reads (a new inserter per read; an entry already cached adopts the read's
+// read-count handler), reads with partial hits over a Storage (missing runs
+// read once; any failure releases everything and reads the whole range
+// again) and invalidation; a Manager shares one removal queue among its
+// entry caches and evicts to a watermark above 98 % of its size limit.
 package cache

@@ -37,6 +37,10 @@ type ManagerConfig struct {
 	// (PIP-430 defaults: 5 and true).
 	MaxRequeue          int
 	ExtendTTLOfAccessed bool
+	// Clock, when set, is the time in nanoseconds used to stamp entries
+	// and to evict by age (a virtual clock for simulations); nil is the
+	// monotonic clock.
+	Clock func() int64
 }
 
 // NewManager returns a manager; an unknown implementation is an error.
@@ -47,7 +51,8 @@ func NewManager(cfg ManagerConfig) (*Manager, error) {
 	if cfg.Watermark <= 0 || cfg.Watermark > 1 {
 		cfg.Watermark = 0.85
 	}
-	return &Manager{queue: NewRemovalQueue(cfg.MaxRequeue, cfg.ExtendTTLOfAccessed), impl: cfg.Impl,
+	q := NewRemovalQueue(cfg.MaxRequeue, cfg.ExtendTTLOfAccessed).WithClock(cfg.Clock)
+	return &Manager{queue: q, impl: cfg.Impl,
 		maxSize: cfg.MaxSize, watermark: cfg.Watermark}, nil
 }
 
@@ -82,7 +87,7 @@ func (m *Manager) EvictToWatermark() (int, int64) {
 // EvictOlderThan evicts entries cached longer than age (the periodic
 // eviction by time), then checks the watermark.
 func (m *Manager) EvictOlderThan(age time.Duration) (int, int64) {
-	n, b := m.queue.EvictBefore(nanotime() - int64(age))
+	n, b := m.queue.EvictBefore(m.queue.Now() - int64(age))
 	m.size.Add(-b)
 	if m.maxSize > 0 && m.size.Load() > m.maxSize*98/100 {
 		n2, b2 := m.EvictToWatermark()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+	"time"
 )
 
 // memStorage serves entries (ledger, i) with data "l:i"; failNext makes
@@ -170,5 +171,53 @@ func TestManagerEvictsToTheWatermark(t *testing.T) {
 	}
 	if _, err := NewManager(ManagerConfig{Impl: "btree"}); err == nil {
 		t.Error("an unknown implementation was accepted")
+	}
+}
+
+// TestVirtualClock drives eviction by age with a manager clock: entries are
+// stamped with the clock at insertion and at requeue, and EvictOlderThan
+// compares with the clock, not wall time.
+func TestVirtualClock(t *testing.T) {
+	for _, im := range []string{"skiplist", "paged"} {
+		t.Run(im, func(t *testing.T) {
+			var now int64
+			m, err := NewManager(ManagerConfig{Impl: im, MaxRequeue: 1, ExtendTTLOfAccessed: true,
+				Clock: func() int64 { return now }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := m.NewEntryCache(&memStorage{})
+			insert := func(i int64, expected int32) {
+				e := NewEntry(0, i, []byte("x"), expected, nil)
+				e.SetDecreaseReadCountOnRelease(false)
+				if ok, err := c.Insert(e); !ok || err != nil {
+					t.Fatal(ok, err)
+				}
+				e.Release()
+			}
+			insert(0, 0) // t=0
+			insert(1, 1) // t=0, one expected read: requeued once
+			now = 500e6
+			insert(2, 0) // t=0.5s
+			now = 999e6
+			if n, _ := m.EvictOlderThan(time.Second); n != 0 {
+				t.Fatalf("evicted %d entries before any is a second old", n)
+			}
+			now = 1200e6 // entries 0 and 1 are 1.2 s old, entry 2 0.7 s
+			if n, _ := m.EvictOlderThan(time.Second); n != 1 {
+				t.Fatalf("evicted %d entries at 1.2 s, want 1 (entry 0; entry 1 is requeued)", n)
+			}
+			if c.Entries().Exists(Position{0, 0}) || !c.Entries().Exists(Position{0, 1}) || !c.Entries().Exists(Position{0, 2}) {
+				t.Fatal("want entry 0 evicted, 1 requeued and 2 kept")
+			}
+			now = 1600e6 // entry 2 is 1.1 s old; entry 1 was requeued at 1.2 s
+			if n, _ := m.EvictOlderThan(time.Second); n != 1 || c.Entries().Exists(Position{0, 2}) {
+				t.Fatalf("evicted %d at 1.6 s, want entry 2 only", n)
+			}
+			now = 2300e6 // entry 1's requeue stamp is 1.1 s old; its one requeue is spent
+			if n, _ := m.EvictOlderThan(time.Second); n != 1 || c.Size() != 0 || m.Size() != 0 {
+				t.Fatalf("evicted %d at 2.3 s, size %d/%d; want the requeued entry gone", n, c.Size(), m.Size())
+			}
+		})
 	}
 }

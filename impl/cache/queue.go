@@ -18,6 +18,8 @@ type RemovalQueue struct {
 
 	maxRequeue          int  // requeues of an entry with expected reads
 	extendTTLOfAccessed bool // requeue recently accessed entries
+
+	clock func() int64 // nanoseconds; nil: the monotonic clock
 }
 
 // NewRemovalQueue returns a queue; maxRequeue bounds how often an entry
@@ -25,6 +27,23 @@ type RemovalQueue struct {
 // entries read since they were queued.
 func NewRemovalQueue(maxRequeue int, extendTTLOfAccessed bool) *RemovalQueue {
 	return &RemovalQueue{maxRequeue: maxRequeue, extendTTLOfAccessed: extendTTLOfAccessed}
+}
+
+// WithClock makes the queue stamp insertions and requeues with clock
+// (nanoseconds) instead of the monotonic clock, for simulations in virtual
+// time. Set it before the queue is used; it returns q.
+func (q *RemovalQueue) WithClock(clock func() int64) *RemovalQueue {
+	q.clock = clock
+	return q
+}
+
+// Now is the queue's clock in nanoseconds: the time EvictBefore compares
+// stamps with.
+func (q *RemovalQueue) Now() int64 {
+	if q.clock != nil {
+		return q.clock()
+	}
+	return nanotime()
 }
 
 func (q *RemovalQueue) add(w *wrapper) bool {
@@ -78,7 +97,7 @@ func (q *RemovalQueue) shouldRequeue(w *wrapper) bool {
 }
 
 // EvictBefore removes the entries inserted (or requeued) before the
-// nanotime ts, requeueing those that qualify; it returns the entries and
+// time ts (of the queue's clock, see Now), requeueing those that qualify; it returns the entries and
 // bytes removed.
 func (q *RemovalQueue) EvictBefore(ts int64) (int, int64) {
 	return q.run(func(w *wrapper, _ *counters) verdict {
@@ -133,7 +152,7 @@ func (q *RemovalQueue) run(decide func(*wrapper, *counters) verdict) (int, int64
 			case remove:
 				w.cache.removeEntry(w.key.Load(), w.value.Load(), w, &c, true)
 			case requeue:
-				w.markRequeued()
+				w.markRequeued(q.Now())
 			}
 			return true
 		})

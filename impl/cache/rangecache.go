@@ -106,7 +106,7 @@ func (c *core) insert(o owner, key Position, e *Entry, length int64, link func(*
 	k := key
 	w.key.Store(&k)
 	w.value.Store(e)
-	w.cache, w.size, w.stamp = o, length, nanotime()
+	w.cache, w.size, w.stamp = o, length, c.queue.Now()
 	if link(w) && c.queue.add(w) {
 		c.size.Add(length)
 		return true, nil

@@ -24,7 +24,7 @@ type wrapper struct {
 	cache   owner // under the write lock
 	page    *page // the paged cache's page holding the wrapper (under the write lock)
 	size    int64
-	stamp   int64 // nanotime of insertion or requeue
+	stamp   int64 // the queue's clock at insertion or requeue
 	requeue int
 	// accessed is set by readers (only when unset, to spare the cache
 	// line) and cleared by a requeue.
@@ -96,8 +96,8 @@ func (w *wrapper) markRemoved(key *Position, value *Entry) int64 {
 	return size
 }
 
-func (w *wrapper) markRequeued() {
-	w.stamp = nanotime()
+func (w *wrapper) markRequeued(now int64) {
+	w.stamp = now
 	w.accessed.Store(false)
 	w.requeue++
 }

@@ -1,0 +1,57 @@
+package eviction
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/ledgerbench/ledgerbench/bench/insert"
+	"github.com/ledgerbench/ledgerbench/harness"
+)
+
+// hitRate runs the cache hit-rate simulation (PIP-430's rolling-restart
+// test, see Simulate): one op, in single-shot mode, is one simulated 30 s
+// run with a seed drawn from the worker's stream, so the metrics of the
+// iterations are runs over different seeds. The time per op is what
+// simulating the run costs; the metrics are the point.
+func hitRate() *harness.Benchmark {
+	workloads := make([]string, 0, len(Workloads))
+	for w := range Workloads {
+		workloads = append(workloads, w)
+	}
+	slices.Sort(workloads)
+	slices.Reverse(workloads) // rolling (the seed's) first
+	return &harness.Benchmark{
+		Family: Family, Name: "HitRate", Suites: []string{"cache"}, Mode: harness.SingleShot,
+		Units: []harness.UnitInfo{{Unit: "hit-%/op", Better: "higher"}},
+		Doc:   "cache hit % and storage reads per 1,000 messages of a topic whose broker restarts, by eviction policy",
+		Params: []harness.Param{
+			{Name: "workload", Values: workloads, Enum: true},
+			{Name: "policy", Values: Policies, Enum: true},
+			{Name: "impl", Values: insert.Impls, Enum: true},
+		},
+		Setup: func(t *harness.Trial) error {
+			build := Workloads[t.Param("workload")]
+			impl, policy := t.Param("impl"), Policy(t.Param("policy"))
+			if cfg := build(impl, policy, 0); cfg.validate() != nil {
+				return cfg.validate()
+			}
+			t.Run(func(w *harness.Worker) (func(), error) {
+				hit := w.Counter("hit-%/op")
+				reads := w.Counter("storage-reads-per-kmsg/op")
+				entries := w.Counter("storage-entries-per-kmsg/op")
+				rng := w.Rand()
+				return func() {
+					r, err := Simulate(build(impl, policy, rng.Uint64()))
+					if err != nil {
+						panic(fmt.Sprintf("simulation: %v", err))
+					}
+					hit.AddFloat(r.HitPercent())
+					reads.AddFloat(r.PerThousand(r.StorageReads))
+					entries.AddFloat(r.PerThousand(r.StorageEntries))
+					w.Sink(uint64(r.Delivered))
+				}, nil
+			})
+			return nil
+		},
+	}
+}
