@@ -1,0 +1,540 @@
+package location
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"strconv"
+
+	"github.com/pierrec/lz4/v4"
+)
+
+// ErrCorrupt marks a table or block that fails its checksum or does not
+// parse; the error names the file and the block.
+var ErrCorrupt = errors.New("corrupt table")
+
+// table reads one table file through a block cache.
+type table struct {
+	num    uint64
+	path   string
+	f      io.ReaderAt
+	closer io.Closer
+	size   int64
+	cache  *BlockCache
+	layout Layout
+	info   TableInfo
+
+	filterH handle // full filter (Full)
+	indexH  handle // single index (Full) or top-level index (Partitioned)
+	// Partitioned: the top-level filter index and top-level index, pinned
+	// in the cache (held references) for the table's lifetime.
+	topFilter, topIndex *cached
+}
+
+func openTable(path string, num uint64, cache *BlockCache) (*table, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	t, err := newTable(f, f, st.Size(), path, num, cache)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return t, nil
+}
+
+func newTable(r io.ReaderAt, c io.Closer, size int64, path string, num uint64, cache *BlockCache) (*table, error) {
+	t := &table{num: num, path: path, f: r, closer: c, size: size, cache: cache}
+	if size < footerSize {
+		return nil, t.corrupt("footer", 0, fmt.Errorf("file of %d bytes", size))
+	}
+	var ft [footerSize]byte
+	if _, err := r.ReadAt(ft[:], size-footerSize); err != nil {
+		return nil, t.corrupt("footer", uint64(size-footerSize), err)
+	}
+	if binary.LittleEndian.Uint64(ft[40:]) != tableMagic {
+		return nil, t.corrupt("footer", uint64(size-footerSize), errors.New("bad magic"))
+	}
+	if crc32.Checksum(ft[:36], castagnoli) != binary.LittleEndian.Uint32(ft[36:]) {
+		return nil, t.corrupt("footer", uint64(size-footerSize), errors.New("checksum mismatch"))
+	}
+	if v := binary.LittleEndian.Uint32(ft[32:]); v != formatVersion {
+		return nil, t.corrupt("footer", uint64(size-footerSize), fmt.Errorf("format version %d", v))
+	}
+	metaH := handle{binary.LittleEndian.Uint64(ft[0:]), binary.LittleEndian.Uint64(ft[8:])}
+	t.indexH = handle{binary.LittleEndian.Uint64(ft[16:]), binary.LittleEndian.Uint64(ft[24:])}
+	meta, err := t.readParsed(metaH, kindIndex, nil)
+	if err != nil {
+		return nil, err
+	}
+	it := meta.(*block).iter()
+	var propsH handle
+	var haveProps, haveFilter bool
+	for it.next() {
+		h, err := decodeHandle(it.value)
+		if err != nil {
+			return nil, t.corrupt("metaindex", metaH.offset, err)
+		}
+		switch string(it.key) {
+		case "filter.full":
+			t.layout, t.filterH, haveFilter = Full, h, true
+		case "filter.partitioned":
+			t.layout, t.filterH, haveFilter = Partitioned, h, true
+		case "properties":
+			propsH, haveProps = h, true
+		}
+	}
+	if it.err != nil || !haveProps || !haveFilter {
+		return nil, t.corrupt("metaindex", metaH.offset, fmt.Errorf("entries missing (%v)", it.err))
+	}
+	props, err := t.readParsed(propsH, kindIndex, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.parseProps(props.(*block)); err != nil {
+		return nil, t.corrupt("properties", propsH.offset, err)
+	}
+	if t.layout == Partitioned {
+		if t.topFilter, err = t.pin(t.filterH, kindFilterIndex); err != nil {
+			return nil, err
+		}
+		if t.topIndex, err = t.pin(t.indexH, kindIndexTop); err != nil {
+			t.cache.release(t.topFilter)
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+func (t *table) parseProps(b *block) error {
+	it := b.iter()
+	for it.next() {
+		v := string(it.value)
+		n, err := strconv.ParseInt(v, 10, 64)
+		switch string(it.key) {
+		case "keys":
+			t.info.Keys = int(n)
+		case "data.blocks":
+			t.info.DataBlocks = int(n)
+		case "filter.bytes":
+			t.info.FilterBytes = n
+		case "filter.partitions":
+			t.info.FilterPartitions = int(n)
+		case "index.bytes":
+			t.info.IndexBytes = n
+		case "index.partitions":
+			t.info.IndexPartitions = int(n)
+		case "toplevel.bytes":
+			t.info.TopLevelBytes = n
+		case "layout":
+			if Layout(v) != t.layout {
+				return fmt.Errorf("layout %q with a %s filter", v, t.layout)
+			}
+			err = nil
+		}
+		if err != nil {
+			return fmt.Errorf("property %s=%q: %v", it.key, v, err)
+		}
+	}
+	t.info.Size = t.size
+	return it.err
+}
+
+func (t *table) corrupt(what string, off uint64, err error) error {
+	return fmt.Errorf("%w: %s: %s block at offset %d: %v", ErrCorrupt, t.path, what, off, err)
+}
+
+// pin reads a block into the cache and keeps a reference to it.
+func (t *table) pin(h handle, k blockKind) (*cached, error) {
+	return t.get(h, k, nil)
+}
+
+func (t *table) close() error {
+	if t.topFilter != nil {
+		t.cache.release(t.topFilter)
+		t.cache.release(t.topIndex)
+		t.topFilter, t.topIndex = nil, nil
+	}
+	if t.closer != nil {
+		return t.closer.Close()
+	}
+	return nil
+}
+
+// readRaw reads a block and its trailer, checks the checksum and
+// decompresses it; the bytes may come from the big-buffer pool.
+func (t *table) readRaw(h handle, k blockKind, p *Perf) ([]byte, bool, error) {
+	if h.size > uint64(t.size) || h.offset > uint64(t.size)-h.size || h.offset+h.size+trailerSize > uint64(t.size) {
+		return nil, false, t.corrupt(k.String(), h.offset, fmt.Errorf("handle of %d bytes beyond the file's %d", h.size, t.size))
+	}
+	n := int(h.size) + trailerSize
+	buf, pooled := getBuf(n)
+	if _, err := t.f.ReadAt(buf, int64(h.offset)); err != nil {
+		return nil, false, t.corrupt(k.String(), h.offset, err)
+	}
+	p.read(k, int64(n))
+	body, typ := buf[:h.size], buf[h.size]
+	want := binary.LittleEndian.Uint32(buf[h.size+1:])
+	if crc32.Update(crc32.Checksum(body, castagnoli), castagnoli, []byte{typ}) != want {
+		return nil, false, t.corrupt(k.String(), h.offset, errors.New("checksum mismatch"))
+	}
+	switch typ {
+	case compNone:
+		return body, pooled, nil
+	case compLZ4:
+		size, m := binary.Uvarint(body)
+		if m <= 0 || size > 64<<20 {
+			return nil, false, t.corrupt(k.String(), h.offset, errors.New("bad decompressed length"))
+		}
+		out := make([]byte, size)
+		got, err := lz4.UncompressBlock(body[m:], out)
+		if err != nil || got != int(size) {
+			return nil, false, t.corrupt(k.String(), h.offset, fmt.Errorf("lz4: %d of %d bytes, %v", got, size, err))
+		}
+		return out, false, nil
+	default:
+		return nil, false, t.corrupt(k.String(), h.offset, fmt.Errorf("compression type %d", typ))
+	}
+}
+
+func parseKind(raw []byte, k blockKind) (any, error) {
+	if k == kindFilter {
+		return parseFilter(raw)
+	}
+	return parseBlock(raw)
+}
+
+// readParsed reads and parses a block without the cache.
+func (t *table) readParsed(h handle, k blockKind, p *Perf) (any, error) {
+	raw, _, err := t.readRaw(h, k, p)
+	if err != nil {
+		return nil, err
+	}
+	v, err := parseKind(raw, k)
+	if err != nil {
+		return nil, t.corrupt(k.String(), h.offset, err)
+	}
+	return v, nil
+}
+
+// get returns the block at h with a cache reference (release it).
+func (t *table) get(h handle, k blockKind, p *Perf) (*cached, error) {
+	key := cacheKey{t.num, h.offset}
+	if e := t.cache.lookup(key); e != nil {
+		p.hit(k)
+		return e, nil
+	}
+	raw, pooled, err := t.readRaw(h, k, p)
+	if err != nil {
+		return nil, err
+	}
+	v, err := parseKind(raw, k)
+	if err != nil {
+		return nil, t.corrupt(k.String(), h.offset, err)
+	}
+	e := &cached{key: key, kind: k, charge: int64(len(raw)) + entryOverhead, raw: raw, parsed: v, pooled: pooled}
+	return t.cache.insert(e), nil
+}
+
+// mayContain consults the table's filter for key (hash h).
+func (t *table) mayContain(key []byte, h uint64, p *Perf) (bool, error) {
+	fh := t.filterH
+	if t.layout == Partitioned {
+		it := t.topFilter.parsed.(*block).iter()
+		if !it.seekGE(key) {
+			if it.err != nil {
+				return false, t.corrupt("top-level filter index", t.filterH.offset, it.err)
+			}
+			return false, nil // beyond the table's last key
+		}
+		var err error
+		if fh, err = decodeHandle(it.value); err != nil {
+			return false, t.corrupt("top-level filter index", t.filterH.offset, err)
+		}
+	}
+	e, err := t.get(fh, kindFilter, p)
+	if err != nil {
+		return false, err
+	}
+	ok := e.parsed.(*filter).mayContain(h)
+	t.cache.release(e)
+	return ok, nil
+}
+
+// dataHandle finds the handle of the data block whose last key is the
+// first ≥ key (seekGE) or, for floor lookups, whose range may hold the
+// last key ≤ key, with the block before it.
+func (t *table) indexSeek(key []byte, p *Perf) (h handle, found bool, err error) {
+	var ix *cached
+	if t.layout == Partitioned {
+		it := t.topIndex.parsed.(*block).iter()
+		if !it.seekGE(key) {
+			return handle{}, false, it.err
+		}
+		ph, err := decodeHandle(it.value)
+		if err != nil {
+			return handle{}, false, t.corrupt("top-level index", t.indexH.offset, err)
+		}
+		if ix, err = t.get(ph, kindIndex, p); err != nil {
+			return handle{}, false, err
+		}
+	} else if ix, err = t.get(t.indexH, kindIndex, p); err != nil {
+		return handle{}, false, err
+	}
+	defer t.cache.release(ix)
+	it := ix.parsed.(*block).iter()
+	if !it.seekGE(key) {
+		if it.err != nil {
+			return handle{}, false, t.corrupt("index", ix.key.offset, it.err)
+		}
+		return handle{}, false, nil
+	}
+	h, err = decodeHandle(it.value)
+	if err != nil {
+		return handle{}, false, t.corrupt("index", ix.key.offset, err)
+	}
+	return h, true, nil
+}
+
+// lookup is a point get in this table: filter, index, data block.
+func (t *table) lookup(key []byte, h uint64, p *Perf, useFilter bool) (value []byte, found bool, err error) {
+	if p != nil {
+		p.SSTProbes++
+	}
+	if useFilter {
+		ok, err := t.mayContain(key, h, p)
+		if err != nil {
+			return nil, false, err
+		}
+		if p != nil {
+			if ok {
+				p.BloomHits++
+			} else {
+				p.BloomMisses++
+			}
+		}
+		if !ok {
+			return nil, false, nil
+		}
+	}
+	dh, ok, err := t.indexSeek(key, p)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	d, err := t.get(dh, kindData, p)
+	if err != nil {
+		return nil, false, err
+	}
+	defer t.cache.release(d)
+	it := d.parsed.(*block).iter()
+	if it.seekGE(key) && bytes.Equal(it.key, key) {
+		return append([]byte(nil), it.value...), true, nil
+	}
+	if it.err != nil {
+		return nil, false, t.corrupt("data", dh.offset, it.err)
+	}
+	return nil, false, nil
+}
+
+// floor returns the last key ≤ key (< key when !inclusive) in the table.
+// It does not use the filter.
+func (t *table) floor(key []byte, inclusive bool, p *Perf) (k, v []byte, found bool, err error) {
+	if p != nil {
+		p.SSTProbes++
+	}
+	if bytes.Compare(key, t.info.Smallest) < 0 || (!inclusive && bytes.Equal(key, t.info.Smallest)) {
+		return nil, nil, false, nil
+	}
+	if c := bytes.Compare(key, t.info.Largest); c > 0 {
+		key, inclusive = t.info.Largest, true
+	}
+	// The block holding the floor is the one whose last key is the first
+	// ≥ key, unless all its keys are beyond key: then it is the last
+	// key of the block before, which is the predecessor of that block's
+	// first key.
+	dh, ok, err := t.indexSeek(key, p)
+	if err != nil || !ok {
+		return nil, nil, false, err
+	}
+	d, err := t.get(dh, kindData, p)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	it := d.parsed.(*block).iter()
+	k, v, found = it.seekLE(key, inclusive)
+	t.cache.release(d)
+	if it.err != nil {
+		return nil, nil, false, t.corrupt("data", dh.offset, it.err)
+	}
+	if found {
+		return k, v, true, nil
+	}
+	// Every key of that block is beyond key: the floor is the last key of
+	// the block before, the greatest index key below key.
+	ph, ok, err := t.prevDataHandle(key, p)
+	if err != nil || !ok {
+		return nil, nil, false, err
+	}
+	d, err = t.get(ph, kindData, p)
+	if err != nil {
+		return nil, nil, false, err
+	}
+	it = d.parsed.(*block).iter()
+	k, v, found = it.seekLE(key, true)
+	t.cache.release(d)
+	if it.err != nil {
+		return nil, nil, false, t.corrupt("data", ph.offset, it.err)
+	}
+	return k, v, found, nil
+}
+
+// prevDataHandle is the handle of the data block whose index key (its
+// last key) is the greatest below key.
+func (t *table) prevDataHandle(key []byte, p *Perf) (handle, bool, error) {
+	search := func(ix *block, off uint64) (handle, bool, error) {
+		it := ix.iter()
+		_, hv, ok := it.seekLE(key, false)
+		if it.err != nil {
+			return handle{}, false, t.corrupt("index", off, it.err)
+		}
+		if !ok {
+			return handle{}, false, nil
+		}
+		h, err := decodeHandle(hv)
+		if err != nil {
+			return handle{}, false, t.corrupt("index", off, err)
+		}
+		return h, true, nil
+	}
+	if t.layout == Full {
+		ix, err := t.get(t.indexH, kindIndex, p)
+		if err != nil {
+			return handle{}, false, err
+		}
+		defer t.cache.release(ix)
+		return search(ix.parsed.(*block), t.indexH.offset)
+	}
+	// In the partition holding key's block, or else the last entry of the
+	// partition before it (whose top-level key is below key).
+	top := t.topIndex.parsed.(*block)
+	for _, strict := range []bool{false, true} {
+		it := top.iter()
+		var pv []byte
+		if !strict {
+			if !it.seekGE(key) {
+				continue
+			}
+			pv = it.value
+		} else {
+			var ok bool
+			if _, pv, ok = it.seekLE(key, false); !ok {
+				break
+			}
+		}
+		ph, err := decodeHandle(pv)
+		if err != nil {
+			return handle{}, false, t.corrupt("top-level index", t.indexH.offset, err)
+		}
+		ix, err := t.get(ph, kindIndex, p)
+		if err != nil {
+			return handle{}, false, err
+		}
+		h, ok, err := search(ix.parsed.(*block), ph.offset)
+		t.cache.release(ix)
+		if err != nil || ok {
+			return h, ok, err
+		}
+	}
+	return handle{}, false, nil
+}
+
+// tableIter walks every entry of a table in order, reading blocks
+// directly (not through the cache): compaction's input.
+type tableIter struct {
+	t     *table
+	index []handle // data block handles
+	next_ int
+	blk   *blockIter
+	err   error
+}
+
+func (t *table) iter() (*tableIter, error) {
+	ti := &tableIter{t: t}
+	var parts []handle
+	if t.layout == Partitioned {
+		it := t.topIndex.parsed.(*block).iter()
+		for it.next() {
+			h, err := decodeHandle(it.value)
+			if err != nil {
+				return nil, t.corrupt("top-level index", t.indexH.offset, err)
+			}
+			parts = append(parts, h)
+		}
+		if it.err != nil {
+			return nil, t.corrupt("top-level index", t.indexH.offset, it.err)
+		}
+	} else {
+		parts = []handle{t.indexH}
+	}
+	for _, ph := range parts {
+		b, err := t.readParsed(ph, kindIndex, nil)
+		if err != nil {
+			return nil, err
+		}
+		it := b.(*block).iter()
+		for it.next() {
+			h, err := decodeHandle(it.value)
+			if err != nil {
+				return nil, t.corrupt("index", ph.offset, err)
+			}
+			ti.index = append(ti.index, h)
+		}
+		if it.err != nil {
+			return nil, t.corrupt("index", ph.offset, it.err)
+		}
+	}
+	return ti, nil
+}
+
+// next advances; key and value are valid until the following call.
+func (ti *tableIter) next() (key, value []byte, ok bool) {
+	for ti.err == nil {
+		if ti.blk != nil && ti.blk.next() {
+			return ti.blk.key, ti.blk.value, true
+		}
+		if ti.blk != nil && ti.blk.err != nil {
+			ti.err = ti.t.corrupt("data", ti.index[ti.next_-1].offset, ti.blk.err)
+			break
+		}
+		if ti.next_ == len(ti.index) {
+			return nil, nil, false
+		}
+		h := ti.index[ti.next_]
+		ti.next_++
+		raw, pooled, err := ti.t.readRaw(h, kindData, nil)
+		if err != nil {
+			ti.err = err
+			break
+		}
+		if pooled {
+			raw = append([]byte(nil), raw...)
+		}
+		b, err := parseBlock(raw)
+		if err != nil {
+			ti.err = ti.t.corrupt("data", h.offset, err)
+			break
+		}
+		ti.blk = b.iter()
+	}
+	return nil, nil, false
+}
