@@ -53,8 +53,10 @@ func (k *hexKey) UnmarshalText(b []byte) error {
 
 const numLevels = 7
 
-func tableName(dir string, num uint64) string { return filepath.Join(dir, fmt.Sprintf("%06d.sst", num)) }
-func logName(dir string, num uint64) string   { return filepath.Join(dir, fmt.Sprintf("%06d.log", num)) }
+func tableName(dir string, num uint64) string {
+	return filepath.Join(dir, fmt.Sprintf("%06d.sst", num))
+}
+func logName(dir string, num uint64) string { return filepath.Join(dir, fmt.Sprintf("%06d.log", num)) }
 
 func readManifest(dir string) (*manifest, bool, error) {
 	b, err := os.ReadFile(filepath.Join(dir, "MANIFEST"))
