@@ -1,0 +1,143 @@
+package location
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// Profile is a dataset of the location benchmarks (location-index.md
+// §7.5): Ledgers × EntriesPerLedger keys written in rounds of
+// BatchPerLedger entries per ledger (the order a bookie's write cache
+// flushes them), laid out by Build in the given LSM shape. The shapes keep
+// the ratio of the largest full filter to a cache shard of the seed's
+// setup: tables are cut by key count (MaxKeysPerFile) so that filter sizes
+// are those of the PR's 64 MiB tables scaled to the profile.
+type Profile struct {
+	Name             string
+	Ledgers          int
+	EntriesPerLedger int
+	BatchPerLedger   int
+	Layers           []Layer
+	Caches           []string // the cache sizes its benchmarks default to
+}
+
+// Profiles by name: ci (2M keys, the default), mid (12.5M, the seed's
+// reproduction shape: 2 L0 + 2 L6 with a 9 MB full filter), nightly
+// (50M: 2 L0 + 2 L5 + 6 L6).
+var Profiles = map[string]Profile{
+	"ci": {Name: "ci", Ledgers: 100, EntriesPerLedger: 20000, BatchPerLedger: 1000,
+		Layers: []Layer{{Level: 6, Keys: 1_600_000, MaxKeysPerFile: 1_100_000}, {Level: 0, Keys: 200_000}, {Level: 0, Keys: 200_000}},
+		Caches: []string{"8MiB", "32MiB", "128MiB"}},
+	"mid": {Name: "mid", Ledgers: 1000, EntriesPerLedger: 12500, BatchPerLedger: 1000,
+		Layers: []Layer{{Level: 6, Keys: 9_900_000, MaxKeysPerFile: 7_270_000}, {Level: 0, Keys: 1_300_000}, {Level: 0, Keys: 1_300_000}},
+		Caches: []string{"64MiB", "256MiB", "1GiB"}},
+	"nightly": {Name: "nightly", Ledgers: 1000, EntriesPerLedger: 50000, BatchPerLedger: 1000,
+		Layers: []Layer{{Level: 6, Keys: 40_000_000, MaxKeysPerFile: 7_270_000}, {Level: 5, Keys: 7_400_000, MaxKeysPerFile: 7_270_000},
+			{Level: 0, Keys: 1_300_000}, {Level: 0, Keys: 1_300_000}},
+		Caches: []string{"64MiB", "256MiB", "1GiB"}},
+}
+
+// Keys is the number of keys of the profile.
+func (p Profile) Keys() int { return p.Ledgers * p.EntriesPerLedger }
+
+// LocationOf is the location the dataset stores for an entry.
+func LocationOf(ledger, entry int64) uint64 {
+	seq := uint64(ledger)*1_000_003 + uint64(entry)
+	return (seq/65536)<<32 | (seq%65536)*128
+}
+
+// Stream returns the profile's keys and values in write order.
+func (p Profile) Stream() func() (key, value []byte, ok bool) {
+	ledger, entry, round := 0, 0, 0
+	key, value := make([]byte, KeySize), make([]byte, 8)
+	return func() ([]byte, []byte, bool) {
+		if round*p.BatchPerLedger >= p.EntriesPerLedger {
+			return nil, nil, false
+		}
+		e := round*p.BatchPerLedger + entry
+		copy(key, EncodeKey(int64(ledger), int64(e)))
+		copy(value, EncodeValue(LocationOf(int64(ledger), int64(e))))
+		if entry++; entry == p.BatchPerLedger || round*p.BatchPerLedger+entry == p.EntriesPerLedger {
+			entry = 0
+			if ledger++; ledger == p.Ledgers {
+				ledger, round = 0, round+1
+			}
+		}
+		return key, value, true
+	}
+}
+
+// TableOptions are the BookKeeper table options in the given layout.
+func BookieTable(layout Layout) TableOptions {
+	return TableOptions{Layout: layout, BlockSize: 64 << 10, RestartInterval: 16, BitsPerKey: 10, MetadataBlockSize: 4 << 10, Compress: true}
+}
+
+// DatasetDir is where the datasets are built and reused:
+// $LEDGERBENCH_DATA, else the user cache directory's ledgerbench/location.
+func DatasetDir() (string, error) {
+	if d := os.Getenv("LEDGERBENCH_DATA"); d != "" {
+		return d, nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no dataset directory: set LEDGERBENCH_DATA (%v)", err)
+	}
+	return filepath.Join(d, "ledgerbench", "location"), nil
+}
+
+// EnsureDataset returns the directory of the profile's store in the given
+// layout under root, building it first if it is not there. A build goes to
+// a temporary directory renamed into place when complete, so an
+// interrupted build is never reused. The name carries the format version:
+// a format change rebuilds.
+func EnsureDataset(root string, p Profile, layout Layout) (dir string, built bool, err error) {
+	dir = filepath.Join(root, p.Name+"-"+string(layout)+"-v"+strconv.Itoa(formatVersion))
+	if _, err := os.Stat(filepath.Join(dir, "MANIFEST")); err == nil {
+		return dir, false, nil
+	}
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return "", false, err
+	}
+	tmp, err := os.MkdirTemp(root, filepath.Base(dir)+".build-")
+	if err != nil {
+		return "", false, err
+	}
+	defer os.RemoveAll(tmp)
+	c, err := NewBlockCache(CacheOptions{Capacity: 64 << 20, ShardBits: -1})
+	if err != nil {
+		return "", false, err
+	}
+	if err := Build(Options{Dir: tmp, Cache: c, Table: BookieTable(layout)}, p.Layers, p.Stream()); err != nil {
+		return "", false, fmt.Errorf("build dataset %s/%s: %w", p.Name, layout, err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		if _, serr := os.Stat(filepath.Join(dir, "MANIFEST")); serr == nil {
+			return dir, false, nil // built concurrently by another process
+		}
+		return "", false, err
+	}
+	return dir, true, nil
+}
+
+// ParseSize parses a byte size such as 8MiB, 1GiB, 512KiB or 1048576.
+func ParseSize(s string) (int64, error) {
+	mult := int64(1)
+	num := s
+	for _, u := range []struct {
+		suffix string
+		m      int64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
+		if len(s) > len(u.suffix) && s[len(s)-len(u.suffix):] == u.suffix {
+			mult, num = u.m, s[:len(s)-len(u.suffix)]
+			break
+		}
+	}
+	n, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || n <= 0 {
+		return 0, errors.New("size must be a positive number of bytes, KiB, MiB or GiB: " + strconv.Quote(s))
+	}
+	return n * mult, nil
+}

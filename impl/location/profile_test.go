@@ -1,0 +1,139 @@
+package location
+
+import (
+	"math/rand/v2"
+	"os"
+	"testing"
+)
+
+// ciDataset builds the CI profile in a layout, in a fresh directory (or
+// in LEDGERBENCH_DATA when set, to reuse it across runs).
+func ciDataset(t *testing.T, layout Layout) string {
+	t.Helper()
+	root := os.Getenv("LEDGERBENCH_DATA")
+	if root == "" {
+		root = t.TempDir()
+	}
+	dir, _, err := EnsureDataset(root, Profiles["ci"], layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestCIProfileCounters checks the counters of location-index.md §7.5 on
+// the CI profile with an 8 MiB cache of 64 shards (128 KiB each): the full
+// layout re-reads its filters on every get, inserts oversized blocks and
+// keeps no filter resident; the partitioned layout reads less than 64 KiB
+// per get, never inserts an oversized block and pins exactly its top-level
+// blocks.
+func TestCIProfileCounters(t *testing.T) {
+	p := Profiles["ci"]
+	gets := 3000
+	if testing.Short() || raceEnabled {
+		gets = 1000
+	}
+	for _, layout := range []Layout{Full, Partitioned} {
+		t.Run(string(layout), func(t *testing.T) {
+			t.Parallel()
+			c, err := NewBlockCache(CacheOptions{Capacity: 8 << 20, ShardBits: 6})
+			if err != nil {
+				t.Fatal(err)
+			}
+			x, err := OpenIndex(Options{Dir: ciDataset(t, layout), Cache: c, DisableAutoCompaction: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer x.Close()
+			var largestFilter, topLevel int64
+			tables := 0
+			for _, li := range x.Store().Shape() {
+				for _, ti := range li.Tables {
+					largestFilter = max(largestFilter, ti.FilterBytes)
+					topLevel += ti.TopLevelBytes
+					tables++
+				}
+			}
+			r := rand.New(rand.NewPCG(1, 2))
+			var perf Perf
+			for range gets {
+				l, e := r.Int64N(int64(p.Ledgers)), r.Int64N(int64(p.EntriesPerLedger))
+				loc, err := x.GetLocationPerf(l, e, &perf)
+				if err != nil || loc != LocationOf(l, e) {
+					t.Fatalf("get (%d, %d) = %d, %v", l, e, loc, err)
+				}
+			}
+			st := c.Stats()
+			perGet := func(n int64) float64 { return float64(n) / float64(gets) }
+			t.Logf("%s: %d tables, largest filter %d B, shard %d B; per get: filter reads %.2f (%.0f B), bytes read %.0f, cache hits %.2f, probes %.2f; oversized inserts %d, shard flushes %d, pinned %d, content %v",
+				layout, tables, largestFilter, c.ShardCapacity(), perGet(perf.FilterReads), perGet(perf.FilterReadBytes), perGet(perf.BlockReadBytes),
+				perGet(perf.CacheHits), perGet(perf.SSTProbes), st.OversizeInserts, st.ShardFlushes, st.PinnedUsage, st.Content)
+			if layout == Full {
+				if perGet(perf.FilterReadBytes) < float64(largestFilter)/2 {
+					t.Errorf("filter bytes read per get %.0f < half the full filter (%d)", perGet(perf.FilterReadBytes), largestFilter)
+				}
+				if st.OversizeInserts == 0 {
+					t.Error("no oversized inserts")
+				}
+				if n := st.Content["FilterBlock"][0]; n != 0 {
+					t.Errorf("%d filter blocks resident at the end", n)
+				}
+				if st.PinnedUsage != 0 {
+					t.Errorf("pinned usage %d with nothing pinned", st.PinnedUsage)
+				}
+			} else {
+				if b := perGet(perf.BlockReadBytes); b >= 64<<10 {
+					t.Errorf("bytes read per get %.0f ≥ 64 KiB", b)
+				}
+				if st.OversizeInserts != 0 {
+					t.Errorf("%d oversized inserts", st.OversizeInserts)
+				}
+				// two pinned blocks per table, each charged its bytes plus the
+				// fixed handle overhead
+				if want := topLevel + int64(2*tables*entryOverhead); st.PinnedUsage != want {
+					t.Errorf("pinned usage %d, want the top-level blocks' %d", st.PinnedUsage, want)
+				}
+			}
+		})
+	}
+}
+
+func TestProfileStream(t *testing.T) {
+	p := Profile{Ledgers: 3, EntriesPerLedger: 5, BatchPerLedger: 2}
+	next := p.Stream()
+	var got [][2]int64
+	for {
+		k, _, ok := next()
+		if !ok {
+			break
+		}
+		l, e, _ := DecodeKey(k)
+		got = append(got, [2]int64{l, e})
+	}
+	want := [][2]int64{{0, 0}, {0, 1}, {1, 0}, {1, 1}, {2, 0}, {2, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 2}, {2, 3}, {0, 4}, {1, 4}, {2, 4}}
+	if len(got) != len(want) {
+		t.Fatalf("%d keys %v, want %d", len(got), got, len(want))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("key %d = %v, want %v (%v)", i, got[i], want[i], got)
+		}
+	}
+	for name, p := range Profiles {
+		n := 0
+		for _, l := range p.Layers {
+			n += l.Keys
+		}
+		if n != p.Keys() {
+			t.Errorf("profile %s: layers hold %d keys of %d", name, n, p.Keys())
+		}
+	}
+	for _, s := range []string{"0", "-1MiB", "MiB", "1TB", ""} {
+		if _, err := ParseSize(s); err == nil {
+			t.Errorf("ParseSize(%q): no error", s)
+		}
+	}
+	if n, _ := ParseSize("8MiB"); n != 8<<20 {
+		t.Errorf("8MiB = %d", n)
+	}
+}
