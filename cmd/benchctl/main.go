@@ -14,6 +14,7 @@ import (
 	_ "github.com/ledgerbench/ledgerbench/bench/dedup"
 	_ "github.com/ledgerbench/ledgerbench/bench/eviction"
 	_ "github.com/ledgerbench/ledgerbench/bench/insert"
+	_ "github.com/ledgerbench/ledgerbench/bench/location"
 	_ "github.com/ledgerbench/ledgerbench/bench/read"
 	_ "github.com/ledgerbench/ledgerbench/bench/self"
 	"github.com/ledgerbench/ledgerbench/harness"

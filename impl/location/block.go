@@ -108,15 +108,21 @@ type blockIter struct {
 	key   []byte
 	value []byte
 	err   error
+	kbuf  [24]byte // key's first backing array: no allocation for short keys
 }
 
-func (b *block) iter() *blockIter { return &blockIter{b: b} }
+// iter returns an iterator by value; use it from a variable (key may point
+// into the variable itself).
+func (b *block) iter() blockIter { return blockIter{b: b} }
 
 // next decodes the entry at it.off; false at the end or on an error.
 func (it *blockIter) next() bool {
 	d := it.b.data
 	if it.off >= len(d) || it.err != nil {
 		return false
+	}
+	if it.key == nil {
+		it.key = it.kbuf[:0]
 	}
 	p := d[it.off:]
 	shared, n1 := binary.Uvarint(p)
@@ -135,7 +141,11 @@ func (it *blockIter) next() bool {
 
 // seekRestart positions the iterator so that next decodes restart i.
 func (it *blockIter) seekRestart(i int) {
-	it.off, it.key = int(it.b.restart(i)), it.key[:0]
+	it.off = int(it.b.restart(i))
+	if it.key == nil {
+		it.key = it.kbuf[:0]
+	}
+	it.key = it.key[:0]
 }
 
 // restartKey is the whole key stored at restart i.

@@ -286,12 +286,13 @@ func (c *BlockCache) Stats() CacheStats {
 	return st
 }
 
-// bigPool recycles the buffers of blocks of 256 KiB and more (multi-MiB
-// full filters re-read on every get would otherwise be allocated, zeroed
-// and collected each time), by power-of-two size class.
+// bigPool recycles the buffers of blocks of 2 KiB and more, by
+// power-of-two size class: data blocks and multi-MiB full filters re-read
+// on every get would otherwise be allocated, zeroed and collected each
+// time (RocksDB mallocs them, which does not zero).
 var bigPool [40]sync.Pool
 
-const bigBlock = 256 << 10
+const bigBlock = 2 << 10
 
 func getBuf(n int) ([]byte, bool) {
 	if n < bigBlock {
@@ -304,10 +305,21 @@ func getBuf(n int) ([]byte, bool) {
 	return make([]byte, n, 1<<class), true
 }
 
-func freeBlock(e *cached) {
-	if e.pooled && e.raw != nil {
-		b := e.raw[:cap(e.raw)]
-		e.raw, e.parsed = nil, nil
+func putBuf(b []byte, pooled bool) {
+	if pooled && b != nil {
+		b = b[:cap(b)]
 		bigPool[bits.Len(uint(cap(b)-1))].Put(&b)
 	}
+}
+
+func freeBlock(e *cached) {
+	if e.pooled && e.raw != nil {
+		putBuf(e.raw, true)
+		e.raw, e.parsed = nil, nil
+	}
+}
+
+// Counters returns the cache's event counters only (no content scan).
+func (c *BlockCache) Counters() (oversize, flushes int64) {
+	return c.oversize.Load(), c.flushes.Load()
 }

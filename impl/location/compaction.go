@@ -81,8 +81,8 @@ func (s *Store) compactLevel(l int, inputs []*table) error {
 func (s *Store) Compact() error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	if s.closed {
-		return ErrClosed
+	if err := s.writable(); err != nil {
+		return err
 	}
 	if err := s.flushLocked(); err != nil {
 		return err

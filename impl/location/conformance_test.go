@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/impl/location"
+	"github.com/ledgerbench/ledgerbench/impl/location/pebbleindex"
 )
 
 // impl opens an index in dir (reopening what is there).
@@ -34,7 +35,13 @@ func storeImpl(layout location.Layout) impl {
 	}}
 }
 
-var impls = []impl{storeImpl(location.Full), storeImpl(location.Partitioned)}
+var impls = []impl{storeImpl(location.Full), storeImpl(location.Partitioned), {"pebble", func(t *testing.T, dir string) location.Index {
+	x, err := pebbleindex.Open(pebbleindex.Options{Dir: dir, CacheSize: 1 << 20, CreateIfMissing: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}}}
 
 // model is the reference: a map per ledger.
 type model struct {

@@ -1,6 +1,8 @@
 package location
 
 import (
+	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"testing"
@@ -14,7 +16,7 @@ func ciDataset(t *testing.T, layout Layout) string {
 	if root == "" {
 		root = t.TempDir()
 	}
-	dir, _, err := EnsureDataset(root, Profiles["ci"], layout)
+	dir, _, err := EnsureDataset(root, Profiles["ci"], layout, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,11 +42,21 @@ func TestCIProfileCounters(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			x, err := OpenIndex(Options{Dir: ciDataset(t, layout), Cache: c, DisableAutoCompaction: true})
+			dir := ciDataset(t, layout)
+			before := listDir(t, dir)
+			x, err := OpenIndex(Options{Dir: dir, Cache: c, ReadOnly: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			defer x.Close()
+			defer func() {
+				x.Close()
+				if after := listDir(t, dir); after != before {
+					t.Errorf("a read-only open changed the dataset:\n%s\n%s", before, after)
+				}
+			}()
+			if err := x.AddLocations([]Location{{Ledger: 1, Entry: 1 << 40}}); !errors.Is(err, ErrReadOnly) {
+				t.Errorf("write to a read-only store: %v", err)
+			}
 			var largestFilter, topLevel int64
 			tables := 0
 			for _, li := range x.Store().Shape() {
@@ -136,4 +148,22 @@ func TestProfileStream(t *testing.T) {
 	if n, _ := ParseSize("8MiB"); n != 8<<20 {
 		t.Errorf("8MiB = %d", n)
 	}
+}
+
+// listDir is the names, sizes and modification times of dir's files.
+func listDir(t *testing.T, dir string) string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := ""
+	for _, e := range es {
+		fi, err := e.Info()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out += fmt.Sprintf("%s %d %v; ", e.Name(), fi.Size(), fi.ModTime().UnixNano())
+	}
+	return out
 }

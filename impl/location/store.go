@@ -25,6 +25,7 @@ var (
 	ErrClosed   = errors.New("store closed")
 	ErrNoDir    = errors.New("data directory does not exist")
 	ErrNotEmpty = errors.New("data directory is not empty")
+	ErrReadOnly = errors.New("store opened read-only")
 )
 
 // Options configure a Store.
@@ -44,6 +45,10 @@ type Options struct {
 	DisableAutoCompaction bool
 	// Sync fsyncs the write-ahead log on every batch.
 	Sync bool
+	// ReadOnly opens without writing anything: the logs are replayed into
+	// the memtable but no file is created, rewritten or removed, and every
+	// write fails with ErrReadOnly (benchmarks open shared datasets so).
+	ReadOnly bool
 }
 
 func (o *Options) fill() error {
@@ -183,6 +188,14 @@ func (s *Store) recover() error {
 		}
 	}
 	slices.Sort(logs)
+	if s.o.ReadOnly {
+		for _, n := range logs {
+			if err := replayWAL(logName(s.dir, n), func(k, v []byte) error { s.mem.put(k, v); return nil }); err != nil {
+				return fmt.Errorf("replay %s: %w", logName(s.dir, n), err)
+			}
+		}
+		return nil
+	}
 	for _, n := range logs {
 		if err := replayWAL(logName(s.dir, n), func(k, v []byte) error {
 			if len(k) != KeySize {
@@ -268,8 +281,8 @@ func (s *Store) Apply(keys, values [][]byte) error {
 	}
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	if s.closed {
-		return ErrClosed
+	if err := s.writable(); err != nil {
+		return err
 	}
 	for _, k := range keys {
 		if len(k) != KeySize {
@@ -304,8 +317,8 @@ func (s *Store) deletedRange(k []byte) (deletedRange, bool) {
 func (s *Store) Flush() error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	if s.closed {
-		return ErrClosed
+	if err := s.writable(); err != nil {
+		return err
 	}
 	return s.flushLocked()
 }
@@ -577,8 +590,8 @@ func (s *Store) DeleteRange(start, end []byte) error {
 	defer s.writeMu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed {
-		return ErrClosed
+	if err := s.writable(); err != nil {
+		return err
 	}
 	m := *s.man
 	m.Deleted = append(slices.Clone(m.Deleted), deletedRange{Start: slices.Clone(start), End: slices.Clone(end)})
@@ -600,7 +613,10 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.closed = true
-	err := s.log.close()
+	var err error
+	if s.log != nil {
+		err = s.log.close()
+	}
 	s.closeTables()
 	return err
 }
@@ -645,4 +661,14 @@ func (s *Store) deletedRangeLocked(k []byte) (deletedRange, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.deletedRange(k)
+}
+
+func (s *Store) writable() error {
+	if s.closed {
+		return ErrClosed
+	}
+	if s.o.ReadOnly {
+		return ErrReadOnly
+	}
+	return nil
 }

@@ -180,29 +180,34 @@ func (t *table) readRaw(h handle, k blockKind, p *Perf) ([]byte, bool, error) {
 	n := int(h.size) + trailerSize
 	buf, pooled := getBuf(n)
 	if _, err := t.f.ReadAt(buf, int64(h.offset)); err != nil {
+		putBuf(buf, pooled)
 		return nil, false, t.corrupt(k.String(), h.offset, err)
 	}
 	p.read(k, int64(n))
 	body, typ := buf[:h.size], buf[h.size]
 	want := binary.LittleEndian.Uint32(buf[h.size+1:])
 	if crc32.Update(crc32.Checksum(body, castagnoli), castagnoli, []byte{typ}) != want {
+		putBuf(buf, pooled)
 		return nil, false, t.corrupt(k.String(), h.offset, errors.New("checksum mismatch"))
 	}
 	switch typ {
 	case compNone:
 		return body, pooled, nil
 	case compLZ4:
+		defer putBuf(buf, pooled)
 		size, m := binary.Uvarint(body)
 		if m <= 0 || size > 64<<20 {
 			return nil, false, t.corrupt(k.String(), h.offset, errors.New("bad decompressed length"))
 		}
-		out := make([]byte, size)
+		out, outPooled := getBuf(int(size))
 		got, err := lz4.UncompressBlock(body[m:], out)
 		if err != nil || got != int(size) {
+			putBuf(out, outPooled)
 			return nil, false, t.corrupt(k.String(), h.offset, fmt.Errorf("lz4: %d of %d bytes, %v", got, size, err))
 		}
-		return out, false, nil
+		return out, outPooled, nil
 	default:
+		putBuf(buf, pooled)
 		return nil, false, t.corrupt(k.String(), h.offset, fmt.Errorf("compression type %d", typ))
 	}
 }
@@ -240,6 +245,7 @@ func (t *table) get(h handle, k blockKind, p *Perf) (*cached, error) {
 	}
 	v, err := parseKind(raw, k)
 	if err != nil {
+		putBuf(raw, pooled)
 		return nil, t.corrupt(k.String(), h.offset, err)
 	}
 	e := &cached{key: key, kind: k, charge: int64(len(raw)) + entryOverhead, raw: raw, parsed: v, pooled: pooled}
@@ -534,7 +540,8 @@ func (ti *tableIter) next() (key, value []byte, ok bool) {
 			ti.err = ti.t.corrupt("data", h.offset, err)
 			break
 		}
-		ti.blk = b.iter()
+		bi := b.iter()
+		ti.blk = &bi
 	}
 	return nil, nil, false
 }
