@@ -16,7 +16,7 @@ const Family = "location"
 var Layouts = []string{string(impl.Full), string(impl.Partitioned), "pebble"}
 
 var params = []harness.Param{
-	{Name: "profile", Values: []string{"ci"}, Enum: true},
+	{Name: "profile", Values: []string{"ci"}, Enum: true, Allowed: []string{"ci", "mid", "nightly", "smoke"}},
 	{Name: "layout", Values: Layouts, Enum: true},
 	{Name: "cache", Values: impl.Profiles["ci"].Caches},
 	{Name: "shardBits", Values: []string{"6"}, Kind: harness.Int},

@@ -28,8 +28,12 @@ type Profile struct {
 
 // Profiles by name: ci (2M keys, the default), mid (12.5M, the seed's
 // reproduction shape: 2 L0 + 2 L6 with a 9 MB full filter), nightly
-// (50M: 2 L0 + 2 L5 + 6 L6).
+// (50M: 2 L0 + 2 L5 + 6 L6), and smoke (100k keys, for tests of the
+// benchmarks themselves; too small to show the pathology).
 var Profiles = map[string]Profile{
+	"smoke": {Name: "smoke", Ledgers: 10, EntriesPerLedger: 10000, BatchPerLedger: 1000,
+		Layers: []Layer{{Level: 6, Keys: 80_000, MaxKeysPerFile: 55_000}, {Level: 0, Keys: 10_000}, {Level: 0, Keys: 10_000}},
+		Caches: []string{"1MiB"}},
 	"ci": {Name: "ci", Ledgers: 100, EntriesPerLedger: 20000, BatchPerLedger: 1000,
 		Layers: []Layer{{Level: 6, Keys: 1_600_000, MaxKeysPerFile: 1_100_000}, {Level: 0, Keys: 200_000}, {Level: 0, Keys: 200_000}},
 		Caches: []string{"8MiB", "32MiB", "128MiB"}},
