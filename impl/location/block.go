@@ -125,9 +125,9 @@ func (it *blockIter) next() bool {
 		it.key = it.kbuf[:0]
 	}
 	p := d[it.off:]
-	shared, n1 := binary.Uvarint(p)
-	unshared, n2 := binary.Uvarint(p[max(n1, 0):])
-	vlen, n3 := binary.Uvarint(p[max(n1+n2, 0):])
+	shared, n1 := uvarint(p)
+	unshared, n2 := uvarint(p[max(n1, 0):])
+	vlen, n3 := uvarint(p[max(n1+n2, 0):])
 	h := n1 + n2 + n3
 	if n1 <= 0 || n2 <= 0 || n3 <= 0 || shared > uint64(len(it.key)) || uint64(h)+unshared+vlen > uint64(len(p)) {
 		it.err = fmt.Errorf("%w: entry at %d", errBlock, it.off)
@@ -148,13 +148,30 @@ func (it *blockIter) seekRestart(i int) {
 	it.key = it.key[:0]
 }
 
-// restartKey is the whole key stored at restart i.
+// restartKey is the whole key stored at restart i, read in place (a
+// restart entry shares nothing with the key before it); false if the
+// entry is malformed, with it.err set.
 func (it *blockIter) restartKey(i int) ([]byte, bool) {
-	it.seekRestart(i)
-	if !it.next() {
+	off := int(it.b.restart(i))
+	p := it.b.data[off:]
+	shared, n1 := uvarint(p)
+	unshared, n2 := uvarint(p[max(n1, 0):])
+	_, n3 := uvarint(p[max(n1+n2, 0):])
+	h := n1 + n2 + n3
+	if n1 <= 0 || n2 <= 0 || n3 <= 0 || shared != 0 || uint64(len(p)-h) < unshared {
+		it.err = fmt.Errorf("%w: restart entry at %d", errBlock, off)
 		return nil, false
 	}
-	return it.key, true
+	return p[h : h+int(unshared)], true
+}
+
+// uvarint is binary.Uvarint with the one-byte case (almost every length
+// in a block) inlined.
+func uvarint(p []byte) (uint64, int) {
+	if len(p) > 0 && p[0] < 0x80 {
+		return uint64(p[0]), 1
+	}
+	return binary.Uvarint(p)
 }
 
 // lastRestartAtOrBefore is the last restart whose key is ≤ target (or <

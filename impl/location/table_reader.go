@@ -31,8 +31,53 @@ type table struct {
 	filterH handle // full filter (Full)
 	indexH  handle // single index (Full) or top-level index (Partitioned)
 	// Partitioned: the top-level filter index and top-level index, pinned
-	// in the cache (held references) for the table's lifetime.
+	// in the cache (held references) for the table's lifetime, and their
+	// entries decoded once into fences for the per-get searches.
 	topFilter, topIndex *cached
+	filterFences        *fences
+	indexFences         *fences
+}
+
+// fences are a pinned top-level block's entries decoded once: the last
+// key of every partition (KeySize bytes each, back to back) and its
+// handle. A get binary-searches them instead of the block.
+type fences struct {
+	keys    []byte
+	handles []handle
+}
+
+func decodeFences(b *block) (*fences, error) {
+	f := &fences{}
+	it := b.iter()
+	for it.next() {
+		if len(it.key) != KeySize {
+			return nil, fmt.Errorf("%w: top-level key of %d bytes", errBlock, len(it.key))
+		}
+		h, err := decodeHandle(it.value)
+		if err != nil {
+			return nil, err
+		}
+		f.keys = append(f.keys, it.key...)
+		f.handles = append(f.handles, h)
+	}
+	return f, it.err
+}
+
+// seekGE is the handle of the first partition whose last key is ≥ key.
+func (f *fences) seekGE(key []byte) (handle, bool) {
+	lo, hi := 0, len(f.handles)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if bytes.Compare(f.keys[mid*KeySize:(mid+1)*KeySize], key) < 0 {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	if lo == len(f.handles) {
+		return handle{}, false
+	}
+	return f.handles[lo], true
 }
 
 func openTable(path string, num uint64, cache *BlockCache) (*table, error) {
@@ -111,6 +156,14 @@ func newTable(r io.ReaderAt, c io.Closer, size int64, path string, num uint64, c
 		if t.topIndex, err = t.pin(t.indexH, kindIndexTop); err != nil {
 			t.cache.release(t.topFilter)
 			return nil, err
+		}
+		if t.filterFences, err = decodeFences(t.topFilter.parsed.(*block)); err == nil {
+			t.indexFences, err = decodeFences(t.topIndex.parsed.(*block))
+		}
+		if err != nil {
+			t.cache.release(t.topFilter)
+			t.cache.release(t.topIndex)
+			return nil, t.corrupt("top-level", t.indexH.offset, err)
 		}
 	}
 	return t, nil
@@ -256,16 +309,9 @@ func (t *table) get(h handle, k blockKind, p *Perf) (*cached, error) {
 func (t *table) mayContain(key []byte, h uint64, p *Perf) (bool, error) {
 	fh := t.filterH
 	if t.layout == Partitioned {
-		it := t.topFilter.parsed.(*block).iter()
-		if !it.seekGE(key) {
-			if it.err != nil {
-				return false, t.corrupt("top-level filter index", t.filterH.offset, it.err)
-			}
+		var ok bool
+		if fh, ok = t.filterFences.seekGE(key); !ok {
 			return false, nil // beyond the table's last key
-		}
-		var err error
-		if fh, err = decodeHandle(it.value); err != nil {
-			return false, t.corrupt("top-level filter index", t.filterH.offset, err)
 		}
 	}
 	e, err := t.get(fh, kindFilter, p)
@@ -283,13 +329,9 @@ func (t *table) mayContain(key []byte, h uint64, p *Perf) (bool, error) {
 func (t *table) indexSeek(key []byte, p *Perf) (h handle, found bool, err error) {
 	var ix *cached
 	if t.layout == Partitioned {
-		it := t.topIndex.parsed.(*block).iter()
-		if !it.seekGE(key) {
-			return handle{}, false, it.err
-		}
-		ph, err := decodeHandle(it.value)
-		if err != nil {
-			return handle{}, false, t.corrupt("top-level index", t.indexH.offset, err)
+		ph, ok := t.indexFences.seekGE(key)
+		if !ok {
+			return handle{}, false, nil
 		}
 		if ix, err = t.get(ph, kindIndex, p); err != nil {
 			return handle{}, false, err
