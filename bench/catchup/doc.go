@@ -6,4 +6,7 @@
 // earlier position with its own inserter (a read from storage) and removes
 // the run again. Each op is reported on its own and the group as a whole.
 // The cache is rebuilt before every iteration and cleared after it.
+// CatchUpFloor is the same group with each op reduced to the unavoidable
+// work (allocate the entries, store their pointers, append them to a
+// queue): what no cache can go below.
 package catchup

@@ -95,7 +95,54 @@ func catchUp() *harness.Benchmark {
 	}
 }
 
+// floorOp is the unavoidable work of inserting n entries: allocate each,
+// store its pointer in a slot, append it to a queue.
+type floorOp struct {
+	slots []*cache.Entry
+	queue []*cache.Entry
+	i     int64
+}
+
+func (f *floorOp) insert(l int64, n int) {
+	for range n {
+		e := cache.NewEntry(l, f.i, nil, 0, nil)
+		f.slots[f.i&(1<<16-1)] = e
+		if len(f.queue) == cap(f.queue) {
+			f.queue = f.queue[:0]
+		}
+		f.queue = append(f.queue, e)
+		f.i++
+	}
+}
+
+// catchUpFloor is CatchUp's group with each op reduced to its floor: a
+// tail insert is one entry's allocation, pointer store and queue append,
+// a catch-up run a hundred of them.
+func catchUpFloor() *harness.Benchmark {
+	return &harness.Benchmark{
+		Family: Family, Name: "CatchUpFloor", Suites: []string{"cache"},
+		Doc: "CatchUp's group reduced to the unavoidable work: allocate, store a pointer, append to a queue",
+		Setup: func(t *harness.Trial) error {
+			newFloor := func() *floorOp {
+				return &floorOp{slots: make([]*cache.Entry, 1<<16), queue: make([]*cache.Entry, 0, 1<<16)}
+			}
+			t.Group(
+				harness.Op{Name: "tailInsert", Goroutines: 1, Bind: func(w *harness.Worker) (func(), error) {
+					f := newFloor()
+					return func() { f.insert(tailLedger, 1) }, nil
+				}},
+				harness.Op{Name: "catchUpInsertRun", Goroutines: 1, Bind: func(w *harness.Worker) (func(), error) {
+					f := newFloor()
+					return func() { f.insert(catchUpLedger, run) }, nil
+				}},
+			)
+			return nil
+		},
+	}
+}
+
 func init() {
 	harness.Register(catchUp())
+	harness.Register(catchUpFloor())
 	harness.Register(harness.NoopBenchmark(Family, "CatchUpNoop", "cache"))
 }

@@ -4,7 +4,9 @@
 // again each op) and evicts them all by size through the removal queue;
 // with requeue=true every entry expects one read, so the queue requeues it
 // once before removing it. evictAll is JMH's RangeCacheEvictionBenchmark
-// (§7.5). impl=skiplist|paged.
+// (§7.5). impl=skiplist|paged. InsertAndEvictFloor is insertAndEvict
+// reduced to the unavoidable work (retain, store a pointer, queue; then
+// release each): what no cache can go below.
 //
 // HitRate is PIP-430's cache hit-rate experiment (seed 004, the
 // rolling-restart test) as a deterministic simulation in virtual time

@@ -137,8 +137,58 @@ func evictAll() *harness.Benchmark {
 	}
 }
 
+// insertAndEvictFloor is InsertAndEvict reduced to the unavoidable work:
+// per entry, take a reference, store its pointer in a slot and append it
+// to a queue; then evict: drain the queue, clearing each slot and
+// releasing the reference.
+func insertAndEvictFloor() *harness.Benchmark {
+	return &harness.Benchmark{
+		Family: Family, Name: "InsertAndEvictFloor", Suites: []string{"cache"},
+		Doc: "InsertAndEvict reduced to the unavoidable work: retain, store a pointer, queue; then release all",
+		Params: []harness.Param{
+			{Name: "batchSize", Values: []string{"100", "1000"}, Kind: harness.Int},
+		},
+		Setup: func(t *harness.Trial) error {
+			n := t.Int("batchSize")
+			entries := make([]*cache.Entry, n)
+			for i := range entries {
+				entries[i] = cache.NewEntry(0, int64(i), make([]byte, 1), 0, nil)
+			}
+			t.OnTeardown(func() error {
+				for _, e := range entries {
+					e.Release()
+				}
+				return nil
+			})
+			t.Run(func(w *harness.Worker) (func(), error) {
+				slots := make([]*cache.Entry, n)
+				queue := make([]*cache.Entry, 0, n)
+				return func() {
+					for i, e := range entries {
+						if err := e.Retain(); err != nil {
+							panic(err)
+						}
+						slots[i] = e
+						queue = append(queue, e)
+					}
+					var bytes int64
+					for _, e := range queue {
+						slots[e.EntryID()] = nil
+						bytes += int64(e.Len())
+						e.Release()
+					}
+					queue = queue[:0]
+					w.Sink(uint64(bytes))
+				}, nil
+			})
+			return nil
+		},
+	}
+}
+
 func init() {
 	harness.Register(insertAndEvict())
+	harness.Register(insertAndEvictFloor())
 	harness.Register(evictAll())
 	harness.Register(hitRate())
 	harness.Register(harness.NoopBenchmark(Family, "EvictionNoop", "cache"))

@@ -28,6 +28,20 @@ type Map[K any, V comparable] struct {
 	head *node[K, V]
 	size atomic.Int64
 	seed atomic.Uint64
+	// top is the highest level any node was ever given (it never goes
+	// down): searches start there instead of at maxLevel-1. It is raised
+	// before a taller node is linked, so every level above it is empty.
+	top atomic.Int32
+}
+
+// raise makes top at least l.
+func (m *Map[K, V]) raise(l int) {
+	for {
+		t := m.top.Load()
+		if int(t) >= l || m.top.CompareAndSwap(t, int32(l)) {
+			return
+		}
+	}
 }
 
 // New returns an empty map ordered by cmp (negative, zero or positive as
@@ -55,7 +69,11 @@ func (m *Map[K, V]) randomLevel() int {
 func (m *Map[K, V]) find(key K, preds, succs *[maxLevel]*node[K, V]) int {
 	found := -1
 	pred := m.head
-	for level := maxLevel - 1; level >= 0; level-- {
+	start := int(m.top.Load())
+	for level := maxLevel - 1; level > start; level-- {
+		preds[level], succs[level] = m.head, m.head.next[level].Load()
+	}
+	for level := start; level >= 0; level-- {
 		curr := pred.next[level].Load()
 		for curr != nil && m.cmp(curr.key, key) < 0 {
 			pred = curr
@@ -72,7 +90,7 @@ func (m *Map[K, V]) find(key K, preds, succs *[maxLevel]*node[K, V]) int {
 // Get returns the value of key.
 func (m *Map[K, V]) Get(key K) (V, bool) {
 	pred := m.head
-	for level := maxLevel - 1; level >= 0; level-- {
+	for level := int(m.top.Load()); level >= 0; level-- {
 		curr := pred.next[level].Load()
 		for curr != nil && m.cmp(curr.key, key) < 0 {
 			pred = curr
@@ -105,6 +123,7 @@ func unlockPreds[K any, V comparable](preds *[maxLevel]*node[K, V], top int) {
 // value now stored and whether it was already there.
 func (m *Map[K, V]) PutIfAbsent(key K, val V) (actual V, loaded bool) {
 	top := m.randomLevel()
+	m.raise(top)
 	var preds, succs [maxLevel]*node[K, V]
 	for {
 		if found := m.find(key, &preds, &succs); found != -1 {
@@ -216,7 +235,7 @@ func (m *Map[K, V]) remove(key K, match func(V) bool) (V, bool) {
 // when strict), or the head.
 func (m *Map[K, V]) lastAtMost(key K, strict bool) *node[K, V] {
 	x := m.head
-	for level := maxLevel - 1; level >= 0; level-- {
+	for level := int(m.top.Load()); level >= 0; level-- {
 		for {
 			nx := x.next[level].Load()
 			if nx == nil {
@@ -255,7 +274,7 @@ func (m *Map[K, V]) Floor(key K) (K, V, bool) {
 func (m *Map[K, V]) firstAtLeast(key K) *node[K, V] {
 	x := m.head
 	var n *node[K, V]
-	for level := maxLevel - 1; level >= 0; level-- {
+	for level := int(m.top.Load()); level >= 0; level-- {
 		for {
 			n = x.next[level].Load()
 			if n == nil || m.cmp(n.key, key) >= 0 {
