@@ -114,48 +114,66 @@ func EnsureDataset(root string, p Profile, layout Layout, compress bool) (dir st
 		name = p.Name + "-" + string(layout) + "-lz4"
 	}
 	dir = filepath.Join(root, name+"-v"+strconv.Itoa(formatVersion))
-	recipe, err := json.Marshal(struct {
+	recipe := struct {
 		Profile Profile
 		Table   TableOptions
 		Format  int
-	}{p, BookieTable(layout, compress), formatVersion})
+	}{p, BookieTable(layout, compress), formatVersion}
+	built, err = EnsureBuilt(dir, recipe, func(tmp string) error {
+		c, err := NewBlockCache(CacheOptions{Capacity: 64 << 20, ShardBits: -1})
+		if err != nil {
+			return err
+		}
+		if err := Build(Options{Dir: tmp, Cache: c, Table: BookieTable(layout, compress)}, p.Layers, p.Stream()); err != nil {
+			return fmt.Errorf("build dataset %s/%s: %w", p.Name, layout, err)
+		}
+		return nil
+	})
+	return dir, built, err
+}
+
+// EnsureBuilt makes dir hold what build writes for recipe: it returns at
+// once if dir's DATASET file holds the recipe (as JSON); otherwise it
+// removes dir, runs build on a temporary directory beside it, writes the
+// recipe there and renames it into place, so an interrupted build is
+// never taken for a dataset. A concurrent builder of the same recipe that
+// renames first wins.
+func EnsureBuilt(dir string, recipe any, build func(tmp string) error) (built bool, err error) {
+	want, err := json.Marshal(recipe)
 	if err != nil {
-		return "", false, err
+		return false, err
 	}
 	if have, err := os.ReadFile(filepath.Join(dir, "DATASET")); err == nil {
-		if bytes.Equal(have, recipe) {
-			return dir, false, nil
+		if bytes.Equal(have, want) {
+			return false, nil
 		}
 		// built from another recipe (an older version of this code)
 		if err := os.RemoveAll(dir); err != nil {
-			return "", false, err
+			return false, err
 		}
 	}
+	root := filepath.Dir(dir)
 	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", false, err
+		return false, err
 	}
 	tmp, err := os.MkdirTemp(root, filepath.Base(dir)+".build-")
 	if err != nil {
-		return "", false, err
+		return false, err
 	}
 	defer os.RemoveAll(tmp)
-	c, err := NewBlockCache(CacheOptions{Capacity: 64 << 20, ShardBits: -1})
-	if err != nil {
-		return "", false, err
+	if err := build(tmp); err != nil {
+		return false, err
 	}
-	if err := Build(Options{Dir: tmp, Cache: c, Table: BookieTable(layout, compress)}, p.Layers, p.Stream()); err != nil {
-		return "", false, fmt.Errorf("build dataset %s/%s: %w", p.Name, layout, err)
-	}
-	if err := writeFileSync(filepath.Join(tmp, "DATASET"), recipe); err != nil {
-		return "", false, err
+	if err := writeFileSync(filepath.Join(tmp, "DATASET"), want); err != nil {
+		return false, err
 	}
 	if err := os.Rename(tmp, dir); err != nil {
-		if have, rerr := os.ReadFile(filepath.Join(dir, "DATASET")); rerr == nil && bytes.Equal(have, recipe) {
-			return dir, false, nil // built concurrently by another process
+		if have, rerr := os.ReadFile(filepath.Join(dir, "DATASET")); rerr == nil && bytes.Equal(have, want) {
+			return false, nil
 		}
-		return "", false, err
+		return false, err
 	}
-	return dir, true, nil
+	return true, nil
 }
 
 // ParseSize parses a byte size such as 8MiB, 1GiB, 512KiB or 1048576.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -166,4 +167,40 @@ func listDir(t *testing.T, dir string) string {
 		out += fmt.Sprintf("%s %d %v; ", e.Name(), fi.Size(), fi.ModTime().UnixNano())
 	}
 	return out
+}
+
+// TestEnsureBuilt: a dataset is built once, reused while its recipe is
+// the same, rebuilt when the recipe changes, and a failed build leaves
+// nothing behind that a later call could take for a dataset.
+func TestEnsureBuilt(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "ds")
+	builds := 0
+	build := func(content string) func(string) error {
+		return func(tmp string) error {
+			builds++
+			return os.WriteFile(filepath.Join(tmp, "data"), []byte(content), 0o644)
+		}
+	}
+	for i, c := range []struct {
+		recipe string
+		built  bool
+	}{{"a", true}, {"a", false}, {"b", true}, {"b", false}} {
+		built, err := EnsureBuilt(dir, c.recipe, build(c.recipe))
+		if err != nil || built != c.built {
+			t.Fatalf("call %d (recipe %s): built %v, %v; want %v", i, c.recipe, built, err, c.built)
+		}
+		if got, _ := os.ReadFile(filepath.Join(dir, "data")); string(got) != c.recipe {
+			t.Fatalf("call %d: data %q", i, got)
+		}
+	}
+	if builds != 2 {
+		t.Fatalf("%d builds, want 2", builds)
+	}
+	other := filepath.Join(filepath.Dir(dir), "failed")
+	if _, err := EnsureBuilt(other, "x", func(string) error { return errors.New("disk full") }); err == nil {
+		t.Fatal("a failed build returned no error")
+	}
+	if es, _ := os.ReadDir(filepath.Dir(dir)); len(es) != 1 {
+		t.Fatalf("a failed build left %d entries beside the dataset", len(es)-1)
+	}
 }

@@ -259,31 +259,17 @@ func (t *tableWriter) finish() (TableInfo, error) {
 		if len(t.hashes) > 0 {
 			t.cutFilter()
 		}
-		top := newBlockBuilder(1)
-		for i, p := range t.filterParts {
-			h := t.writeBlock(p, false)
-			info.FilterBytes += int64(len(p))
-			top.add(t.filterLast[i], h.encode(nil))
-		}
-		info.FilterPartitions = len(t.filterParts)
-		tb := top.finish()
-		fh := t.writeBlock(tb, false)
-		info.TopLevelBytes += int64(len(tb))
+		fh, fbytes, fTop := t.writePartitions(t.filterParts, t.filterLast)
+		info.FilterBytes, info.FilterPartitions = fbytes, len(t.filterParts)
 		meta.add([]byte("filter.partitioned"), fh.encode(nil))
 		if !t.index.empty() {
 			t.indexParts = append(t.indexParts, t.index.finish())
 			t.indexLast = append(t.indexLast, append([]byte(nil), t.lastKey...))
 		}
-		topIdx := newBlockBuilder(1)
-		for i, p := range t.indexParts {
-			h := t.writeBlock(p, false)
-			info.IndexBytes += int64(len(p))
-			topIdx.add(t.indexLast[i], h.encode(nil))
-		}
-		info.IndexPartitions = len(t.indexParts)
-		ti := topIdx.finish()
-		indexH = t.writeBlock(ti, false)
-		info.TopLevelBytes += int64(len(ti))
+		var ibytes, iTop int64
+		indexH, ibytes, iTop = t.writePartitions(t.indexParts, t.indexLast)
+		info.IndexBytes, info.IndexPartitions = ibytes, len(t.indexParts)
+		info.TopLevelBytes = fTop + iTop
 	}
 	props := newBlockBuilder(1)
 	for _, kv := range [][2]string{
@@ -328,6 +314,20 @@ func (t *tableWriter) finish() (TableInfo, error) {
 	}
 	info.Size = int64(t.off)
 	return info, nil
+}
+
+// writePartitions writes the partitions and then their top-level block
+// (each partition's last key → its handle); it returns the top-level
+// block's handle, the partitions' bytes and the top-level block's bytes.
+func (t *tableWriter) writePartitions(parts, lasts [][]byte) (top handle, bytes, topBytes int64) {
+	tb := newBlockBuilder(1)
+	for i, p := range parts {
+		h := t.writeBlock(p, false)
+		bytes += int64(len(p))
+		tb.add(lasts[i], h.encode(nil))
+	}
+	b := tb.finish()
+	return t.writeBlock(b, false), bytes, int64(len(b))
 }
 
 func (t *tableWriter) abort() {

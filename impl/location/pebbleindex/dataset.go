@@ -1,10 +1,7 @@
 package pebbleindex
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/cockroachdb/pebble/v2"
@@ -23,32 +20,18 @@ const datasetVersion = 1
 // it is built in a temporary directory renamed into place.
 func EnsureDataset(root string, p location.Profile) (dir string, built bool, err error) {
 	dir = filepath.Join(root, fmt.Sprintf("%s-pebble-v%d", p.Name, datasetVersion))
-	recipe, err := json.Marshal(struct {
+	recipe := struct {
 		Profile location.Profile
 		Version int
-	}{p, datasetVersion})
+	}{p, datasetVersion}
+	built, err = location.EnsureBuilt(dir, recipe, func(tmp string) error { return build(tmp, p) })
+	return dir, built, err
+}
+
+func build(dir string, p location.Profile) error {
+	x, err := Open(Options{Dir: dir, CacheSize: 64 << 20, CreateIfMissing: true})
 	if err != nil {
-		return "", false, err
-	}
-	if have, err := os.ReadFile(filepath.Join(dir, "DATASET")); err == nil {
-		if bytes.Equal(have, recipe) {
-			return dir, false, nil
-		}
-		if err := os.RemoveAll(dir); err != nil {
-			return "", false, err
-		}
-	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return "", false, err
-	}
-	tmp, err := os.MkdirTemp(root, filepath.Base(dir)+".build-")
-	if err != nil {
-		return "", false, err
-	}
-	defer os.RemoveAll(tmp)
-	x, err := Open(Options{Dir: tmp, CacheSize: 64 << 20, CreateIfMissing: true})
-	if err != nil {
-		return "", false, err
+		return err
 	}
 	next := p.Stream()
 	for done := false; !done; {
@@ -62,35 +45,23 @@ func EnsureDataset(root string, p location.Profile) (dir string, built bool, err
 			if err := b.Set(k, v, nil); err != nil {
 				b.Close()
 				x.Close()
-				return "", false, err
+				return err
 			}
 		}
-		if err := b.Commit(pebble.NoSync); err != nil {
-			b.Close()
-			x.Close()
-			return "", false, err
-		}
+		err := b.Commit(pebble.NoSync)
 		b.Close()
+		if err != nil {
+			x.Close()
+			return err
+		}
 	}
 	if err := x.Flush(); err != nil {
 		x.Close()
-		return "", false, err
+		return err
 	}
 	if err := x.Compact(); err != nil {
 		x.Close()
-		return "", false, err
+		return err
 	}
-	if err := x.Close(); err != nil {
-		return "", false, err
-	}
-	if err := os.WriteFile(filepath.Join(tmp, "DATASET"), recipe, 0o644); err != nil {
-		return "", false, err
-	}
-	if err := os.Rename(tmp, dir); err != nil {
-		if have, rerr := os.ReadFile(filepath.Join(dir, "DATASET")); rerr == nil && bytes.Equal(have, recipe) {
-			return dir, false, nil
-		}
-		return "", false, err
-	}
-	return dir, true, nil
+	return x.Close()
 }
