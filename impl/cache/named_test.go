@@ -303,3 +303,41 @@ func TestGetKeyWithDifferentInstance(t *testing.T) {
 		}
 	})
 }
+
+// TestInvalidMatchingKey is RangeCacheTest.testInvalidMatchingKey: the
+// cached entry's entry ID is changed behind the cache's back (Java
+// mutates it through a setter; here the test reaches the field, which no
+// API exposes). A get at its key then finds an entry that no longer
+// matches and returns nothing, a range read skips it, and clear still
+// terminates and unlinks it. As in the Java removeEntry (reference §3.5),
+// an entry that does not match its key is unlinked but neither counted
+// nor released: the cache cannot tell it is still the entry it took.
+func TestInvalidMatchingKey(t *testing.T) {
+	forEach(t, func(t *testing.T, im impl) {
+		c := im.new(NewRemovalQueue(5, false))
+		e := mustPut(t, c, 0, 0, "x") // the put handed our reference to the cache
+		mustPut(t, c, 0, 1, "y")
+		if err := e.Retain(); err != nil { // one of our own, to look at it afterwards
+			t.Fatal(err)
+		}
+		e.entry.Store(123)
+		if got := c.Get(Position{0, 0}); got != nil {
+			got.Release()
+			t.Fatal("get returned an entry that no longer matches its key")
+		}
+		got := c.GetRange(Position{0, 0}, Position{0, 1})
+		if len(got) != 1 || got[0].EntryID() != 1 {
+			t.Fatalf("range read returned %v, want only (0, 1)", ids(got))
+		}
+		release(got)
+		if n, _ := c.Clear(); n != 1 {
+			t.Fatalf("clear counted %d removals, want 1 (the matching entry)", n)
+		}
+		if c.Exists(Position{0, 0}) || c.Exists(Position{0, 1}) || c.NumberOfEntries() != 0 {
+			t.Fatal("clear left an entry linked")
+		}
+		if rc := e.RefCnt(); rc != 2 {
+			t.Fatalf("refCnt %d after clear, want 2 (ours and the cache's, not released for a mismatching key)", rc)
+		}
+	})
+}
