@@ -339,3 +339,41 @@ func TestDeallocationHookRunsOnce(t *testing.T) {
 		t.Fatalf("hook %d times, ledger %d, expected reads %d", calls.Load(), e.LedgerID(), h.ExpectedReadCount())
 	}
 }
+
+// TestRetainReleaseRace: goroutines retain and release one entry while
+// its owner drops the first reference. Exactly one release is the last
+// (the hook runs once), and no retain succeeds once the entry is
+// deallocated.
+func TestRetainReleaseRace(t *testing.T) {
+	for round := range 200 {
+		var calls atomic.Int32
+		var dead, resurrected atomic.Bool
+		e := NewEntry(1, int64(round), nil, 0, func(*Entry) { dead.Store(true); calls.Add(1) })
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 200 {
+					if e.Retain() == nil {
+						if dead.Load() {
+							resurrected.Store(true)
+						}
+						if _, err := e.Release(); err != nil {
+							t.Error(err)
+							return
+						}
+					}
+				}
+			}()
+		}
+		e.Release() // the owner's reference
+		wg.Wait()
+		if calls.Load() != 1 || resurrected.Load() || e.RefCnt() != 0 || e.Retain() == nil {
+			t.Fatalf("round %d: hook ran %d times, resurrected %v, refCnt %d", round, calls.Load(), resurrected.Load(), e.RefCnt())
+		}
+		if _, err := e.Release(); err == nil {
+			t.Fatalf("round %d: release beyond zero accepted", round)
+		}
+	}
+}

@@ -75,7 +75,7 @@ func NewEntry(ledger, entry int64, data []byte, expectedReads int32, onDeallocat
 	e := &Entry{data: data, onDeallocate: onDeallocate}
 	e.ledger.Store(ledger)
 	e.entry.Store(entry)
-	e.refCnt.Store(1)
+	e.refCnt.Store(2) // one reference (see Retain)
 	if h := NewReadCountHandler(expectedReads); h != nil {
 		e.handler.Store(h)
 	}
@@ -90,32 +90,44 @@ func (e *Entry) EntryID() int64  { return e.entry.Load() }
 func (e *Entry) Data() []byte { return e.data }
 func (e *Entry) Len() int     { return len(e.data) }
 
-// RefCnt is the current reference count.
-func (e *Entry) RefCnt() int32 { return e.refCnt.Load() }
+// The reference count is kept doubled in refCnt: an even value 2n is n
+// references, and an odd value marks the entry released for good. A retain
+// is then a single atomic add of 2 (no compare-and-swap loop): on an odd
+// value it stays odd, so a released entry is never resurrected. The last
+// release moves 2 to 1 with a compare-and-swap, so it cannot race with a
+// retain into a count of zero.
+
+// RefCnt is the current reference count (0 once released).
+func (e *Entry) RefCnt() int32 {
+	r := e.refCnt.Load()
+	if r&1 != 0 {
+		return 0
+	}
+	return r >> 1
+}
 
 // Retain adds a reference; it fails on a released entry.
 func (e *Entry) Retain() error {
-	for {
-		c := e.refCnt.Load()
-		if c <= 0 {
-			return ErrReleased
-		}
-		if e.refCnt.CompareAndSwap(c, c+1) {
-			return nil
-		}
+	if e.refCnt.Add(2)&1 != 0 {
+		return ErrReleased
 	}
+	return nil
 }
 
 // Release drops a reference and reports whether it was the last; a
 // release beyond zero is an error.
 func (e *Entry) Release() (bool, error) {
 	for {
-		c := e.refCnt.Load()
-		if c < 1 {
-			return false, fmt.Errorf("release of %w (refCnt %d)", ErrReleased, c)
+		r := e.refCnt.Load()
+		if r&1 != 0 || r < 2 {
+			return false, fmt.Errorf("release of %w (refCnt %d)", ErrReleased, e.RefCnt())
 		}
-		if e.refCnt.CompareAndSwap(c, c-1) {
-			if c == 1 {
+		next := r - 2
+		if r == 2 {
+			next = 1 // released
+		}
+		if e.refCnt.CompareAndSwap(r, next) {
+			if r == 2 {
 				e.deallocate()
 				return true, nil
 			}
