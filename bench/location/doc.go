@@ -20,6 +20,9 @@
 //   - lz4: LZ4 data blocks (BookKeeper's default) or not (the default
 //     here; see impl/location.EnsureDataset for why).
 //
+// shardBits and lz4 apply to this package's store only: Pebble shards its
+// cache its own way and its datasets are uncompressed.
+//
 // Datasets are built once per profile and layout, on first use, into
 // $LEDGERBENCH_DATA or the user cache directory's ledgerbench/location
 // (~/.cache/ledgerbench/location), and opened read-only by every fork:
