@@ -63,8 +63,9 @@ func decodeFences(b *block) (*fences, error) {
 	return f, it.err
 }
 
-// seekGE is the handle of the first partition whose last key is ≥ key.
-func (f *fences) seekGE(key []byte) (handle, bool) {
+// search is the index of the first partition whose last key is ≥ key
+// (len(handles) if none).
+func (f *fences) search(key []byte) int {
 	lo, hi := 0, len(f.handles)
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
@@ -74,10 +75,16 @@ func (f *fences) seekGE(key []byte) (handle, bool) {
 			hi = mid
 		}
 	}
-	if lo == len(f.handles) {
+	return lo
+}
+
+// seekGE is the handle of the first partition whose last key is ≥ key.
+func (f *fences) seekGE(key []byte) (handle, bool) {
+	i := f.search(key)
+	if i == len(f.handles) {
 		return handle{}, false
 	}
-	return f.handles[lo], true
+	return f.handles[i], true
 }
 
 func openTable(path string, num uint64, cache *BlockCache) (*table, error) {
@@ -473,26 +480,13 @@ func (t *table) prevDataHandle(key []byte, p *Perf) (handle, bool, error) {
 		return search(ix.parsed.(*block), t.indexH.offset)
 	}
 	// In the partition holding key's block, or else the last entry of the
-	// partition before it (whose top-level key is below key).
-	top := t.topIndex.parsed.(*block)
-	for _, strict := range []bool{false, true} {
-		it := top.iter()
-		var pv []byte
-		if !strict {
-			if !it.seekGE(key) {
-				continue
-			}
-			pv = it.value
-		} else {
-			var ok bool
-			if _, pv, ok = it.seekLE(key, false); !ok {
-				break
-			}
+	// partition before it (whose fence, its last key, is below key).
+	i := t.indexFences.search(key)
+	for _, pi := range []int{i, i - 1} {
+		if pi < 0 || pi >= len(t.indexFences.handles) {
+			continue
 		}
-		ph, err := decodeHandle(pv)
-		if err != nil {
-			return handle{}, false, t.corrupt("top-level index", t.indexH.offset, err)
-		}
+		ph := t.indexFences.handles[pi]
 		ix, err := t.get(ph, kindIndex, p)
 		if err != nil {
 			return handle{}, false, err
