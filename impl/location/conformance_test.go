@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 
@@ -301,6 +302,11 @@ func TestOpenBadInput(t *testing.T) {
 	c, _ := location.NewBlockCache(location.CacheOptions{Capacity: 1 << 20, ShardBits: -1})
 	if _, err := location.OpenIndex(location.Options{Dir: filepath.Join(t.TempDir(), "missing"), Cache: c}); !errors.Is(err, location.ErrNoDir) {
 		t.Errorf("missing dir: %v", err)
+	}
+	file := filepath.Join(t.TempDir(), "a-file")
+	os.WriteFile(file, []byte("x"), 0o644)
+	if _, err := location.OpenIndex(location.Options{Dir: file, Cache: c}); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("a file as the data directory: %v", err)
 	}
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "MANIFEST"), []byte("0000\n{}"), 0o644)

@@ -178,7 +178,7 @@ func TestCorruptTable(t *testing.T) {
 				os.WriteFile(p, bad, 0o644)
 				tb, err := openTable(p, uint64(100+off), testCache(t, 1<<20))
 				if err != nil {
-					if !errors.Is(err, ErrCorrupt) || !bytes.Contains([]byte(err.Error()), []byte("bad.sst")) {
+					if !errors.Is(err, ErrCorrupt) || !bytes.Contains([]byte(err.Error()), []byte("bad.sst")) || !bytes.Contains([]byte(err.Error()), []byte("at offset")) {
 						t.Fatalf("offset %d: %v", off, err)
 					}
 					detected++
