@@ -188,6 +188,13 @@ func (s *Store) recover() error {
 		}
 	}
 	slices.Sort(logs)
+	if !s.o.ReadOnly {
+		// Orphans first: a crashed flush or compaction may have left tables
+		// under the very numbers the replay's flush is about to take.
+		if err := s.removeObsolete(); err != nil {
+			return err
+		}
+	}
 	if s.o.ReadOnly {
 		for _, n := range logs {
 			if err := replayWAL(logName(s.dir, n), func(k, v []byte) error { s.mem.put(k, v); return nil }); err != nil {
@@ -421,6 +428,11 @@ func (s *Store) install(removed []*table, added []*table, infos []TableInfo, lvl
 				Smallest: t.info.Smallest, Largest: t.info.Largest})
 		}
 	}
+	if crashBeforeCommit != nil && crashBeforeCommit() {
+		// a test's simulated crash: the new tables are written and synced,
+		// the manifest still names the old ones, and nothing is cleaned up
+		return errSimulatedCrash
+	}
 	if err := writeManifest(s.dir, &m); err != nil {
 		for _, t := range added {
 			t.close()
@@ -435,6 +447,13 @@ func (s *Store) install(removed []*table, added []*table, infos []TableInfo, lvl
 	}
 	return nil
 }
+
+// crashBeforeCommit, set by tests, makes install stop just before the
+// manifest is replaced, as a crash there would.
+var (
+	crashBeforeCommit func() bool
+	errSimulatedCrash = errors.New("simulated crash before the manifest commit")
+)
 
 // ErrNotFound is returned by Get and Floor when no key matches.
 var ErrNotFound = errors.New("not found")
