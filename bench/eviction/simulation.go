@@ -247,10 +247,14 @@ func Simulate(cfg SimConfig) (SimResult, error) {
 	rng := rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
 	tick := int64(cfg.Tick)
 
+	maxRequeue := 0 // eviction ignores expected reads
+	if cfg.Policy == ExpectedReads {
+		maxRequeue = cfg.MaxRequeue
+	}
 	newBroker := func() (*broker, error) {
 		m, err := cache.NewManager(cache.ManagerConfig{
 			Impl: cfg.Impl, MaxSize: cfg.CacheSize,
-			MaxRequeue:          map[bool]int{true: cfg.MaxRequeue}[cfg.Policy == ExpectedReads],
+			MaxRequeue:          maxRequeue,
 			ExtendTTLOfAccessed: cfg.Policy != TimeOnly,
 			Clock:               func() int64 { return now },
 		})
