@@ -26,8 +26,8 @@ var params = []harness.Param{
 // datasets serializes dataset builds within a process.
 var datasets sync.Mutex
 
-// opener opens the trial's index over its dataset; Pebble's is registered
-// by the pebble file.
+// opened is the trial's index over its dataset, as the benchmark bodies
+// use it.
 type opened struct {
 	get   func(ledger, entry int64, p *impl.Perf) (uint64, error)
 	last  func(ledger int64, p *impl.Perf) (int64, error)
@@ -37,6 +37,7 @@ type opened struct {
 	noPerf bool
 }
 
+// openPebble opens the Pebble index (set by pebble.go).
 var openPebble func(t *harness.Trial, root string, p impl.Profile, capacity int64) (*opened, error)
 
 func open(t *harness.Trial) (*opened, impl.Profile, error) {
