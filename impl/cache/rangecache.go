@@ -65,6 +65,10 @@ func (c *core) GetRange(first, last Position) []*Entry {
 	var out []*Entry
 	c.each(first, last, true, func(w *wrapper, l, e int64) {
 		if v := retainedMatching(l, e, w.getValue(l, e, true)); v != nil {
+			if out == nil && first.Ledger == last.Ledger {
+				// one ledger: at most the span, which reads are sized to
+				out = make([]*Entry, 0, min(last.Entry-e+1, 1024))
+			}
 			out = append(out, v)
 		}
 	})
