@@ -76,6 +76,7 @@ type shard struct {
 	capacity int64
 	usage    int64
 	lruUsage int64
+	high     int64 // usage high-water mark
 	table    map[cacheKey]*cached
 	lru      cached // sentinel: lru.next is the least recently used
 	_        [40]byte
@@ -211,6 +212,7 @@ func (c *BlockCache) insert(e *cached) *cached {
 	s.table[e.key] = e
 	e.inCache = true
 	s.usage += e.charge
+	s.high = max(s.high, s.usage)
 	s.mu.Unlock()
 	release(freed)
 	return e
@@ -261,6 +263,9 @@ type CacheStats struct {
 	EraseOnRelease          int64 // blocks erased at their last release because the shard was over capacity
 	Rejected                int64 // inserts not cached (Pebble policy or strict)
 	Usage, PinnedUsage      int64 // pinned: blocks referenced right now
+	// ShardHighWater is the highest usage any shard reached (above its
+	// capacity after an oversized insert).
+	ShardHighWater int64
 	// Content is the number of blocks and bytes cached, by role
 	// (DataBlock, FilterBlock, FilterMetaBlock, IndexBlock, IndexMetaBlock).
 	Content map[string][2]int64
@@ -277,6 +282,7 @@ func (c *BlockCache) Stats() CacheStats {
 		s.mu.Lock()
 		st.Usage += s.usage
 		st.PinnedUsage += s.usage - s.lruUsage
+		st.ShardHighWater = max(st.ShardHighWater, s.high)
 		for _, e := range s.table {
 			v := st.Content[e.kind.String()]
 			st.Content[e.kind.String()] = [2]int64{v[0] + 1, v[1] + e.charge}

@@ -66,6 +66,9 @@ func TestOversizedInsert(t *testing.T) {
 	if st.OversizeInserts != 1 || st.ShardFlushes != 1 || st.Evictions != 2 {
 		t.Fatalf("after the oversized insert: %+v", st)
 	}
+	if st.ShardHighWater != 1700 {
+		t.Fatalf("shard high-water %d, want 1700 (over capacity)", st.ShardHighWater)
+	}
 	if st.Usage != 1700 || c.lookup(cacheKey{1, 1}) != nil || c.lookup(cacheKey{1, 2}) != nil {
 		t.Fatalf("usage %d; want the two unreferenced blocks evicted and the big one in (1700)", st.Usage)
 	}
