@@ -33,5 +33,7 @@
 // (every block read from the files), cache-hits, sst-probes, bloom-useful
 // (tables a filter ruled out) and, for this package's store, the cache's
 // oversize-inserts and shard-flushes; per trial: largest-filter-B,
-// shard-B and pinned-B.
+// shard-B and pinned-B. Each fork writes the dataset's LSM shape (level,
+// keys, size, filter and index bytes and partitions, top-level bytes per
+// table) to its log, DIR/logs.
 package location

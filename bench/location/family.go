@@ -2,6 +2,7 @@ package location
 
 import (
 	"fmt"
+	"os"
 	"sync"
 
 	"github.com/ledgerbench/ledgerbench/harness"
@@ -72,10 +73,14 @@ func open(t *harness.Trial) (*opened, impl.Profile, error) {
 	if err != nil {
 		return nil, p, err
 	}
+	// The shape goes to the fork's log (DIR/logs), as the seed's tables
+	// describe theirs.
 	var largest int64
 	for _, li := range x.Store().Shape() {
 		for _, ti := range li.Tables {
 			largest = max(largest, ti.FilterBytes)
+			fmt.Fprintf(os.Stderr, "location: %s/%s L%d table: %d keys, %d B, %d data blocks, filter %d B in %d partitions, index %d B in %d partitions, top-level %d B\n",
+				p.Name, layout, li.Level, ti.Keys, ti.Size, ti.DataBlocks, ti.FilterBytes, ti.FilterPartitions, ti.IndexBytes, ti.IndexPartitions, ti.TopLevelBytes)
 		}
 	}
 	st := c.Stats()
