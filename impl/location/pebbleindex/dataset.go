@@ -10,14 +10,16 @@ import (
 )
 
 // datasetVersion changes when the way datasets are built changes.
-const datasetVersion = 1
+const datasetVersion = 2
 
 // EnsureDataset returns the directory of the profile's Pebble database
 // under root, building it if it is not there (or was built from another
-// recipe): the profile's stream written in batches of 100,000, flushed,
-// then compacted into the bottom level (Pebble lays out its own shape; a
-// full compaction is the deterministic one). As impl/location's datasets,
-// it is built in a temporary directory renamed into place.
+// recipe), in the profile's shape as far as Pebble lets one choose it: the
+// keys of the layers below L0 are written in batches of 100,000, flushed
+// and compacted into the bottom level, then each L0 layer is written and
+// flushed into L0, with automatic compactions off (Pebble's flush may cut
+// a layer into several L0 tables). As impl/location's datasets, it is
+// built in a temporary directory renamed into place.
 func EnsureDataset(root string, p location.Profile) (dir string, built bool, err error) {
 	dir = filepath.Join(root, fmt.Sprintf("%s-pebble-v%d", p.Name, datasetVersion))
 	recipe := struct {
@@ -29,37 +31,54 @@ func EnsureDataset(root string, p location.Profile) (dir string, built bool, err
 }
 
 func build(dir string, p location.Profile) error {
-	x, err := Open(Options{Dir: dir, CacheSize: 64 << 20, CreateIfMissing: true})
+	x, err := Open(Options{Dir: dir, CacheSize: 64 << 20, CreateIfMissing: true, DisableAutoCompaction: true})
 	if err != nil {
 		return err
 	}
 	next := p.Stream()
-	for done := false; !done; {
-		b := x.db.NewBatch()
-		for range 100_000 {
-			k, v, ok := next()
-			if !ok {
-				done = true
-				break
+	write := func(n int) error {
+		for n > 0 {
+			b := x.db.NewBatch()
+			for range min(n, 100_000) {
+				k, v, ok := next()
+				if !ok {
+					b.Close()
+					return fmt.Errorf("profile %s: stream ended early", p.Name)
+				}
+				if err := b.Set(k, v, nil); err != nil {
+					b.Close()
+					return err
+				}
+				n--
 			}
-			if err := b.Set(k, v, nil); err != nil {
-				b.Close()
-				x.Close()
+			err := b.Commit(pebble.NoSync)
+			b.Close()
+			if err != nil {
 				return err
 			}
 		}
-		err := b.Commit(pebble.NoSync)
-		b.Close()
-		if err != nil {
-			x.Close()
-			return err
+		return x.Flush()
+	}
+	lower := 0
+	for i, l := range p.Layers {
+		if l.Level > 0 {
+			if i > 0 && p.Layers[i-1].Level == 0 {
+				x.Close()
+				return fmt.Errorf("profile %s: a layer below L0 after an L0 layer", p.Name)
+			}
+			lower += l.Keys
 		}
 	}
-	if err := x.Flush(); err != nil {
-		x.Close()
-		return err
+	err = write(lower)
+	if err == nil {
+		err = x.Compact()
 	}
-	if err := x.Compact(); err != nil {
+	for _, l := range p.Layers {
+		if err == nil && l.Level == 0 {
+			err = write(l.Keys)
+		}
+	}
+	if err != nil {
 		x.Close()
 		return err
 	}

@@ -30,6 +30,8 @@ type Options struct {
 	CacheSize       int64
 	CreateIfMissing bool
 	ReadOnly        bool
+	// DisableAutoCompaction keeps flushed tables in L0 (dataset builds).
+	DisableAutoCompaction bool
 }
 
 func pebbleOptions(o Options) (*pebble.Options, func()) {
@@ -40,6 +42,9 @@ func pebbleOptions(o Options) (*pebble.Options, func()) {
 		LBaseMaxBytes:    256 << 20,
 		ErrorIfNotExists: !o.CreateIfMissing,
 		ReadOnly:         o.ReadOnly,
+
+		DisableAutomaticCompactions: o.DisableAutoCompaction,
+		Logger:                      quietLogger{},
 	}
 	for i := range po.Levels {
 		po.Levels[i].BlockSize = 64 << 10
@@ -50,6 +55,14 @@ func pebbleOptions(o Options) (*pebble.Options, func()) {
 	po.EnsureDefaults()
 	return po, c.Unref
 }
+
+// quietLogger drops Pebble's informational messages (every open logs its
+// log replay) and keeps its errors.
+type quietLogger struct{}
+
+func (quietLogger) Infof(string, ...any)      {}
+func (quietLogger) Errorf(f string, a ...any) { pebble.DefaultLogger.Errorf(f, a...) }
+func (quietLogger) Fatalf(f string, a ...any) { pebble.DefaultLogger.Fatalf(f, a...) }
 
 // Open opens (or creates) the index in o.Dir.
 func Open(o Options) (*Index, error) {
