@@ -31,12 +31,18 @@ func EnsureDataset(root string, p location.Profile) (dir string, built bool, err
 }
 
 func build(dir string, p location.Profile) error {
-	x, err := Open(Options{Dir: dir, CacheSize: 64 << 20, CreateIfMissing: true, DisableAutoCompaction: true})
-	if err != nil {
-		return err
+	lower := 0
+	for i, l := range p.Layers {
+		if l.Level > 0 {
+			if i > 0 && p.Layers[i-1].Level == 0 {
+				return fmt.Errorf("profile %s: a layer below L0 after an L0 layer", p.Name)
+			}
+			lower += l.Keys
+		}
 	}
 	next := p.Stream()
-	write := func(n int) error {
+	// write adds the next n keys of the stream and flushes them.
+	write := func(x *Index, n int) error {
 		for n > 0 {
 			b := x.db.NewBatch()
 			for range min(n, 100_000) {
@@ -59,28 +65,41 @@ func build(dir string, p location.Profile) error {
 		}
 		return x.Flush()
 	}
-	lower := 0
-	for i, l := range p.Layers {
-		if l.Level > 0 {
-			if i > 0 && p.Layers[i-1].Level == 0 {
-				x.Close()
-				return fmt.Errorf("profile %s: a layer below L0 after an L0 layer", p.Name)
+	// The lower layers with compactions on (writes would stall on L0
+	// otherwise), compacted into the bottom level; then the L0 layers with
+	// compactions off, so that each flush stays in L0.
+	for _, phase := range []struct {
+		l0  bool
+		run func(x *Index) error
+	}{
+		{false, func(x *Index) error {
+			if err := write(x, lower); err != nil {
+				return err
 			}
-			lower += l.Keys
+			return x.Compact()
+		}},
+		{true, func(x *Index) error {
+			for _, l := range p.Layers {
+				if l.Level == 0 {
+					if err := write(x, l.Keys); err != nil {
+						return err
+					}
+				}
+			}
+			return nil
+		}},
+	} {
+		x, err := Open(Options{Dir: dir, CacheSize: 64 << 20, CreateIfMissing: true, DisableAutoCompaction: phase.l0})
+		if err != nil {
+			return err
+		}
+		if err := phase.run(x); err != nil {
+			x.Close()
+			return err
+		}
+		if err := x.Close(); err != nil {
+			return err
 		}
 	}
-	err = write(lower)
-	if err == nil {
-		err = x.Compact()
-	}
-	for _, l := range p.Layers {
-		if err == nil && l.Level == 0 {
-			err = write(l.Keys)
-		}
-	}
-	if err != nil {
-		x.Close()
-		return err
-	}
-	return x.Close()
+	return nil
 }

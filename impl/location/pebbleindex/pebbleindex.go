@@ -30,7 +30,8 @@ type Options struct {
 	CacheSize       int64
 	CreateIfMissing bool
 	ReadOnly        bool
-	// DisableAutoCompaction keeps flushed tables in L0 (dataset builds).
+	// DisableAutoCompaction keeps flushed tables in L0 (dataset builds);
+	// writes then never stall on the number of L0 tables.
 	DisableAutoCompaction bool
 }
 
@@ -45,6 +46,9 @@ func pebbleOptions(o Options) (*pebble.Options, func()) {
 
 		DisableAutomaticCompactions: o.DisableAutoCompaction,
 		Logger:                      quietLogger{},
+	}
+	if o.DisableAutoCompaction {
+		po.L0StopWritesThreshold = 1 << 20 // nothing would ever bring L0 down
 	}
 	for i := range po.Levels {
 		po.Levels[i].BlockSize = 64 << 10
