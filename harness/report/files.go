@@ -7,33 +7,14 @@ import (
 	"path/filepath"
 
 	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 )
 
 // WriteFileAtomic writes data to path through a temporary file in the same
 // directory and a rename, so readers see the old file or the new one, never
 // a part.
 func WriteFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := atomicfile.Replace(path, data); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

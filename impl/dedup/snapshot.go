@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 )
 
 // Snapshot is the persisted state of a topic's deduplication as of a log
@@ -185,18 +187,7 @@ func (f *FileStore) Save(s *Snapshot) error {
 		return err
 	}
 	tmp := filepath.Join(f.Dir, tmpName)
-	fh, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = fh.Write(b)
-	if err == nil {
-		err = fh.Sync()
-	}
-	if cerr := fh.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := atomicfile.WriteSync(tmp, b); err != nil {
 		return fmt.Errorf("write %s: %w", tmp, err)
 	}
 	if f.beforeRename != nil {
@@ -213,16 +204,7 @@ func (f *FileStore) Save(s *Snapshot) error {
 	if err := os.Rename(tmp, cur); err != nil {
 		return err
 	}
-	return syncDir(f.Dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return atomicfile.SyncDir(f.Dir)
 }
 
 func (f *FileStore) Load() (*Snapshot, []error, error) {

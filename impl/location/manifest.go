@@ -9,11 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 )
 
 // The manifest is the store's commit point: the tables of each level, the
 // deleted key ranges, the next file number and the write-ahead log in use.
-// It is replaced atomically (written to MANIFEST.tmp, synced, renamed,
+// It is replaced atomically (written to a temporary file, synced, renamed,
 // directory synced), so a crash at any moment leaves either the old or the
 // new one. Its first line is the CRC-32C of the JSON that follows.
 type manifest struct {
@@ -90,37 +92,8 @@ func writeManifest(dir string, m *manifest) error {
 		return err
 	}
 	out := append([]byte(fmt.Sprintf("%08x\n", crc32.Checksum(body, castagnoli))), body...)
-	tmp := filepath.Join(dir, "MANIFEST.tmp")
-	if err := writeFileSync(tmp, out); err != nil {
+	if err := atomicfile.Replace(filepath.Join(dir, "MANIFEST"), out); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, "MANIFEST")); err != nil {
-		return err
-	}
-	return syncDir(dir)
-}
-
-func writeFileSync(path string, b []byte) error {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return atomicfile.SyncDir(dir)
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 )
 
 // Profile is a dataset of the location benchmarks (location-index.md
@@ -164,7 +166,7 @@ func EnsureBuilt(dir string, recipe any, build func(tmp string) error) (built bo
 	if err := build(tmp); err != nil {
 		return false, err
 	}
-	if err := writeFileSync(filepath.Join(tmp, "DATASET"), want); err != nil {
+	if err := atomicfile.WriteSync(filepath.Join(tmp, "DATASET"), want); err != nil {
 		return false, err
 	}
 	if err := os.Rename(tmp, dir); err != nil {

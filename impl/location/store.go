@@ -263,7 +263,7 @@ func (s *Store) removeObsolete() error {
 		name := e.Name()
 		var n uint64
 		switch {
-		case strings.HasSuffix(name, ".tmp"):
+		case strings.Contains(name, ".tmp"): // an interrupted manifest replacement
 			os.Remove(filepath.Join(s.dir, name))
 		case strings.HasSuffix(name, ".sst"):
 			if _, err := fmt.Sscanf(name, "%06d.sst", &n); err == nil && !live[n] {
