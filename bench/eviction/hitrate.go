@@ -26,8 +26,9 @@ func hitRate() *harness.Benchmark {
 		Setup: func(t *harness.Trial) error {
 			build := Workloads[t.Param("workload")]
 			impl, policy := t.Param("impl"), Policy(t.Param("policy"))
-			if cfg := build(impl, policy, 0); cfg.validate() != nil {
-				return cfg.validate()
+			cfg := build(impl, policy, 0)
+			if err := cfg.validate(); err != nil {
+				return err
 			}
 			t.Run(func(w *harness.Worker) (func(), error) {
 				hit := w.Counter("hit-%/op")

@@ -17,20 +17,8 @@ const (
 
 type pageKey struct{ ledger, index int64 }
 
-func comparePageKeys(a, b pageKey) int {
-	switch {
-	case a.ledger != b.ledger:
-		if a.ledger < b.ledger {
-			return -1
-		}
-		return 1
-	case a.index < b.index:
-		return -1
-	case a.index > b.index:
-		return 1
-	}
-	return 0
-}
+// comparePageKeys orders page keys as positions (ledger, then index).
+func comparePageKeys(a, b pageKey) int { return Position{a.ledger, a.index}.Compare(b.ledger, b.index) }
 
 func keyOf(ledger, entry int64) (pageKey, int) {
 	return pageKey{ledger, entry >> pageShift}, int(entry & slotMask)

@@ -65,7 +65,8 @@ func DecodeValue(v []byte) (uint64, error) {
 	return binary.BigEndian.Uint64(v), nil
 }
 
-func checkIDs(ledger, entry int64) error {
+// CheckIDs refuses negative ledger and entry IDs.
+func CheckIDs(ledger, entry int64) error {
 	if ledger < 0 || entry < 0 {
 		return fmt.Errorf("%w: (%d, %d)", ErrBadID, ledger, entry)
 	}
@@ -90,7 +91,7 @@ func (x *EntryLocationIndex) Store() *Store { return x.s }
 func (x *EntryLocationIndex) AddLocations(batch []Location) error {
 	keys, values := make([][]byte, len(batch)), make([][]byte, len(batch))
 	for i, l := range batch {
-		if err := checkIDs(l.Ledger, l.Entry); err != nil {
+		if err := CheckIDs(l.Ledger, l.Entry); err != nil {
 			return err
 		}
 		keys[i], values[i] = EncodeKey(l.Ledger, l.Entry), EncodeValue(l.Location)
@@ -108,7 +109,7 @@ func (x *EntryLocationIndex) GetLocation(ledger, entry int64) (uint64, error) {
 
 // GetLocationPerf is GetLocation accumulating the get's counters in p.
 func (x *EntryLocationIndex) GetLocationPerf(ledger, entry int64, p *Perf) (uint64, error) {
-	if err := checkIDs(ledger, entry); err != nil {
+	if err := CheckIDs(ledger, entry); err != nil {
 		return 0, err
 	}
 	v, err := x.s.Get(EncodeKey(ledger, entry), p)
@@ -127,7 +128,7 @@ func (x *EntryLocationIndex) LastEntry(ledger int64) (int64, error) {
 
 // LastEntryPerf is LastEntry accumulating counters in p.
 func (x *EntryLocationIndex) LastEntryPerf(ledger int64, p *Perf) (int64, error) {
-	if err := checkIDs(ledger, 0); err != nil {
+	if err := CheckIDs(ledger, 0); err != nil {
 		return 0, err
 	}
 	if _, del := x.s.deletedRangeLocked(EncodeKey(ledger, 0)); del {
@@ -148,7 +149,7 @@ func (x *EntryLocationIndex) LastEntryPerf(ledger int64, p *Perf) (int64, error)
 }
 
 func (x *EntryLocationIndex) DeleteLedger(ledger int64) error {
-	if err := checkIDs(ledger, 0); err != nil {
+	if err := CheckIDs(ledger, 0); err != nil {
 		return err
 	}
 	return x.s.DeleteRange(EncodeKey(ledger, 0), EncodeKey(ledger+1, 0))

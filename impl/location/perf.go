@@ -20,27 +20,6 @@ type Perf struct {
 	SSTProbes   int64 // tables consulted
 }
 
-// Add adds o's counts to p.
-func (p *Perf) Add(o *Perf) {
-	p.Gets += o.Gets
-	p.CacheHits += o.CacheHits
-	p.FilterHits += o.FilterHits
-	p.IndexHits += o.IndexHits
-	p.DataHits += o.DataHits
-	p.BlockReads += o.BlockReads
-	p.BlockReadBytes += o.BlockReadBytes
-	p.FilterReads += o.FilterReads
-	p.FilterReadBytes += o.FilterReadBytes
-	p.IndexReads += o.IndexReads
-	p.IndexReadBytes += o.IndexReadBytes
-	p.DataReads += o.DataReads
-	p.DataReadBytes += o.DataReadBytes
-	p.ChecksumBytes += o.ChecksumBytes
-	p.BloomHits += o.BloomHits
-	p.BloomMisses += o.BloomMisses
-	p.SSTProbes += o.SSTProbes
-}
-
 // blockKind is what a block holds; it decides the counters a read or a
 // hit goes to and the role in the cache's content snapshot.
 type blockKind uint8

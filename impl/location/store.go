@@ -75,19 +75,25 @@ func (o *Options) fill() error {
 
 type memValue struct{ v atomic.Pointer[[]byte] }
 
+// memKey is a key as the memtable stores it: a fixed array, so a lookup
+// converts the caller's slice without allocating.
+type memKey = [KeySize]byte
+
+func compareMemKeys(a, b memKey) int { return bytes.Compare(a[:], b[:]) }
+
 type memtable struct {
-	m    *skiplist.Map[string, *memValue]
+	m    *skiplist.Map[memKey, *memValue]
 	size atomic.Int64
 }
 
-func newMemtable() *memtable { return &memtable{m: skiplist.New[string, *memValue](strings.Compare)} }
+func newMemtable() *memtable { return &memtable{m: skiplist.New[memKey, *memValue](compareMemKeys)} }
 
-// put stores key → value (one writer at a time).
+// put stores key → value (one writer at a time); key is KeySize bytes.
 func (mt *memtable) put(key, value []byte) {
 	v := append([]byte(nil), value...)
 	mv := &memValue{}
 	mv.v.Store(&v)
-	if old, loaded := mt.m.PutIfAbsent(string(key), mv); loaded {
+	if old, loaded := mt.m.PutIfAbsent(memKey(key), mv); loaded {
 		old.v.Store(&v)
 		mt.size.Add(int64(len(value)))
 		return
@@ -96,7 +102,7 @@ func (mt *memtable) put(key, value []byte) {
 }
 
 func (mt *memtable) get(key []byte) ([]byte, bool) {
-	mv, ok := mt.m.Get(string(key))
+	mv, ok := mt.m.Get(memKey(key))
 	if !ok {
 		return nil, false
 	}
@@ -104,11 +110,11 @@ func (mt *memtable) get(key []byte) ([]byte, bool) {
 }
 
 func (mt *memtable) floor(key []byte) ([]byte, []byte, bool) {
-	k, mv, ok := mt.m.Floor(string(key))
+	k, mv, ok := mt.m.Floor(memKey(key))
 	if !ok {
 		return nil, nil, false
 	}
-	return []byte(k), *mv.v.Load(), true
+	return k[:], *mv.v.Load(), true
 }
 
 // Store is an LSM key-value store of 16-byte keys: a memtable with a
@@ -362,12 +368,12 @@ func (s *Store) flushMem(mt *memtable) error {
 		return err
 	}
 	n := 0
-	mt.m.All(func(k string, v *memValue) bool {
-		if _, del := s.deletedRange([]byte(k)); del {
+	mt.m.All(func(k memKey, v *memValue) bool {
+		if _, del := s.deletedRange(k[:]); del {
 			return true
 		}
 		n++
-		return w.add([]byte(k), *v.v.Load()) == nil
+		return w.add(k[:], *v.v.Load()) == nil
 	})
 	if n == 0 {
 		w.abort()

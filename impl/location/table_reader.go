@@ -157,10 +157,10 @@ func newTable(r io.ReaderAt, c io.Closer, size int64, path string, num uint64, c
 		return nil, t.corrupt("properties", propsH.offset, err)
 	}
 	if t.layout == Partitioned {
-		if t.topFilter, err = t.pin(t.filterH, kindFilterIndex); err != nil {
+		if t.topFilter, err = t.get(t.filterH, kindFilterIndex, nil); err != nil {
 			return nil, err
 		}
-		if t.topIndex, err = t.pin(t.indexH, kindIndexTop); err != nil {
+		if t.topIndex, err = t.get(t.indexH, kindIndexTop, nil); err != nil {
 			t.cache.release(t.topFilter)
 			return nil, err
 		}
@@ -212,11 +212,6 @@ func (t *table) parseProps(b *block) error {
 
 func (t *table) corrupt(what string, off uint64, err error) error {
 	return fmt.Errorf("%w: %s: %s block at offset %d: %v", ErrCorrupt, t.path, what, off, err)
-}
-
-// pin reads a block into the cache and keeps a reference to it.
-func (t *table) pin(h handle, k blockKind) (*cached, error) {
-	return t.get(h, k, nil)
 }
 
 func (t *table) close() error {
@@ -512,21 +507,9 @@ type tableIter struct {
 
 func (t *table) iter() (*tableIter, error) {
 	ti := &tableIter{t: t}
-	var parts []handle
+	parts := []handle{t.indexH}
 	if t.layout == Partitioned {
-		it := t.topIndex.parsed.(*block).iter()
-		for it.next() {
-			h, err := decodeHandle(it.value)
-			if err != nil {
-				return nil, t.corrupt("top-level index", t.indexH.offset, err)
-			}
-			parts = append(parts, h)
-		}
-		if it.err != nil {
-			return nil, t.corrupt("top-level index", t.indexH.offset, it.err)
-		}
-	} else {
-		parts = []handle{t.indexH}
+		parts = t.indexFences.handles
 	}
 	for _, ph := range parts {
 		b, err := t.readParsed(ph, kindIndex, nil)

@@ -101,13 +101,6 @@ func marker(ledger int64) []byte {
 	return binary.BigEndian.AppendUint64([]byte{0xff, 'D'}, uint64(ledger))
 }
 
-func checkIDs(ledger, entry int64) error {
-	if ledger < 0 || entry < 0 {
-		return fmt.Errorf("%w: (%d, %d)", location.ErrBadID, ledger, entry)
-	}
-	return nil
-}
-
 func (x *Index) isDeleted(ledger int64) bool {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -119,7 +112,7 @@ func (x *Index) AddLocations(batch []location.Location) error {
 	b := x.db.NewBatch()
 	defer b.Close()
 	for _, l := range batch {
-		if err := checkIDs(l.Ledger, l.Entry); err != nil {
+		if err := location.CheckIDs(l.Ledger, l.Entry); err != nil {
 			return err
 		}
 		if x.isDeleted(l.Ledger) {
@@ -134,7 +127,7 @@ func (x *Index) AddLocations(batch []location.Location) error {
 
 // GetLocation returns an entry's location.
 func (x *Index) GetLocation(ledger, entry int64) (uint64, error) {
-	if err := checkIDs(ledger, entry); err != nil {
+	if err := location.CheckIDs(ledger, entry); err != nil {
 		return 0, err
 	}
 	if x.isDeleted(ledger) {
@@ -153,7 +146,7 @@ func (x *Index) GetLocation(ledger, entry int64) (uint64, error) {
 
 // LastEntry is a reverse seek below the next ledger's first key.
 func (x *Index) LastEntry(ledger int64) (int64, error) {
-	if err := checkIDs(ledger, 0); err != nil {
+	if err := location.CheckIDs(ledger, 0); err != nil {
 		return 0, err
 	}
 	if x.isDeleted(ledger) {
@@ -180,7 +173,7 @@ func (x *Index) LastEntry(ledger int64) (int64, error) {
 
 // DeleteLedger removes the ledger's entries and records it as deleted.
 func (x *Index) DeleteLedger(ledger int64) error {
-	if err := checkIDs(ledger, 0); err != nil {
+	if err := location.CheckIDs(ledger, 0); err != nil {
 		return err
 	}
 	b := x.db.NewBatch()
