@@ -120,7 +120,7 @@ func (e *Entry) Release() (bool, error) {
 	for {
 		r := e.refCnt.Load()
 		if r&1 != 0 || r < 2 {
-			return false, fmt.Errorf("release of %w (refCnt %d)", ErrReleased, e.RefCnt())
+			return false, e.overReleased()
 		}
 		next := r - 2
 		if r == 2 {
@@ -134,6 +134,14 @@ func (e *Entry) Release() (bool, error) {
 			return false, nil
 		}
 	}
+}
+
+// overReleased is the error of a release beyond zero, out of Release's
+// common path.
+//
+//go:noinline
+func (e *Entry) overReleased() error {
+	return fmt.Errorf("release of %w (refCnt %d)", ErrReleased, e.RefCnt())
 }
 
 func (e *Entry) deallocate() {

@@ -74,7 +74,7 @@ type Paged struct {
 // NewPaged returns an empty paged cache evicted through q.
 func NewPaged(q *RemovalQueue) *Paged {
 	c := &Paged{core: core{queue: q}, pages: skiplist.New[pageKey, *page](comparePageKeys)}
-	c.self, c.each = c, c.forEachWrapper
+	c.self = c
 	return c
 }
 
@@ -158,20 +158,28 @@ func (c *Paged) Get(key Position) *Entry {
 	if w == nil {
 		return nil
 	}
-	return retainedMatching(key.Ledger, key.Entry, w.getValue(key.Ledger, key.Entry, true))
+	return w.retained(key.Ledger, key.Entry)
 }
 
 func (c *Paged) Exists(key Position) bool { return c.wrapperAt(key) != nil }
 
 // forEachWrapper visits the filled slots of [first, last] in order.
 func (c *Paged) forEachWrapper(first, last Position, lastInclusive bool, visit func(w *wrapper, ledger, entry int64)) {
+	fp, fs := keyOf(first.Ledger, first.Entry)
+	it := c.pages.Seek(fp)
+	if !it.Valid() { // no page from the first position on: a miss costs one search
+		return
+	}
 	le, empty := rangeOf(first, last, lastInclusive)
 	if empty {
 		return
 	}
-	fp, fs := keyOf(first.Ledger, first.Entry)
 	lp, ls := keyOf(le.Ledger, le.Entry)
-	c.pages.AscendRange(fp, lp, false, func(k pageKey, p *page) bool {
+	for ; it.Valid(); it.Next() {
+		k := it.Key()
+		if comparePageKeys(k, lp) > 0 {
+			return
+		}
 		from, to := 0, slotMask
 		if k == fp {
 			from = fs
@@ -179,30 +187,34 @@ func (c *Paged) forEachWrapper(first, last Position, lastInclusive bool, visit f
 		if k == lp {
 			to = ls
 		}
-		base := k.index << pageShift
-		// Visit only the slots ever used, from..to, in order; a page whose
-		// slots were all used is scanned straight through.
-		used := p.used.Load() >> uint(from) << uint(from)
-		if to < slotMask {
-			used &= 1<<uint(to+1) - 1
-		}
-		if bits.OnesCount64(used) == to-from+1 {
-			for s := from; s <= to; s++ {
-				if w := p.slots[s].Load(); w != nil {
-					visit(w, k.ledger, base+int64(s))
-				}
-			}
-			return true
-		}
-		for used != 0 {
-			s := bits.TrailingZeros64(used)
-			used &= used - 1
+		it.Value().visitSlots(from, to, visit)
+	}
+}
+
+// visitSlots visits the filled slots from..to in order. It looks only at
+// the slots ever used; a page whose slots were all used is scanned
+// straight through.
+func (p *page) visitSlots(from, to int, visit func(w *wrapper, ledger, entry int64)) {
+	base := p.key.index << pageShift
+	used := p.used.Load() >> uint(from) << uint(from)
+	if to < slotMask {
+		used &= 1<<uint(to+1) - 1
+	}
+	if bits.OnesCount64(used) == to-from+1 {
+		for s := from; s <= to; s++ {
 			if w := p.slots[s].Load(); w != nil {
-				visit(w, k.ledger, base+int64(s))
+				visit(w, p.key.ledger, base+int64(s))
 			}
 		}
-		return true
-	})
+		return
+	}
+	for used != 0 {
+		s := bits.TrailingZeros64(used)
+		used &= used - 1
+		if w := p.slots[s].Load(); w != nil {
+			visit(w, p.key.ledger, base+int64(s))
+		}
+	}
 }
 
 func (c *Paged) Clear() (int, int64) {

@@ -52,19 +52,32 @@ type Inserter interface {
 var ErrPosition = errors.New("entry position does not match its key")
 
 // core is what the implementations share. self is the implementation
-// (the owner its wrappers point to) and each visits the filled positions
-// of a range in order: the only part of a range read that differs.
+// (the owner its wrappers point to).
 type core struct {
 	queue *RemovalQueue
 	size  atomic.Int64
 	self  owner
-	each  func(first, last Position, lastInclusive bool, visit func(w *wrapper, ledger, entry int64))
+}
+
+// each visits the filled positions of a range in order: the only part of
+// a range read that differs between the implementations. It calls them
+// directly rather than through an interface or a function value, so the
+// visitor does not escape and a range read allocates only its result.
+func (c *core) each(first, last Position, lastInclusive bool, visit func(w *wrapper, ledger, entry int64)) {
+	switch x := c.self.(type) {
+	case *Paged:
+		x.forEachWrapper(first, last, lastInclusive, visit)
+	case *SkipList:
+		x.forEachWrapper(first, last, lastInclusive, visit)
+	default:
+		panic(fmt.Sprintf("cache: unknown range cache %T", c.self))
+	}
 }
 
 func (c *core) GetRange(first, last Position) []*Entry {
 	var out []*Entry
 	c.each(first, last, true, func(w *wrapper, l, e int64) {
-		if v := retainedMatching(l, e, w.getValue(l, e, true)); v != nil {
+		if v := w.retained(l, e); v != nil {
 			if out == nil && first.Ledger == last.Ledger {
 				// one ledger: at most the span, which reads are sized to
 				out = make([]*Entry, 0, min(last.Entry-e+1, 1024))
@@ -77,7 +90,7 @@ func (c *core) GetRange(first, last Position) []*Entry {
 
 func (c *core) ForEachInRange(first, last Position, fn func(*Entry)) {
 	c.each(first, last, true, func(w *wrapper, l, e int64) {
-		if v := retainedMatching(l, e, w.getValue(l, e, true)); v != nil {
+		if v := w.retained(l, e); v != nil {
 			func() {
 				defer v.Release()
 				fn(v)

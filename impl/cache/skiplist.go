@@ -12,7 +12,7 @@ type SkipList struct {
 // NewSkipList returns an empty skip-list cache evicted through q.
 func NewSkipList(q *RemovalQueue) *SkipList {
 	c := &SkipList{core: core{queue: q}, entries: skiplist.New[Position, *wrapper](ComparePositions)}
-	c.self, c.each = c, c.forEachWrapper
+	c.self = c
 	return c
 }
 
@@ -41,7 +41,7 @@ func (c *SkipList) Get(key Position) *Entry {
 	if !ok {
 		return nil
 	}
-	return retainedMatching(key.Ledger, key.Entry, w.getValue(key.Ledger, key.Entry, true))
+	return w.retained(key.Ledger, key.Entry)
 }
 
 func (c *SkipList) Exists(key Position) bool {
@@ -50,13 +50,21 @@ func (c *SkipList) Exists(key Position) bool {
 }
 
 func (c *SkipList) forEachWrapper(first, last Position, lastInclusive bool, visit func(w *wrapper, ledger, entry int64)) {
-	if _, empty := rangeOf(first, last, lastInclusive); empty {
+	it := c.entries.Seek(first)
+	if !it.Valid() { // no entry from the first position on: a miss costs one search
 		return
 	}
-	c.entries.AscendRange(first, last, !lastInclusive, func(k Position, w *wrapper) bool {
-		visit(w, k.Ledger, k.Entry)
-		return true
-	})
+	le, empty := rangeOf(first, last, lastInclusive)
+	if empty {
+		return
+	}
+	for ; it.Valid(); it.Next() {
+		k := it.Key()
+		if k.Compare(le.Ledger, le.Entry) > 0 {
+			return
+		}
+		visit(it.Value(), k.Ledger, k.Entry)
+	}
 }
 
 func (c *SkipList) Clear() (int, int64) {

@@ -54,8 +54,18 @@ func (w *wrapper) withWriteLock(f func(*wrapper) bool) bool {
 	return f(w)
 }
 
-// read returns key and value as one consistent pair.
+// read returns key and value as one consistent pair. The common case,
+// no writer in between, inlines into the caller.
 func (w *wrapper) read() (*Position, *Entry) {
+	v := w.version.Load()
+	k, e := w.key.Load(), w.value.Load()
+	if v&1 == 0 && w.version.Load() == v {
+		return k, e
+	}
+	return w.readSlow()
+}
+
+func (w *wrapper) readSlow() (*Position, *Entry) {
 	for {
 		v1 := w.version.Load()
 		if v1&1 == 1 {
@@ -73,7 +83,7 @@ func (w *wrapper) read() (*Position, *Entry) {
 // marking it accessed when asked.
 func (w *wrapper) getValue(ledger, entry int64, markAccessed bool) *Entry {
 	k, e := w.read()
-	if k == nil || k.Compare(ledger, entry) != 0 {
+	if k == nil || k.Ledger != ledger || k.Entry != entry {
 		return nil
 	}
 	if markAccessed && !w.accessed.Load() {
@@ -116,13 +126,49 @@ func (c *counters) removed(size int64) {
 // retainedMatching retains v if it is still the entry at (ledger, entry)
 // and held by the cache too; the caller releases the result.
 func retainedMatching(ledger, entry int64, v *Entry) *Entry {
-	if v == nil || v.Retain() != nil {
+	if v == nil {
 		return nil
 	}
-	if v.RefCnt() > 1 && v.LedgerID() == ledger && v.EntryID() == entry {
+	// Retain, and read the count it left (see Entry.Retain): odd is
+	// released, and below two references the cache no longer holds it.
+	r := v.refCnt.Add(2)
+	if r&1 != 0 {
+		return nil
+	}
+	if r >= 4 && v.ledger.Load() == ledger && v.entry.Load() == entry {
 		return v
 	}
 	v.Release()
+	return nil
+}
+
+// retained is retainedMatching(ledger, entry, w.getValue(ledger, entry,
+// true)) in one call: what a read does for each cached position.
+func (w *wrapper) retained(ledger, entry int64) *Entry {
+	v := w.version.Load()
+	k, e := w.key.Load(), w.value.Load()
+	if v&1 != 0 || w.version.Load() != v {
+		k, e = w.readSlow()
+	}
+	if k == nil || k.Ledger != ledger || k.Entry != entry {
+		return nil
+	}
+	if !w.accessed.Load() {
+		w.accessed.Store(true)
+	}
+	// retainedMatching, written out so that a read makes one call per
+	// position rather than three.
+	if e == nil {
+		return nil
+	}
+	r := e.refCnt.Add(2)
+	if r&1 != 0 {
+		return nil
+	}
+	if r >= 4 && e.ledger.Load() == ledger && e.entry.Load() == entry {
+		return e
+	}
+	e.Release()
 	return nil
 }
 

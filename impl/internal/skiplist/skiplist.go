@@ -299,11 +299,37 @@ func (m *Map[K, V]) Ceiling(key K) (K, V, bool) {
 	return zk, zv, false
 }
 
+// Iter is a position in the map's ascending order. It is weakly
+// consistent, as Ascend is: it sees every key present throughout the walk
+// and any subset of the keys inserted or removed meanwhile, in order. It
+// is a value: walking allocates nothing and calls no function per key.
+type Iter[K any, V comparable] struct{ n *node[K, V] }
+
+// Seek returns an iterator at the first key at least from.
+func (m *Map[K, V]) Seek(from K) Iter[K, V] { return Iter[K, V]{m.firstAtLeast(from)} }
+
+// Valid reports whether the iterator is at a key (false past the last).
+func (it *Iter[K, V]) Valid() bool { return it.n != nil }
+
+// Key and Value are the key and value at the iterator; call them only
+// while Valid.
+func (it *Iter[K, V]) Key() K   { return it.n.key }
+func (it *Iter[K, V]) Value() V { return it.n.val }
+
+// Next moves to the next present key.
+func (it *Iter[K, V]) Next() {
+	n := it.n.next[0].Load()
+	for n != nil && !n.present() {
+		n = n.next[0].Load()
+	}
+	it.n = n
+}
+
 // Ascend calls fn for the keys from from (inclusive) upwards, in order,
 // until fn returns false or the keys run out.
 func (m *Map[K, V]) Ascend(from K, fn func(K, V) bool) {
-	for n := m.firstAtLeast(from); n != nil; n = n.next[0].Load() {
-		if n.present() && !fn(n.key, n.val) {
+	for it := m.Seek(from); it.Valid(); it.Next() {
+		if !fn(it.Key(), it.Value()) {
 			return
 		}
 	}
@@ -312,13 +338,12 @@ func (m *Map[K, V]) Ascend(from K, fn func(K, V) bool) {
 // AscendRange calls fn for the keys in [from, to] (to exclusive when
 // toExclusive), in order, until fn returns false.
 func (m *Map[K, V]) AscendRange(from, to K, toExclusive bool, fn func(K, V) bool) {
-	m.Ascend(from, func(k K, v V) bool {
-		c := m.cmp(k, to)
-		if c > 0 || (toExclusive && c == 0) {
-			return false
+	for it := m.Seek(from); it.Valid(); it.Next() {
+		c := m.cmp(it.Key(), to)
+		if c > 0 || (toExclusive && c == 0) || !fn(it.Key(), it.Value()) {
+			return
 		}
-		return fn(k, v)
-	})
+	}
 }
 
 // All calls fn for every key in order until it returns false.

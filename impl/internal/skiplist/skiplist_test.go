@@ -246,6 +246,35 @@ func TestFloorCeilingEmptyAndBounds(t *testing.T) {
 	}
 }
 
+// TestIterSkipsRemovedKeys: Seek lands on the first key at least its
+// argument, Next steps over keys removed after the iterator was made, and
+// an iterator past the last key is not Valid.
+func TestIterSkipsRemovedKeys(t *testing.T) {
+	m := newInt()
+	if it := m.Seek(0); it.Valid() {
+		t.Fatal("Seek on an empty map is Valid")
+	}
+	for k := 10; k <= 50; k += 10 {
+		m.PutIfAbsent(k, k*2)
+	}
+	it := m.Seek(15)
+	if !it.Valid() || it.Key() != 20 || it.Value() != 40 {
+		t.Fatalf("Seek(15) at %d", it.Key())
+	}
+	m.Remove(30)
+	m.Remove(40)
+	it.Next()
+	if !it.Valid() || it.Key() != 50 {
+		t.Fatalf("Next after removing 30 and 40 at %v", it.Key())
+	}
+	if it.Next(); it.Valid() {
+		t.Fatal("Next past the last key is Valid")
+	}
+	if it := m.Seek(51); it.Valid() {
+		t.Fatal("Seek above the last key is Valid")
+	}
+}
+
 // TestAscendFromAboveATailAppender: a writer appends keys at the tail while
 // readers iterate from above every key: a node appended after the search
 // passed its place must not be returned.
