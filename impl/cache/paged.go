@@ -158,7 +158,7 @@ func (c *Paged) Get(key Position) *Entry {
 	if w == nil {
 		return nil
 	}
-	return w.retained(key.Ledger, key.Entry)
+	return w.retained(key.Ledger, key.Entry, true)
 }
 
 func (c *Paged) Exists(key Position) bool { return c.wrapperAt(key) != nil }

@@ -77,7 +77,7 @@ func (c *core) each(first, last Position, lastInclusive bool, visit func(w *wrap
 func (c *core) GetRange(first, last Position) []*Entry {
 	var out []*Entry
 	c.each(first, last, true, func(w *wrapper, l, e int64) {
-		if v := w.retained(l, e); v != nil {
+		if v := w.retained(l, e, true); v != nil {
 			if out == nil && first.Ledger == last.Ledger {
 				// one ledger: at most the span, which reads are sized to
 				out = make([]*Entry, 0, min(last.Entry-e+1, 1024))
@@ -90,7 +90,7 @@ func (c *core) GetRange(first, last Position) []*Entry {
 
 func (c *core) ForEachInRange(first, last Position, fn func(*Entry)) {
 	c.each(first, last, true, func(w *wrapper, l, e int64) {
-		if v := w.retained(l, e); v != nil {
+		if v := w.retained(l, e, true); v != nil {
 			func() {
 				defer v.Release()
 				fn(v)
@@ -120,8 +120,8 @@ func (c *core) insert(o owner, key Position, e *Entry, length int64, link func(*
 	w := &wrapper{}
 	w.lock()
 	defer w.unlock()
-	k := key
-	w.key.Store(&k)
+	w.pos = key
+	w.key.Store(&w.pos)
 	w.value.Store(e)
 	w.cache, w.size, w.stamp = o, length, c.queue.Now()
 	if link(w) && c.queue.add(w) {

@@ -41,7 +41,7 @@ func (c *SkipList) Get(key Position) *Entry {
 	if !ok {
 		return nil
 	}
-	return w.retained(key.Ledger, key.Entry)
+	return w.retained(key.Ledger, key.Entry, true)
 }
 
 func (c *SkipList) Exists(key Position) bool {

@@ -19,7 +19,12 @@ type owner interface {
 // an even version is stable, an odd one is being written.
 type wrapper struct {
 	version atomic.Uint32
+	// key points at pos while the wrapper holds an entry, and is nil
+	// before and after. A wrapper holds one position in its life (each
+	// insert makes a new one), so pos is written once, before the wrapper
+	// is published, and the pointer needs no allocation of its own.
 	key     atomic.Pointer[Position] // identity matters: markRemoved compares instances
+	pos     Position
 	value   atomic.Pointer[Entry]
 	cache   owner // under the write lock
 	page    *page // the paged cache's page holding the wrapper (under the write lock)
@@ -54,17 +59,8 @@ func (w *wrapper) withWriteLock(f func(*wrapper) bool) bool {
 	return f(w)
 }
 
-// read returns key and value as one consistent pair. The common case,
-// no writer in between, inlines into the caller.
-func (w *wrapper) read() (*Position, *Entry) {
-	v := w.version.Load()
-	k, e := w.key.Load(), w.value.Load()
-	if v&1 == 0 && w.version.Load() == v {
-		return k, e
-	}
-	return w.readSlow()
-}
-
+// readSlow returns key and value as one consistent pair, waiting out a
+// writer.
 func (w *wrapper) readSlow() (*Position, *Entry) {
 	for {
 		v1 := w.version.Load()
@@ -77,19 +73,6 @@ func (w *wrapper) readSlow() (*Position, *Entry) {
 			return k, e
 		}
 	}
-}
-
-// getValue returns the value if the wrapper holds (ledger, entry),
-// marking it accessed when asked.
-func (w *wrapper) getValue(ledger, entry int64, markAccessed bool) *Entry {
-	k, e := w.read()
-	if k == nil || k.Ledger != ledger || k.Entry != entry {
-		return nil
-	}
-	if markAccessed && !w.accessed.Load() {
-		w.accessed.Store(true)
-	}
-	return e
 }
 
 // markRemoved clears the wrapper if it still holds exactly these key and
@@ -123,44 +106,26 @@ func (c *counters) removed(size int64) {
 	c.bytes += size
 }
 
-// retainedMatching retains v if it is still the entry at (ledger, entry)
-// and held by the cache too; the caller releases the result.
-func retainedMatching(ledger, entry int64, v *Entry) *Entry {
-	if v == nil {
-		return nil
-	}
-	// Retain, and read the count it left (see Entry.Retain): odd is
-	// released, and below two references the cache no longer holds it.
-	r := v.refCnt.Add(2)
-	if r&1 != 0 {
-		return nil
-	}
-	if r >= 4 && v.ledger.Load() == ledger && v.entry.Load() == entry {
-		return v
-	}
-	v.Release()
-	return nil
-}
-
-// retained is retainedMatching(ledger, entry, w.getValue(ledger, entry,
-// true)) in one call: what a read does for each cached position.
-func (w *wrapper) retained(ledger, entry int64) *Entry {
+// retained returns the wrapper's entry, retained (the caller releases
+// it), if the wrapper still holds (ledger, entry) and the cache still
+// holds a reference to the entry; a read marks the wrapper accessed. It is
+// one function, not a read, a check and a retain, because a range read
+// calls it for every cached position.
+func (w *wrapper) retained(ledger, entry int64, markAccessed bool) *Entry {
+	// The seqlock read: key and value as one consistent pair.
 	v := w.version.Load()
 	k, e := w.key.Load(), w.value.Load()
 	if v&1 != 0 || w.version.Load() != v {
 		k, e = w.readSlow()
 	}
-	if k == nil || k.Ledger != ledger || k.Entry != entry {
+	if k == nil || k.Ledger != ledger || k.Entry != entry || e == nil {
 		return nil
 	}
-	if !w.accessed.Load() {
+	if markAccessed && !w.accessed.Load() {
 		w.accessed.Store(true)
 	}
-	// retainedMatching, written out so that a read makes one call per
-	// position rather than three.
-	if e == nil {
-		return nil
-	}
+	// Retain, and read the count it left (see Entry.Retain): odd is
+	// released, and below two references the cache no longer holds it.
 	r := e.refCnt.Add(2)
 	if r&1 != 0 {
 		return nil
@@ -179,7 +144,7 @@ func updateCached(w *wrapper, key Position, fn func(*Entry)) bool {
 	if w == nil {
 		return false
 	}
-	v := retainedMatching(key.Ledger, key.Entry, w.getValue(key.Ledger, key.Entry, false))
+	v := w.retained(key.Ledger, key.Entry, false)
 	if v == nil {
 		return false
 	}
