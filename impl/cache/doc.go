@@ -31,7 +31,9 @@
 // (entries, bytes).
 //
 // A page also keeps a bitmap of the slots ever filled, so a range read
-// over a sparse page visits only those slots.
+// over a sparse page visits only those slots. A range read allocates only
+// its result (nothing on a miss) and makes one call per cached position
+// for the seqlock read, the position check and the retain.
 //
 // The clock that stamps entries for eviction by age is the monotonic clock,
 // or a virtual one set with [RemovalQueue.WithClock] or
