@@ -8,5 +8,6 @@
 // The cache is rebuilt before every iteration and cleared after it.
 // CatchUpFloor is the same group with each op reduced to the unavoidable
 // work (allocate the entries, store their pointers, append them to a
-// queue): what no cache can go below.
+// queue): what no cache can go below. CatchUp reports B/entry, the heap
+// each implementation takes per cached entry (bench/insert).
 package catchup

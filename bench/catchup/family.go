@@ -43,6 +43,9 @@ func catchUp() *harness.Benchmark {
 		Params: []harness.Param{{Name: "impl", Values: insert.Impls, Enum: true}},
 		Setup: func(t *harness.Trial) error {
 			impl := t.Param("impl")
+			if err := insert.ReportBytesPerEntry(t); err != nil {
+				return err
+			}
 			s := &state{}
 			newPut := func() func(cache.Position, *cache.Entry, int64) (bool, error) {
 				if impl == "paged" {

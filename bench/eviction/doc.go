@@ -6,7 +6,9 @@
 // once before removing it. evictAll is JMH's RangeCacheEvictionBenchmark
 // (§7.5). impl=skiplist|paged. InsertAndEvictFloor is insertAndEvict
 // reduced to the unavoidable work (retain, store a pointer, queue; then
-// release each): what no cache can go below.
+// release each): what no cache can go below. InsertAndEvict reports
+// B/entry, the heap each implementation takes per cached entry
+// (bench/insert).
 //
 // HitRate is PIP-430's cache hit-rate experiment (seed 004, the
 // rolling-restart test) as a deterministic simulation in virtual time

@@ -31,6 +31,9 @@ func insertAndEvict() *harness.Benchmark {
 			if err != nil {
 				return err
 			}
+			if err := insert.ReportBytesPerEntry(t); err != nil {
+				return err
+			}
 			entries := make([]*cache.Entry, n)
 			for i := range entries {
 				entries[i] = cache.NewEntry(0, int64(i), make([]byte, 1), expected, nil)

@@ -94,6 +94,9 @@ func filledCache(t *harness.Trial) (cache.RangeCache, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	if err := insert.ReportBytesPerEntry(t); err != nil {
+		return nil, 0, err
+	}
 	t.OnTeardown(func() error { c.Clear(); return nil })
 	return c, n, fill(c, n, t.Int("hitPercent"))
 }
