@@ -15,12 +15,11 @@
 // linked and not marked.
 //
 // Contract: single-key operations (Get, PutIfAbsent, Remove, RemoveIf)
-// are linearizable; Floor, Ceiling, Ascend and an [Iter] (Seek, then
-// Next: a value that allocates nothing and calls no function per key)
-// return keys that were present at some moment during the call or walk,
-// in ascending order, each at most once, and see every key present
-// throughout it. Values are
-// stored as given and never copied; V is compared with == by RemoveIf.
-// All methods are safe for concurrent use; Ascend's callback may call
-// other methods of the map.
+// are linearizable; Floor, Ceiling and an [Iter] (Seek, then Next: a
+// value that allocates nothing and calls no function per key) return keys
+// that were present at some moment during the call or walk, in ascending
+// order, each at most once, and see every key present throughout it.
+// Values are stored as given and never copied; V is compared with == by
+// RemoveIf. All methods are safe for concurrent use, also from inside a
+// walk or All's callback.
 package skiplist

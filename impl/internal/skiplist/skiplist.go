@@ -300,9 +300,9 @@ func (m *Map[K, V]) Ceiling(key K) (K, V, bool) {
 }
 
 // Iter is a position in the map's ascending order. It is weakly
-// consistent, as Ascend is: it sees every key present throughout the walk
-// and any subset of the keys inserted or removed meanwhile, in order. It
-// is a value: walking allocates nothing and calls no function per key.
+// consistent: it sees every key present throughout the walk and any
+// subset of the keys inserted or removed meanwhile, in order. It is a
+// value: walking allocates nothing and calls no function per key.
 type Iter[K any, V comparable] struct{ n *node[K, V] }
 
 // Seek returns an iterator at the first key at least from.
@@ -323,27 +323,6 @@ func (it *Iter[K, V]) Next() {
 		n = n.next[0].Load()
 	}
 	it.n = n
-}
-
-// Ascend calls fn for the keys from from (inclusive) upwards, in order,
-// until fn returns false or the keys run out.
-func (m *Map[K, V]) Ascend(from K, fn func(K, V) bool) {
-	for it := m.Seek(from); it.Valid(); it.Next() {
-		if !fn(it.Key(), it.Value()) {
-			return
-		}
-	}
-}
-
-// AscendRange calls fn for the keys in [from, to] (to exclusive when
-// toExclusive), in order, until fn returns false.
-func (m *Map[K, V]) AscendRange(from, to K, toExclusive bool, fn func(K, V) bool) {
-	for it := m.Seek(from); it.Valid(); it.Next() {
-		c := m.cmp(it.Key(), to)
-		if c > 0 || (toExclusive && c == 0) || !fn(it.Key(), it.Value()) {
-			return
-		}
-	}
 }
 
 // All calls fn for every key in order until it returns false.

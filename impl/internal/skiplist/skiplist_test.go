@@ -82,7 +82,13 @@ func TestModel(t *testing.T) {
 			to := k + r.IntN(100)
 			excl := r.IntN(2) == 0
 			var got []int
-			m.AscendRange(k, to, excl, func(key, _ int) bool { got = append(got, key); return true })
+			for it := m.Seek(k); it.Valid(); it.Next() {
+				if key := it.Key(); key < to || (!excl && key == to) {
+					got = append(got, key)
+				} else {
+					break
+				}
+			}
 			var want []int
 			for _, key := range sorted() {
 				if key >= k && (key < to || (!excl && key == to)) {
@@ -90,7 +96,7 @@ func TestModel(t *testing.T) {
 				}
 			}
 			if !slices.Equal(got, want) {
-				t.Fatalf("op %d AscendRange(%d, %d, %v) = %v, want %v", i, k, to, excl, got, want)
+				t.Fatalf("op %d Seek(%d) up to %d (exclusive %v) = %v, want %v", i, k, to, excl, got, want)
 			}
 		}
 		if v, ok := m.Get(k); func() bool { w, h := model[k]; return ok != h || (ok && v != w) }() {
@@ -155,20 +161,18 @@ func TestConcurrentWritersAndReaders(t *testing.T) {
 			defer wg.Done()
 			for !stop.Load() {
 				last := -1
-				m.Ascend(0, func(k, _ int) bool {
-					if k <= last {
+				for it := m.Seek(0); it.Valid(); it.Next() {
+					if k := it.Key(); k <= last {
 						bad.Add(1)
 					}
-					last = k
-					return true
-				})
+					last = it.Key()
+				}
 				from := (writers - 1) * span // writers insert below it meanwhile
-				m.Ascend(from, func(k, _ int) bool {
-					if k < from {
+				for it := m.Seek(from); it.Valid(); it.Next() {
+					if it.Key() < from {
 						bad.Add(1)
 					}
-					return true
-				})
+				}
 				if k, _, ok := m.Ceiling(from); ok && k < from {
 					bad.Add(1)
 				}
@@ -275,10 +279,10 @@ func TestIterSkipsRemovedKeys(t *testing.T) {
 	}
 }
 
-// TestAscendFromAboveATailAppender: a writer appends keys at the tail while
+// TestSeekFromAboveATailAppender: a writer appends keys at the tail while
 // readers iterate from above every key: a node appended after the search
 // passed its place must not be returned.
-func TestAscendFromAboveATailAppender(t *testing.T) {
+func TestSeekFromAboveATailAppender(t *testing.T) {
 	m := newInt()
 	const n = 50000
 	var stop atomic.Bool
@@ -289,7 +293,9 @@ func TestAscendFromAboveATailAppender(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for !stop.Load() {
-				m.Ascend(n+1, func(k, _ int) bool { bad.Add(1); return false })
+				if it := m.Seek(n + 1); it.Valid() {
+					bad.Add(1)
+				}
 				if _, _, ok := m.Ceiling(n + 1); ok {
 					bad.Add(1)
 				}
