@@ -104,12 +104,7 @@ func TestModel(t *testing.T) {
 					continue
 				}
 				for cn, cp := range model {
-					want := 0
-					for _, p := range model {
-						if p.Compare(cp) <= 0 {
-							want++
-						}
-					}
+					want := atOrBefore(model, cp)
 					if got, _ := c.CountAtOrBefore(cn); got != want {
 						t.Fatalf("op %d count of %s at %v = %d, want %d", i, cn, cp, got, want)
 					}
@@ -179,12 +174,7 @@ func TestConcurrentSeeks(t *testing.T) {
 			}
 		}
 		for n, p := range all {
-			want := 0
-			for _, q := range all {
-				if q.Compare(p) <= 0 {
-					want++
-				}
-			}
+			want := atOrBefore(all, p)
 			if got, _ := c.CountAtOrBefore(n); got != want {
 				t.Fatalf("%s: count %d, want %d", n, got, want)
 			}
@@ -289,4 +279,16 @@ func TestChurn(t *testing.T) {
 			}
 		}
 	})
+}
+
+// atOrBefore is the model's CountAtOrBefore: how many of the cursors are
+// at or before p.
+func atOrBefore(cursors map[string]Position, p Position) int {
+	n := 0
+	for _, q := range cursors {
+		if q.Compare(p) <= 0 {
+			n++
+		}
+	}
+	return n
 }
