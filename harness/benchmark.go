@@ -4,19 +4,23 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strings"
+
+	"github.com/ledgerbench/ledgerbench/harness/result"
 )
 
 // Benchmark declares one benchmark: its identity, its parameter axes, its
 // defaults, and Setup, which builds the benchmark-scoped state of one trial
 // and declares the op (or the group of ops) that the workers run.
 type Benchmark struct {
-	// Family is the registry family ("insert", "self"); Name is the
-	// benchmark's own name ("Insert"), so its full name is "BenchmarkInsert".
+	// Family groups related benchmarks (often one per package); Name is
+	// the benchmark's own name ("Add"), so its full name is "BenchmarkAdd".
+	// Names are unique in a registry.
 	Family string
 	Name   string
 	Doc    string
-	// Suites the benchmark belongs to; every benchmark is also in "all".
+	// Suites the benchmark belongs to: a suite exists because a benchmark
+	// declares it, and every benchmark is also in "all". A suite name is
+	// a letter followed by letters, digits, '_', '-' or '.'.
 	Suites []string
 	Params []Param
 	// Mode is the default mode (AverageTime when empty).
@@ -35,16 +39,19 @@ type Benchmark struct {
 	// setup of the Scope.Benchmark state). It must call exactly one of
 	// [Trial.Run] or [Trial.Group].
 	Setup func(t *Trial) error
+
+	pkg string // import path of the package that registered it
 }
 
-// UnitInfo is benchfmt unit metadata for a custom metric.
-type UnitInfo struct {
-	Unit   string
-	Better string // "higher" or "lower" (default lower)
-	Assume string // "nothing" (default) or "exact"
-}
+// UnitInfo is benchfmt unit metadata for a custom metric: Better is
+// "higher" or "lower" (the default), Assume "nothing" (the default) or
+// "exact".
+type UnitInfo = result.Unit
 
-var nameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+var (
+	nameRE  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
+	suiteRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
+)
 
 // FullName is "Benchmark" + Name, the benchfmt name without parameters.
 func (b *Benchmark) FullName() string { return "Benchmark" + b.Name }
@@ -52,8 +59,13 @@ func (b *Benchmark) FullName() string { return "Benchmark" + b.Name }
 // ID is the registry key "family/Name".
 func (b *Benchmark) ID() string { return b.Family + "/" + b.Name }
 
-// Validate checks the declaration: names, parameters and defaults.
-func (b *Benchmark) Validate() error {
+// Pkg is the import path of the Go package that registered the benchmark
+// (found on the caller's stack at registration; "" before it): the pkg key
+// of its results.
+func (b *Benchmark) Pkg() string { return b.pkg }
+
+// validate checks the declaration: names, parameters and defaults.
+func (b *Benchmark) validate() error {
 	var errs []error
 	if !nameRE.MatchString(b.Name) {
 		errs = append(errs, fmt.Errorf("benchmark name %q is not an identifier", b.Name))
@@ -65,7 +77,7 @@ func (b *Benchmark) Validate() error {
 		errs = append(errs, fmt.Errorf("%s: Setup is nil", b.Name))
 	}
 	if b.Mode != "" {
-		if _, err := ParseMode(string(b.Mode)); err != nil {
+		if _, err := result.ParseMode(string(b.Mode)); err != nil {
 			errs = append(errs, fmt.Errorf("%s: %w", b.Name, err))
 		}
 	}
@@ -91,8 +103,8 @@ func (b *Benchmark) Validate() error {
 		}
 	}
 	for _, s := range b.Suites {
-		if !isSuite(s) {
-			errs = append(errs, fmt.Errorf("%s: unknown suite %q (valid: %s)", b.Name, s, strings.Join(Suites, ", ")))
+		if !suiteRE.MatchString(s) {
+			errs = append(errs, fmt.Errorf("%s: suite name %q must be a letter followed by letters, digits, '_', '-' or '.'", b.Name, s))
 		}
 	}
 	return errors.Join(errs...)

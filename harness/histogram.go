@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"fmt"
 	"time"
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
@@ -23,15 +22,3 @@ func (h *histogram) record(ns int64) {
 		_ = h.h.RecordValue(h.h.HighestTrackableValue())
 	}
 }
-
-// DecodeHistogram decodes an [OpStats.Hist] value.
-func DecodeHistogram(b []byte) (*hdrhistogram.Histogram, error) {
-	h, err := hdrhistogram.Decode(b)
-	if err != nil {
-		return nil, fmt.Errorf("decode latency histogram: %w", err)
-	}
-	return h, nil
-}
-
-// Percentiles are the latency percentiles SampleTime reports, as JMH does.
-var Percentiles = []float64{0, 50, 90, 95, 99, 99.9, 99.99, 100}

@@ -1,54 +1,22 @@
 package harness
 
-import (
-	"fmt"
-	"strings"
-)
+import "github.com/ledgerbench/ledgerbench/harness/result"
 
-// Mode is what an iteration measures, after JMH's benchmark modes.
-type Mode string
+// Mode is what an iteration measures, after JMH's benchmark modes; it is
+// the same type as the results' mode.
+type Mode = result.Mode
 
+// The modes (JMH's names in parentheses in their doc).
 const (
 	// AverageTime reports the average time per op in ns/op (JMH "avgt").
-	AverageTime Mode = "avgt"
+	AverageTime = result.AverageTime
 	// Throughput reports ops per second summed over all goroutines (JMH "thrpt").
-	Throughput Mode = "thrpt"
+	Throughput = result.Throughput
 	// SampleTime times every op and reports the latency distribution:
-	// mean and percentiles p50…p99.99 from an HdrHistogram (JMH "sample").
-	// Each op pays one clock read, whose measured cost is reported too.
-	SampleTime Mode = "sample"
+	// mean and percentiles from an HdrHistogram (JMH "sample"). Each op
+	// pays one clock read, whose measured cost is reported too.
+	SampleTime = result.SampleTime
 	// SingleShot times one invocation per iteration with no warmup by
 	// default: a cold start (JMH "ss").
-	SingleShot Mode = "ss"
+	SingleShot = result.SingleShot
 )
-
-// Modes lists the valid modes in the order they are documented.
-var Modes = []Mode{AverageTime, Throughput, SampleTime, SingleShot}
-
-// ParseMode parses a mode name as printed by [Mode.String].
-func ParseMode(s string) (Mode, error) {
-	for _, m := range Modes {
-		if string(m) == s {
-			return m, nil
-		}
-	}
-	return "", fmt.Errorf("unknown mode %q (valid: %s)", s, modeList())
-}
-
-func modeList() string {
-	names := make([]string, len(Modes))
-	for i, m := range Modes {
-		names[i] = string(m)
-	}
-	return strings.Join(names, ", ")
-}
-
-func (m Mode) String() string { return string(m) }
-
-// Unit is the unit of the mode's primary score.
-func (m Mode) Unit() string {
-	if m == Throughput {
-		return "ops/s"
-	}
-	return "ns/op"
-}

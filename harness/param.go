@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ledgerbench/ledgerbench/harness/result"
 )
 
 // ParamKind says how a parameter's values are validated.
@@ -88,79 +90,12 @@ func (p Param) Check(v string) error {
 	return nil
 }
 
-// ParamValue is one parameter bound to one value.
-type ParamValue struct {
-	Name  string `json:"name"`
-	Value string `json:"value"`
-}
-
-// Params is one point of a benchmark's parameter space, in declaration order.
-type Params []ParamValue
-
-// Get returns the value of the named parameter and whether it is set.
-func (ps Params) Get(name string) (string, bool) {
-	for _, p := range ps {
-		if p.Name == name {
-			return p.Value, true
-		}
-	}
-	return "", false
-}
-
-// Suffix is the benchfmt name suffix "/a=1/b=x" of the point.
-func (ps Params) Suffix() string {
-	var b strings.Builder
-	for _, p := range ps {
-		b.WriteString("/")
-		b.WriteString(p.Name)
-		b.WriteString("=")
-		b.WriteString(p.Value)
-	}
-	return b.String()
-}
-
-// Overrides maps parameter names to the values that replace their defaults.
-type Overrides map[string][]string
-
-// ParseOverride parses one `-p` flag value: "name=v1,v2,…".
-func ParseOverride(s string) (name string, values []string, err error) {
-	name, list, ok := strings.Cut(s, "=")
-	name = strings.TrimSpace(name)
-	if !ok || name == "" || strings.ContainsAny(name, "/= \t,") {
-		return "", nil, fmt.Errorf("bad parameter %q: want name=v1,v2", s)
-	}
-	for v := range strings.SplitSeq(list, ",") {
-		v = strings.TrimSpace(v)
-		if v == "" {
-			return "", nil, fmt.Errorf("bad parameter %q: empty value", s)
-		}
-		if slices.Contains(values, v) {
-			continue
-		}
-		values = append(values, v)
-	}
-	return name, values, nil
-}
-
-// Add parses one `-p` flag value into o. A name given twice is an error.
-func (o Overrides) Add(s string) error {
-	name, values, err := ParseOverride(s)
-	if err != nil {
-		return err
-	}
-	if _, dup := o[name]; dup {
-		return fmt.Errorf("parameter %s is given twice", name)
-	}
-	o[name] = values
-	return nil
-}
-
-// Expand returns the cartesian product of the benchmark's parameters in
+// expand returns the cartesian product of the benchmark's parameters in
 // declaration order (the last parameter varies fastest), with o replacing
 // defaults. Overrides that name no parameter of b are ignored here: the
-// runner checks them against the whole selection, see [Registry.Plan].
-func (b *Benchmark) Expand(o Overrides) ([]Params, error) {
-	points := []Params{nil}
+// planner checks them against the whole selection.
+func (b *Benchmark) expand(o map[string][]string) ([]result.Params, error) {
+	points := []result.Params{nil}
 	for _, p := range b.Params {
 		values := p.Values
 		if ov, ok := o[p.Name]; ok {
@@ -174,10 +109,10 @@ func (b *Benchmark) Expand(o Overrides) ([]Params, error) {
 				return nil, fmt.Errorf("%s: %w", b.FullName(), err)
 			}
 		}
-		next := make([]Params, 0, len(points)*len(values))
+		next := make([]result.Params, 0, len(points)*len(values))
 		for _, pt := range points {
 			for _, v := range values {
-				np := append(slices.Clip(pt), ParamValue{p.Name, v})
+				np := append(slices.Clip(pt), result.ParamValue{Name: p.Name, Value: v})
 				next = append(next, np)
 			}
 		}

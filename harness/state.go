@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ledgerbench/ledgerbench/harness/result"
 )
 
 // hooks holds the lifecycle functions of one state instance: JMH's
@@ -60,7 +62,7 @@ func runAll(fs []func() error, reverse bool) error {
 // fork, shared by every worker goroutine, and passed to [Benchmark.Setup].
 type Trial struct {
 	bench   *Benchmark
-	params  Params
+	params  result.Params
 	seed    uint64
 	threads int
 	hooks
@@ -96,9 +98,6 @@ type Op struct {
 	Goroutines int // goroutines per group instance (default 1)
 	Bind       func(w *Worker) (body func(), err error)
 }
-
-// Params returns the parameter point of this trial.
-func (t *Trial) Params() Params { return t.params }
 
 // Param returns the value of a declared parameter. Asking for an
 // undeclared parameter is a programmer error and panics.

@@ -9,72 +9,40 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
-	"github.com/ledgerbench/ledgerbench/harness/profile"
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/profile"
+	"github.com/ledgerbench/ledgerbench/internal/trial"
 )
 
-// Plan is what one fork runs: one case of one benchmark, in one mode,
-// with its warmup and measurement iterations. The parent sends it to the
-// worker process, which runs it with [RunPlan].
-type Plan struct {
-	Benchmark string   `json:"benchmark"` // the registry ID, "family/Name"
-	Params    Params   `json:"params"`
-	Mode      Mode     `json:"mode"`
-	Threads   int      `json:"threads,omitempty"` // 0: the benchmark's default
-	Warmup    IterSpec `json:"warmup"`
-	Measure   IterSpec `json:"measure"`
-	Seed      uint64   `json:"seed"`
-	Fork      int      `json:"fork"`
-	// ProbeTolerance is the relative change of the frequency probe above
-	// which an iteration is flagged (default 0.05).
-	ProbeTolerance float64 `json:"probeTolerance,omitempty"`
-	// Profile, when set, is the in-process profiler of a profiling fork:
-	// it covers the measurement iterations and is written to ProfilePath.
-	Profile     profile.Kind `json:"profile,omitempty"`
-	ProfilePath string       `json:"profilePath,omitempty"`
+func init() {
+	trial.Run = func(b any, p *trial.Plan, emit func(*result.Iteration) error) (uint64, error) {
+		return runTrial(b.(*Benchmark), p, emit)
+	}
+	trial.Expand = func(b any, o map[string][]string) ([]result.Params, error) {
+		return b.(*Benchmark).expand(o)
+	}
 }
 
-// PhaseError is a failure of the benchmark's own code, with the lifecycle
-// phase it happened in and, for a panic, the goroutine's stack.
-type PhaseError struct {
-	Phase string
-	Err   error
-	Stack string
-}
-
-func (e *PhaseError) Error() string { return e.Phase + ": " + e.Err.Error() }
-func (e *PhaseError) Unwrap() error { return e.Err }
-
-// safely runs f, turning a panic into a *PhaseError with its stack.
+// safely runs f, turning a panic into a *trial.PhaseError with its stack.
 func safely(phase string, f func() error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = &PhaseError{Phase: phase, Err: fmt.Errorf("panic: %v", r), Stack: string(debug.Stack())}
+			err = &trial.PhaseError{Phase: phase, Err: fmt.Errorf("panic: %v", r), Stack: string(debug.Stack())}
 		}
 	}()
 	if err := f(); err != nil {
-		var pe *PhaseError
+		var pe *trial.PhaseError
 		if errors.As(err, &pe) {
 			return err
 		}
-		return &PhaseError{Phase: phase, Err: err}
+		return &trial.PhaseError{Phase: phase, Err: err}
 	}
 	return nil
 }
 
-// RunPlan runs p's trial in this process and calls emit after every
-// iteration. The trial's teardowns run even when an iteration fails.
-func RunPlan(r *Registry, p *Plan, emit func(*Iteration) error) error {
-	b, ok := r.Lookup(p.Benchmark)
-	if !ok {
-		return fmt.Errorf("no benchmark %q in this binary", p.Benchmark)
-	}
-	var sink uint64
-	return runTrialSink(b, p, emit, &sink)
-}
-
 type trialRun struct {
 	t       *Trial
-	plan    *Plan
+	plan    *trial.Plan
 	groups  []*Group
 	workers []*Worker
 	timerNs float64
@@ -82,54 +50,46 @@ type trialRun struct {
 	host    *hostcheck.Host      // telemetry: temperature and steal
 }
 
-// runTrialSink runs one trial and stores the workers' folded sink words in
-// sink, so the results the ops consumed are observably used.
-func runTrialSink(b *Benchmark, p *Plan, emit func(*Iteration) error, sink *uint64) (err error) {
+// runTrial runs one trial of plan p, which the planner has completed
+// (mode, tolerance, valid iterations), and returns the workers' folded
+// sink words, so the results the ops consumed are observably used.
+func runTrial(b *Benchmark, p *trial.Plan, emit func(*result.Iteration) error) (sink uint64, err error) {
 	if p.Mode == "" {
-		p.Mode = b.mode()
-	}
-	if p.ProbeTolerance == 0 {
-		p.ProbeTolerance = 0.05
-	}
-	if err := p.Warmup.validate("warmup"); err != nil && p.Warmup.Count > 0 {
-		return err
-	}
-	if err := p.Measure.validate("measurement"); err != nil {
-		return err
+		return 0, fmt.Errorf("%s: the plan has no mode", b.ID())
 	}
 	if p.Profile != "" {
 		if !p.Profile.InProcess() || p.ProfilePath == "" {
-			return fmt.Errorf("profile %q: not an in-process profiler, or no path", p.Profile)
+			return 0, fmt.Errorf("profile %q: not an in-process profiler, or no path", p.Profile)
 		}
 		profile.Prepare(p.Profile)
 	}
 	tr := &trialRun{plan: p, t: &Trial{bench: b, params: p.Params, seed: p.Seed}, host: hostcheck.Local("", nil)}
 	if tr.perf, err = profile.OpenPerfControl(); err != nil {
-		return err
+		return 0, err
 	}
 	if err := safely("setup", func() error { return b.Setup(tr.t) }); err != nil {
-		return err
+		return 0, err
 	}
 	defer func() {
 		for _, w := range tr.workers {
-			*sink ^= w.sink
+			sink ^= w.sink
 		}
 		err = errors.Join(err, tr.teardown())
 	}()
 	if err := tr.bind(b); err != nil {
-		return err
+		return 0, err
 	}
 	if p.Mode == SampleTime {
 		tr.timerNs = timerCost()
 	}
 	for _, phase := range []struct {
-		spec IterSpec
+		spec result.IterSpec
 		warm bool
 	}{{p.Warmup, true}, {p.Measure, false}} {
 		var session *profile.Session
 		if p.Profile != "" && !phase.warm {
 			if session, err = profile.Start(p.Profile); err != nil {
-				return err
+				return 0, err
 			}
 		}
 		for i := 0; i < phase.spec.Count; i++ {
@@ -138,27 +98,27 @@ func runTrialSink(b *Benchmark, p *Plan, emit func(*Iteration) error, sink *uint
 				if session != nil {
 					_ = session.Stop(p.ProfilePath)
 				}
-				return err
+				return 0, err
 			}
 			it.Fork, it.Index, it.Warmup = p.Fork, i, phase.warm
 			if err := emit(it); err != nil {
-				return err
+				return 0, err
 			}
 		}
 		if session != nil {
 			if err := session.Stop(p.ProfilePath); err != nil {
-				return err
+				return 0, err
 			}
 		}
 	}
-	return nil
+	return 0, nil
 }
 
 // bind creates the group instances and the workers.
 func (tr *trialRun) bind(b *Benchmark) error {
 	t, p := tr.t, tr.plan
 	if err := t.checkOps(); err != nil {
-		return &PhaseError{Phase: "setup", Err: err}
+		return &trial.PhaseError{Phase: "setup", Err: err}
 	}
 	size := t.groupSize()
 	threads := p.Threads
@@ -166,10 +126,10 @@ func (tr *trialRun) bind(b *Benchmark) error {
 		threads = b.Goroutines
 	}
 	if threads == 0 {
-		threads = size
+		threads = size * max(p.Instances, 1)
 	}
 	if threads%size != 0 {
-		return &PhaseError{Phase: "setup", Err: fmt.Errorf("goroutines %d is not a multiple of the group size %d", threads, size)}
+		return &trial.PhaseError{Phase: "setup", Err: fmt.Errorf("goroutines %d is not a multiple of the group size %d", threads, size)}
 	}
 	t.threads = threads
 	opi := int64(b.opsPerInvocation())
@@ -231,7 +191,7 @@ func (tr *trialRun) teardown() error {
 // iteration runs one iteration: iteration setups, a GC, the frequency
 // probe and memory statistics around the workers' run, then the iteration
 // teardowns.
-func (tr *trialRun) iteration(spec IterSpec) (*Iteration, error) {
+func (tr *trialRun) iteration(spec result.IterSpec) (*result.Iteration, error) {
 	t := tr.t
 	err := safely("iteration setup", func() error {
 		if err := runAll(t.iterSetup, false); err != nil {
@@ -256,7 +216,7 @@ func (tr *trialRun) iteration(spec IterSpec) (*Iteration, error) {
 	ir := prepareWorkers(tr.workers, tr.plan.Mode, spec)
 	ir.perf = tr.perf
 	runtime.GC()
-	probeBefore := Probe()
+	probeBefore := hostcheck.Probe()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	start := time.Now()
@@ -264,7 +224,7 @@ func (tr *trialRun) iteration(spec IterSpec) (*Iteration, error) {
 	results, runErr := ir.run()
 	wall := time.Since(start)
 	runtime.ReadMemStats(&m1)
-	probeAfter := Probe()
+	probeAfter := hostcheck.Probe()
 	tdErr := safely("iteration teardown", func() error {
 		var errs []error
 		for i := len(tr.workers) - 1; i >= 0; i-- {
@@ -279,7 +239,7 @@ func (tr *trialRun) iteration(spec IterSpec) (*Iteration, error) {
 	if err := errors.Join(runErr, tdErr); err != nil {
 		return nil, err
 	}
-	it := &Iteration{
+	it := &result.Iteration{
 		WallNs:        wall.Nanoseconds(),
 		AllocBytes:    m1.TotalAlloc - m0.TotalAlloc,
 		Allocs:        m1.Mallocs - m0.Mallocs,
@@ -319,8 +279,8 @@ func (tr *trialRun) iteration(spec IterSpec) (*Iteration, error) {
 }
 
 // aggregate sums the results of the workers at idx.
-func aggregate(name string, workers []*Worker, results []workerResult, idx []int) OpStats {
-	s := OpStats{Name: name, Workers: len(idx)}
+func aggregate(name string, workers []*Worker, results []workerResult, idx []int) result.OpStats {
+	s := result.OpStats{Name: name, Workers: len(idx)}
 	var nsSum float64
 	var timed int
 	counters := map[string]float64{}
@@ -349,7 +309,11 @@ func aggregate(name string, workers []*Worker, results []workerResult, idx []int
 	if len(counters) > 0 {
 		s.Metrics = map[string]float64{}
 		for unit, n := range counters {
-			s.Metrics[unit] = perOp(n, s.Ops)
+			if s.Ops > 0 {
+				s.Metrics[unit] = n / float64(s.Ops)
+			} else {
+				s.Metrics[unit] = 0
+			}
 		}
 	}
 	if hist != nil {

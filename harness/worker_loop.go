@@ -12,7 +12,9 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
-	"github.com/ledgerbench/ledgerbench/harness/profile"
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/profile"
+	"github.com/ledgerbench/ledgerbench/internal/trial"
 )
 
 const hdrV2 = hdrhistogram.V2CompressedEncodingCookieBase
@@ -67,13 +69,13 @@ type iterRun struct {
 	begin   atomic.Bool
 	exited  atomic.Int32
 	counted bool
-	spec    IterSpec
+	spec    result.IterSpec
 	// perf, when the fork runs under perf stat, has its counters enabled
 	// while the workers measure and disabled after.
 	perf *profile.PerfControl
 }
 
-func prepareWorkers(workers []*Worker, mode Mode, spec IterSpec) *iterRun {
+func prepareWorkers(workers []*Worker, mode Mode, spec result.IterSpec) *iterRun {
 	ir := &iterRun{
 		s:       &iterSync{n: int32(len(workers))},
 		results: make([]workerResult, len(workers)),
@@ -97,9 +99,9 @@ func prepareWorkers(workers []*Worker, mode Mode, spec IterSpec) *iterRun {
 			defer func() {
 				if rec := recover(); rec != nil {
 					if f, ok := rec.(invocationFailure); ok {
-						r.err = &PhaseError{Phase: "invocation hook", Err: f.err}
+						r.err = &trial.PhaseError{Phase: "invocation hook", Err: f.err}
 					} else {
-						r.err = &PhaseError{Phase: "op", Err: fmt.Errorf("panic: %v", rec), Stack: string(debug.Stack())}
+						r.err = &trial.PhaseError{Phase: "op", Err: fmt.Errorf("panic: %v", rec), Stack: string(debug.Stack())}
 					}
 					s.abort.Store(true)
 				}

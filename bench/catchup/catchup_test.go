@@ -4,14 +4,15 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/harness"
-	"github.com/ledgerbench/ledgerbench/harness/harnesstest"
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/harnesstest"
 )
 
 func BenchmarkCatchUp(b *testing.B) { harness.RunDefault(b, Family+"/CatchUp") }
 
 func TestCatchUpRuns(t *testing.T) {
 	cases := harnesstest.Run(t, harnesstest.Spec{Suite: "cache", Bench: "^BenchmarkCatchUp$",
-		Measure: harness.IterSpec{Count: 2, Ops: 300}})
+		Measure: result.IterSpec{Count: 2, Ops: 300}})
 	for _, c := range cases {
 		if len(c.Iterations) != 2 || len(c.Iterations[0].Ops) != 2 {
 			t.Fatalf("%s: %d iterations, %d ops in the first, want 2 and 2", c.Case.Name(), len(c.Iterations), len(c.Iterations[0].Ops))
@@ -25,7 +26,7 @@ func BenchmarkCatchUpFloor(b *testing.B) { harness.RunDefault(b, Family+"/CatchU
 // allocates its entries: one per tail insert, a hundred per run.
 func TestCatchUpFloorRuns(t *testing.T) {
 	cases := harnesstest.Run(t, harnesstest.Spec{Suite: "cache", Bench: "^BenchmarkCatchUpFloor$",
-		Measure: harness.IterSpec{Count: 1, Ops: 500}})
+		Measure: result.IterSpec{Count: 1, Ops: 500}})
 	if len(cases) != 1 {
 		t.Fatalf("%d cases", len(cases))
 	}

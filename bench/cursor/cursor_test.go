@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/harness"
-	"github.com/ledgerbench/ledgerbench/harness/harnesstest"
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/harnesstest"
 )
 
 func BenchmarkSeekForward01(b *testing.B) { harness.RunDefault(b, Family+"/SeekForward01") }
@@ -18,8 +20,8 @@ func BenchmarkChurn(b *testing.B)         { harness.RunDefault(b, Family+"/Churn
 // counting containers count every ratio-th op, the heap never does.
 func TestFamilyRuns(t *testing.T) {
 	cases := harnesstest.Run(t, harnesstest.Spec{Suite: "cursor",
-		Params:  harness.Overrides{"cursors": {"10", "100"}},
-		Measure: harness.IterSpec{Count: 1, Ops: 1000}})
+		Params:  engine.Overrides{"cursors": {"10", "100"}},
+		Measure: result.IterSpec{Count: 1, Ops: 1000}})
 	// seek ×2 and churn: 3 impls × 2 sizes × 4 ratios; slowest ×2: 3 × 2; noop.
 	if want := 3*3*2*4 + 2*3*2 + 1; len(cases) != want {
 		t.Fatalf("%d cases, want %d", len(cases), want)

@@ -1,10 +1,12 @@
 package dedup
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/harness"
-	"github.com/ledgerbench/ledgerbench/harness/harnesstest"
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/harnesstest"
 )
 
 func BenchmarkDedupSingle(b *testing.B)   { harness.RunDefault(b, Family+"/DedupSingle") }
@@ -17,7 +19,7 @@ func BenchmarkDedupFloor(b *testing.B)    { harness.RunDefault(b, Family+"/Dedup
 // bodies did: single and distinct producers accept every call, the shared
 // producer accepts some, and the atomic implementation allocates nothing.
 func TestFamilyRuns(t *testing.T) {
-	cases := harnesstest.Run(t, harnesstest.Spec{Suite: "dedup", Measure: harness.IterSpec{Count: 1, Ops: 2000}})
+	cases := harnesstest.Run(t, harnesstest.Spec{Suite: "dedup", Measure: result.IterSpec{Count: 1, Ops: 2000}})
 	if len(cases) != 3*6+2 {
 		t.Fatalf("%d cases, want 20", len(cases))
 	}
@@ -25,7 +27,7 @@ func TestFamilyRuns(t *testing.T) {
 		it := c.Iterations[0]
 		acc, has := it.Total.Metrics["accepted/op"]
 		name := c.Case.Name()
-		switch c.Case.Bench.Name {
+		switch strings.TrimPrefix(c.Case.Benchmark, "Benchmark") {
 		case "DedupSingle", "DedupDistinct":
 			if acc != 1 {
 				t.Errorf("%s: accepted/op = %v, want 1", name, acc)

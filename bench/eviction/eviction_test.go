@@ -4,15 +4,17 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/harness"
-	"github.com/ledgerbench/ledgerbench/harness/harnesstest"
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/harnesstest"
 )
 
 func BenchmarkInsertAndEvict(b *testing.B) { harness.RunDefault(b, Family+"/InsertAndEvict") }
 
 func TestInsertAndEvictRuns(t *testing.T) {
 	cases := harnesstest.Run(t, harnesstest.Spec{Suite: "cache", Bench: "^BenchmarkInsertAndEvict/",
-		Params:  harness.Overrides{"batchSize": {"100"}},
-		Measure: harness.IterSpec{Count: 1, Ops: 50}})
+		Params:  engine.Overrides{"batchSize": {"100"}},
+		Measure: result.IterSpec{Count: 1, Ops: 50}})
 	if len(cases) != 4 {
 		t.Fatalf("%d cases", len(cases))
 	}
@@ -22,8 +24,8 @@ func BenchmarkEvictAll(b *testing.B) { harness.RunDefault(b, Family+"/EvictAll")
 
 func TestEvictAllRuns(t *testing.T) {
 	cases := harnesstest.Run(t, harnesstest.Spec{Suite: "cache", Bench: "EvictAll",
-		Params:  harness.Overrides{"entries": {"2000"}},
-		Measure: harness.IterSpec{Count: 1, Ops: 3}})
+		Params:  engine.Overrides{"entries": {"2000"}},
+		Measure: result.IterSpec{Count: 1, Ops: 3}})
 	if len(cases) != 4 {
 		t.Fatalf("%d cases", len(cases))
 	}
@@ -40,7 +42,7 @@ func BenchmarkInsertAndEvictFloor(b *testing.B) { harness.RunDefault(b, Family+"
 // leaves every entry's reference count as it found it.
 func TestInsertAndEvictFloorRuns(t *testing.T) {
 	cases := harnesstest.Run(t, harnesstest.Spec{Suite: "cache", Bench: "InsertAndEvictFloor",
-		Measure: harness.IterSpec{Count: 1, Ops: 200}})
+		Measure: result.IterSpec{Count: 1, Ops: 200}})
 	if len(cases) != 2 {
 		t.Fatalf("%d cases, want one per batch size", len(cases))
 	}

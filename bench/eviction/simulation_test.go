@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness"
-	"github.com/ledgerbench/ledgerbench/harness/harnesstest"
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/harnesstest"
 )
 
 // TestHitRateOrdering is the claim about the simulation: for every
@@ -151,8 +153,8 @@ func BenchmarkHitRate(b *testing.B) { harness.RunDefault(b, Family+"/HitRate") }
 
 func TestHitRateRuns(t *testing.T) {
 	cases := harnesstest.Run(t, harnesstest.Spec{Suite: "cache", Bench: "HitRate",
-		Params:  harness.Overrides{"workload": {"mixed"}, "impl": {"paged"}, "policy": {"expected-reads", "time-only"}},
-		Measure: harness.IterSpec{Count: 1, Ops: 1}})
+		Params:  engine.Overrides{"workload": {"mixed"}, "impl": {"paged"}, "policy": {"expected-reads", "time-only"}},
+		Measure: result.IterSpec{Count: 1, Ops: 1}})
 	if len(cases) != 2 {
 		t.Fatalf("%d cases, want one per policy", len(cases))
 	}

@@ -4,7 +4,9 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/harness"
-	"github.com/ledgerbench/ledgerbench/harness/harnesstest"
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/harnesstest"
 )
 
 func BenchmarkInsertAtTail(b *testing.B) { harness.RunDefault(b, Family+"/InsertAtTail") }
@@ -14,8 +16,8 @@ func BenchmarkInsertNoop(b *testing.B)   { harness.RunDefault(b, Family+"/Insert
 // TestInsertAtTailRuns runs both implementations briefly in process.
 func TestInsertAtTailRuns(t *testing.T) {
 	cases := harnesstest.Run(t, harnesstest.Spec{Suite: "cache", Bench: "InsertAtTail",
-		Params:  harness.Overrides{"cachedEntries": {"1000"}},
-		Measure: harness.IterSpec{Count: 1, Ops: 3000}})
+		Params:  engine.Overrides{"cachedEntries": {"1000"}},
+		Measure: result.IterSpec{Count: 1, Ops: 3000}})
 	if len(cases) != 2 {
 		t.Fatalf("%d cases", len(cases))
 	}

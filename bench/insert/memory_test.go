@@ -1,13 +1,15 @@
 package insert_test
 
 import (
+	"strings"
 	"testing"
 
 	_ "github.com/ledgerbench/ledgerbench/bench/catchup"
 	_ "github.com/ledgerbench/ledgerbench/bench/eviction"
 	_ "github.com/ledgerbench/ledgerbench/bench/read"
-	"github.com/ledgerbench/ledgerbench/harness"
-	"github.com/ledgerbench/ledgerbench/harness/harnesstest"
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/harnesstest"
 )
 
 // TestEveryFamilyReportsBytesPerEntry: each family of the cache suite that
@@ -17,13 +19,13 @@ import (
 func TestEveryFamilyReportsBytesPerEntry(t *testing.T) {
 	cases := harnesstest.Run(t, harnesstest.Spec{Suite: "cache",
 		Bench: "^Benchmark(InsertAtTail|CatchUp|InsertAndEvict|ReadRange|ReadAndCopyRange)/",
-		Params: harness.Overrides{"cachedEntries": {"1000"}, "batchSize": {"100"},
+		Params: engine.Overrides{"cachedEntries": {"1000"}, "batchSize": {"100"},
 			"hitPercent": {"100"}, "requeue": {"false"}},
-		Measure: harness.IterSpec{Count: 1, Ops: 10}})
+		Measure: result.IterSpec{Count: 1, Ops: 10}})
 	perBench := map[string]map[string]float64{}
 	for _, c := range cases {
 		impl, _ := c.Case.Params.Get("impl")
-		b := c.Case.Bench.Name
+		b := strings.TrimPrefix(c.Case.Benchmark, "Benchmark")
 		if perBench[b] == nil {
 			perBench[b] = map[string]float64{}
 		}

@@ -5,7 +5,9 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/harness"
-	"github.com/ledgerbench/ledgerbench/harness/harnesstest"
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/harnesstest"
 )
 
 func BenchmarkGet(b *testing.B)      { harness.RunDefault(b, Family+"/Get") }
@@ -18,8 +20,8 @@ func TestFamilyRuns(t *testing.T) {
 	t.Setenv("LEDGERBENCH_DATA", t.TempDir())
 	for _, bench := range []string{"Get", "GetFloor"} {
 		cases := harnesstest.Run(t, harnesstest.Spec{Suite: "location", Bench: "^Benchmark" + bench + "/",
-			Params:  harness.Overrides{"profile": {"smoke"}, "cache": {"1MiB"}},
-			Measure: harness.IterSpec{Count: 1, Ops: 200}})
+			Params:  engine.Overrides{"profile": {"smoke"}, "cache": {"1MiB"}},
+			Measure: result.IterSpec{Count: 1, Ops: 200}})
 		if len(cases) != 3 {
 			t.Fatalf("%s: %d cases, want one per layout", bench, len(cases))
 		}
@@ -41,11 +43,15 @@ func TestFamilyRuns(t *testing.T) {
 // clear error.
 func TestBadCacheSize(t *testing.T) {
 	t.Setenv("LEDGERBENCH_DATA", t.TempDir())
-	o := harness.DefaultOptions()
+	o := engine.DefaultOptions()
 	o.Suite, o.Bench, o.Forks = "location", "^BenchmarkGet/", 0
-	o.Params = harness.Overrides{"profile": {"smoke"}, "cache": {"0"}, "layout": {"full"}}
-	o.Measure = harness.IterSpec{Count: 1, Ops: 1}
-	run, err := (&harness.Runner{Registry: harness.Default}).Run(t.Context(), o)
+	o.Params = engine.Overrides{"profile": {"smoke"}, "cache": {"0"}, "layout": {"full"}}
+	o.Measure = result.IterSpec{Count: 1, Ops: 1}
+	cases, err := o.Plan(harness.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := (&engine.Runner{}).Run(t.Context(), o, cases)
 	if err != nil {
 		t.Fatal(err)
 	}

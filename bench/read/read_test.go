@@ -4,7 +4,9 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/harness"
-	"github.com/ledgerbench/ledgerbench/harness/harnesstest"
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/harnesstest"
 )
 
 func BenchmarkOffloadReplay(b *testing.B) { harness.RunDefault(b, Family+"/OffloadReplay") }
@@ -16,8 +18,8 @@ func BenchmarkReadNoop(b *testing.B)      { harness.RunDefault(b, Family+"/ReadN
 // and every mode must return entries.
 func TestReplayParsesLessWithOffsets(t *testing.T) {
 	cases := harnesstest.Run(t, harnesstest.Spec{Suite: "cache", Bench: "OffloadReplay",
-		Params: harness.Overrides{"entrySize": {"100"}},
-		Warmup: harness.IterSpec{Count: 1, Ops: 100}, Measure: harness.IterSpec{Count: 1, Ops: 100}})
+		Params: engine.Overrides{"entrySize": {"100"}},
+		Warmup: result.IterSpec{Count: 1, Ops: 100}, Measure: result.IterSpec{Count: 1, Ops: 100}})
 	parsed := map[string]float64{}
 	for _, c := range cases {
 		mode, _ := c.Case.Params.Get("offsets")
@@ -37,8 +39,8 @@ func BenchmarkReadRange(b *testing.B) { harness.RunDefault(b, Family+"/ReadRange
 
 func TestReadRangeHits(t *testing.T) {
 	cases := harnesstest.Run(t, harnesstest.Spec{Suite: "cache", Bench: "Read(AndCopy)?Range",
-		Params:  harness.Overrides{"batchSize": {"100"}},
-		Measure: harness.IterSpec{Count: 1, Ops: 160}})
+		Params:  engine.Overrides{"batchSize": {"100"}},
+		Measure: result.IterSpec{Count: 1, Ops: 160}})
 	for _, c := range cases {
 		hit, _ := c.Case.Params.Get("hitPercent")
 		got := c.Iterations[0].Total.Metrics["hits/op"]

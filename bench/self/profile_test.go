@@ -7,12 +7,14 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness"
-	"github.com/ledgerbench/ledgerbench/harness/profile"
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/profile"
 )
 
 func TestMain(m *testing.M) {
-	if harness.IsChild() {
-		os.Exit(harness.ChildMain(harness.Default))
+	if engine.IsChild() {
+		os.Exit(engine.ChildMain(harness.Default))
 	}
 	os.Exit(m.Run())
 }
@@ -21,14 +23,18 @@ func TestMain(m *testing.M) {
 // contended mutex op name its body with a non-zero delay per op, and the
 // CPU summary of the fixed-cost kernel names Kernel.
 func TestProfilesOfTheSelfSuite(t *testing.T) {
-	o := harness.DefaultOptions()
+	o := engine.DefaultOptions()
 	o.Suite, o.Bench, o.Forks = "self", "^Benchmark(Mutex|Kernel)$", 1
-	o.Warmup = harness.IterSpec{Count: 1, Time: 20 * time.Millisecond}
-	o.Measure = harness.IterSpec{Count: 2, Time: 150 * time.Millisecond}
+	o.Warmup = result.IterSpec{Count: 1, Time: 20 * time.Millisecond}
+	o.Measure = result.IterSpec{Count: 2, Time: 150 * time.Millisecond}
 	o.Profiles = []profile.Kind{profile.CPU, profile.Block, profile.Mutex}
 	exe, _ := os.Executable()
-	rn := &harness.Runner{Registry: harness.Default, Executable: exe, ProfileDir: t.TempDir()}
-	run, err := rn.Run(t.Context(), o)
+	cases, err := o.Plan(harness.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rn := &engine.Runner{Executable: exe, ProfileDir: t.TempDir()}
+	run, err := rn.Run(t.Context(), o, cases)
 	if err != nil || run.Failed() {
 		t.Fatalf("run: %v", err)
 	}
@@ -37,23 +43,23 @@ func TestProfilesOfTheSelfSuite(t *testing.T) {
 			if pr.Err != nil {
 				t.Fatalf("%s %s: %v", c.Case.Name(), pr.Kind, pr.Err)
 			}
-			s, err := profile.Summarize(pr.Path, pr.Kind, pr.Ops)
+			s, err := profile.Summarize(pr.Path, profile.Kind(pr.Kind), pr.Ops)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(s.Top) == 0 {
-				if c.Case.Bench.Name == "Mutex" {
+				if strings.TrimPrefix(c.Case.Benchmark, "Benchmark") == "Mutex" {
 					t.Errorf("%s %s: empty profile", c.Case.Name(), pr.Kind)
 				}
 				continue
 			}
 			top := s.Top[0]
 			switch {
-			case c.Case.Bench.Name == "Kernel" && pr.Kind == profile.CPU:
+			case strings.TrimPrefix(c.Case.Benchmark, "Benchmark") == "Kernel" && pr.Kind == string(profile.CPU):
 				if !strings.HasSuffix(top.Frame, "bench/self.Kernel") {
 					t.Errorf("kernel CPU profile: top frame %s, want self.Kernel (%+v)", top.Frame, s.Top)
 				}
-			case c.Case.Bench.Name == "Mutex" && pr.Kind != profile.CPU:
+			case strings.TrimPrefix(c.Case.Benchmark, "Benchmark") == "Mutex" && pr.Kind != string(profile.CPU):
 				if !strings.Contains(top.Frame, "bench/self.Benchmarks.") || top.Value <= 0 || top.Count <= 0 {
 					t.Errorf("mutex %s profile: top frame %s at %v ns/op and %v contentions/op, want the op's body with non-zero delay", pr.Kind, top.Frame, top.Value, top.Count)
 				}

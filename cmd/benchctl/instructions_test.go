@@ -46,7 +46,7 @@ func TestInstructionsRepeat(t *testing.T) {
 		}
 		for _, line := range strings.Split(string(txt), "\n") {
 			f := strings.Fields(line)
-			if len(f) == 4 && f[0] == "BenchmarkKernel" && f[3] == "instructions/op" {
+			if len(f) == 4 && strings.HasPrefix(f[0], "BenchmarkKernel") && f[3] == "instructions/op" {
 				v, _ := strconv.ParseFloat(f[2], 64)
 				got = append(got, v)
 			}

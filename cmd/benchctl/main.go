@@ -1,14 +1,13 @@
-// Command benchctl runs ledgerbench's benchmark families in forked worker
-// processes with JMH's semantics and writes Go benchmark-format and JMH
-// JSON results. See `benchctl help`.
+// Command benchctl runs this repository's benchmark families (the broker
+// entry cache, deduplication, the entry location index, the cursor
+// container and the harness's own) with benchctl's CLI; see
+// `benchctl help`.
 package main
 
 import (
-	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
+	"github.com/ledgerbench/ledgerbench/benchctl"
 	_ "github.com/ledgerbench/ledgerbench/bench/catchup"
 	_ "github.com/ledgerbench/ledgerbench/bench/cursor"
 	_ "github.com/ledgerbench/ledgerbench/bench/dedup"
@@ -17,15 +16,6 @@ import (
 	_ "github.com/ledgerbench/ledgerbench/bench/location"
 	_ "github.com/ledgerbench/ledgerbench/bench/read"
 	_ "github.com/ledgerbench/ledgerbench/bench/self"
-	"github.com/ledgerbench/ledgerbench/harness"
 )
 
-func main() {
-	if harness.IsChild() {
-		os.Exit(harness.ChildMain(harness.Default))
-	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
-}
+func main() { os.Exit(benchctl.Main()) }

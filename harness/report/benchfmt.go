@@ -10,13 +10,9 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/ledgerbench/ledgerbench/harness"
-	"github.com/ledgerbench/ledgerbench/harness/profile"
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/profile"
 )
-
-// PkgPrefix is the import path prefix of the benchmark families; a
-// result's pkg key is PkgPrefix + family.
-const PkgPrefix = "github.com/ledgerbench/ledgerbench/bench/"
 
 // telemetryPrefix starts the comment lines that carry per-iteration
 // telemetry; benchstat ignores them.
@@ -27,7 +23,7 @@ const telemetryPrefix = "# benchctl: "
 // header keys as config lines, Unit metadata lines, and telemetry and
 // failures as "# benchctl:" comments. An iteration's telemetry comment
 // follows its (first) result line.
-func WriteBenchfmt(out io.Writer, h Header, run *harness.Run) error {
+func WriteBenchfmt(out io.Writer, h Header, run *result.Run) error {
 	return WriteSides(out, []Side{{h, run}})
 }
 
@@ -35,7 +31,7 @@ func WriteBenchfmt(out io.Writer, h Header, run *harness.Run) error {
 // differ in Toolchain only.
 type Side struct {
 	Header Header
-	Run    *harness.Run
+	Run    *result.Run
 }
 
 // WriteSides writes the runs of every side into one file, each with its
@@ -49,8 +45,11 @@ func WriteSides(out io.Writer, sides []Side) error {
 		}
 	}
 	h, run := sides[0].Header, sides[0].Run
-	o := run.Options
+	o := run.Config
 	comment("made by `%s` at %s; raw output, not edited", h.Command, h.Started.Format("2006-01-02T15:04:05Z"))
+	for _, n := range h.Notes {
+		comment("%s", n)
+	}
 	comment("seed=%d forks=%d warmup=%s measure=%s timeout=%s order=forks in rounds, cases shuffled per round from the seed", o.Seed, o.Forks, o.Warmup, o.Measure, o.Timeout)
 	if len(run.Order) > 0 {
 		comment("A/B fork order (round:case:sides): %s", strings.Join(run.Order, " "))
@@ -70,15 +69,14 @@ func WriteSides(out io.Writer, sides []Side) error {
 	return bw.Flush()
 }
 
-func writeRun(w *benchfmt.Writer, comment func(string, ...any), h Header, run *harness.Run, units map[string]bool) error {
+func writeRun(w *benchfmt.Writer, comment func(string, ...any), h Header, run *result.Run, units map[string]bool) error {
 	base := h.keys()
 	for _, cr := range run.Cases {
-		b := cr.Case.Bench
 		cfg := make([]benchfmt.Config, 0, len(base)+1)
 		for _, kv := range base {
 			cfg = append(cfg, benchfmt.Config{Key: kv[0], Value: []byte(kv[1]), File: true})
 		}
-		cfg = append(cfg, benchfmt.Config{Key: "pkg", Value: []byte(PkgPrefix + b.Family), File: true})
+		cfg = append(cfg, benchfmt.Config{Key: "pkg", Value: []byte(cr.Case.Pkg), File: true})
 		for _, u := range unitMetadata(cr) {
 			key := u.Unit + " " + u.Key
 			if units[key] {
@@ -90,25 +88,31 @@ func writeRun(w *benchfmt.Writer, comment func(string, ...any), h Header, run *h
 			}
 		}
 		name := strings.TrimPrefix(cr.Case.Name(), "Benchmark")
+		// go test's GOMAXPROCS suffix, so benchstat matches these rows
+		// with a go test -bench run of the same benchmarks.
+		procs := ""
+		if cr.Procs > 1 {
+			procs = fmt.Sprintf("-%d", cr.Procs)
+		}
 		for _, it := range measured(cr.Iterations) {
 			res := &benchfmt.Result{Config: cfg, Iters: int(it.Total.Ops)}
 			res.Values = iterationValues(cr.Mode, &it.Total, it)
 			if len(it.Ops) == 0 {
-				res.Name = benchfmt.Name(name)
+				res.Name = benchfmt.Name(name + procs)
 				if err := w.Write(res); err != nil {
 					return err
 				}
 				comment("%s", telemetry(cr, it))
 				continue
 			}
-			res.Name = benchfmt.Name(name + "/op=all")
+			res.Name = benchfmt.Name(name + "/op=all" + procs)
 			if err := w.Write(res); err != nil {
 				return err
 			}
 			comment("%s", telemetry(cr, it))
 			for i := range it.Ops {
 				op := &it.Ops[i]
-				r := &benchfmt.Result{Config: cfg, Name: benchfmt.Name(name + "/op=" + op.Name), Iters: int(op.Ops)}
+				r := &benchfmt.Result{Config: cfg, Name: benchfmt.Name(name + "/op=" + op.Name + procs), Iters: int(op.Ops)}
 				r.Values = iterationValues(cr.Mode, op, nil)
 				if err := w.Write(r); err != nil {
 					return err
@@ -116,7 +120,7 @@ func writeRun(w *benchfmt.Writer, comment func(string, ...any), h Header, run *h
 			}
 		}
 		for _, pr := range cr.Profiles {
-			if pr.Kind != profile.Instructions || pr.InstructionsPerOp <= 0 {
+			if pr.Kind != string(profile.Instructions) || pr.InstructionsPerOp <= 0 {
 				continue
 			}
 			if !units["instructions/op assume"] {
@@ -126,7 +130,7 @@ func writeRun(w *benchfmt.Writer, comment func(string, ...any), h Header, run *h
 					return err
 				}
 			}
-			res := &benchfmt.Result{Config: cfg, Name: benchfmt.Name(name), Iters: int(pr.Ops),
+			res := &benchfmt.Result{Config: cfg, Name: benchfmt.Name(name + procs), Iters: int(pr.Ops),
 				Values: []benchfmt.Value{{Value: pr.InstructionsPerOp, Unit: "instructions/op"}}}
 			if err := w.Write(res); err != nil {
 				return err
@@ -134,10 +138,10 @@ func writeRun(w *benchfmt.Writer, comment func(string, ...any), h Header, run *h
 			comment("%s: instructions/op from callgrind (GOMAXPROCS=1, GOGC=off, collected in the measured loop only)", cr.Case.Name())
 		}
 		for _, pr := range cr.Profiles {
-			if pr.Kind != profile.Perf || len(pr.Counters) == 0 {
+			if pr.Kind != string(profile.Perf) || len(pr.Counters) == 0 {
 				continue
 			}
-			res := &benchfmt.Result{Config: cfg, Name: benchfmt.Name(name), Iters: int(pr.Ops)}
+			res := &benchfmt.Result{Config: cfg, Name: benchfmt.Name(name + procs), Iters: int(pr.Ops)}
 			for _, ev := range slices.Sorted(maps.Keys(pr.Counters)) {
 				res.Values = append(res.Values, benchfmt.Value{Value: pr.Counters[ev], Unit: "hw-" + ev + "/op"})
 			}
@@ -154,7 +158,7 @@ func writeRun(w *benchfmt.Writer, comment func(string, ...any), h Header, run *h
 			comment("%s", line)
 		}
 		for i, cpus := range cr.ForkCPUs {
-			if len(cpus) > 0 && len(run.Options.CPUs) > 0 {
+			if len(cpus) > 0 && len(run.Config.CPUs) > 0 {
 				comment("%s fork %d ran on CPUs %v", cr.Case.Name(), i+1, cpus)
 			}
 		}
@@ -169,7 +173,7 @@ func writeRun(w *benchfmt.Writer, comment func(string, ...any), h Header, run *h
 }
 
 // telemetry is the comment line that precedes an iteration's result.
-func telemetry(cr *harness.CaseResult, it *harness.Iteration) string {
+func telemetry(cr *result.CaseResult, it *result.Iteration) string {
 	flag := "no"
 	if it.Flagged {
 		flag = "yes"
@@ -189,10 +193,10 @@ func telemetry(cr *harness.CaseResult, it *harness.Iteration) string {
 
 // iterationValues are the values of one result line. it is nil for the
 // per-op lines of a group, which carry no allocation figures.
-func iterationValues(mode harness.Mode, s *harness.OpStats, it *harness.Iteration) []benchfmt.Value {
+func iterationValues(mode result.Mode, s *result.OpStats, it *result.Iteration) []benchfmt.Value {
 	vals := []benchfmt.Value{{Value: s.Score(mode), Unit: mode.Unit()}}
-	if mode == harness.SampleTime && len(s.Hist) > 0 {
-		if h, err := harness.DecodeHistogram(s.Hist); err == nil {
+	if mode == result.SampleTime && len(s.Hist) > 0 {
+		if h, err := result.DecodeHistogram(s.Hist); err == nil {
 			for _, p := range []float64{50, 90, 99, 99.9, 99.99} {
 				vals = append(vals, benchfmt.Value{Value: float64(h.ValueAtQuantile(p)), Unit: "p" + strings.TrimSuffix(percentileKey(p), ".0") + "-ns/op"})
 			}
@@ -214,15 +218,15 @@ func iterationValues(mode harness.Mode, s *harness.OpStats, it *harness.Iteratio
 }
 
 // unitMetadata returns the Unit lines a case needs.
-func unitMetadata(cr *harness.CaseResult) []*benchfmt.UnitMetadata {
+func unitMetadata(cr *result.CaseResult) []*benchfmt.UnitMetadata {
 	var out []*benchfmt.UnitMetadata
 	add := func(unit, key, value string) {
 		out = append(out, &benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: unit, Key: key}, OrigUnit: unit, Value: value})
 	}
-	if cr.Mode == harness.Throughput {
+	if cr.Mode == result.Throughput {
 		add("ops/s", "better", "higher")
 	}
-	for _, u := range cr.Case.Bench.Units {
+	for _, u := range cr.Case.Units {
 		if u.Better != "" {
 			add(u.Unit, "better", u.Better)
 		}

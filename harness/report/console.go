@@ -10,13 +10,13 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 
-	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/result"
 )
 
 // WriteTable prints a JMH-style summary table of every case: score and
 // 99.9 % error, allocation figures, custom metrics and group ops on rows of
 // their own, and the number of iterations the frequency probe flagged.
-func WriteTable(w io.Writer, run *harness.Run) error {
+func WriteTable(w io.Writer, run *result.Run) error {
 	align := []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight}
 	t := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
@@ -62,7 +62,7 @@ func WriteTable(w io.Writer, run *harness.Run) error {
 				return err
 			}
 		}
-		if p := s.Primary.Percentiles; s.Mode == harness.SampleTime && p != nil {
+		if p := s.Primary.Percentiles; s.Mode == result.SampleTime && p != nil {
 			for _, q := range []float64{50, 90, 99, 99.9, 99.99} {
 				if err := t.Append(fmt.Sprintf("%s:p%s", s.Name, strings.TrimSuffix(percentileKey(q), ".0")), string(s.Mode), "", FormatNumber(p[q]), "", "ns/op", "", "", ""); err != nil {
 					return err

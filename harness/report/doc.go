@@ -1,4 +1,4 @@
-// Package report turns a [harness.Run] into files and tables:
+// Package report turns a [result.Run] into files and tables:
 //
 //   - bench.txt in Go benchmark format ([WriteBenchfmt]), which
 //     `go tool benchstat` reads unchanged: one result line per measurement

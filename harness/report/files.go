@@ -6,7 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 )
 
@@ -24,18 +24,18 @@ func WriteFileAtomic(path string, data []byte) error {
 // it, so a run fails before measuring rather than after.
 func CheckWritable(dir string) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("--out %s: %w", dir, err)
+		return err
 	}
 	f, err := os.CreateTemp(dir, ".probe*")
 	if err != nil {
-		return fmt.Errorf("--out %s is not writable: %w", dir, err)
+		return fmt.Errorf("not writable: %w", err)
 	}
 	f.Close()
 	return os.Remove(f.Name())
 }
 
 // WriteRun writes DIR/bench.txt and DIR/bench.json for run.
-func WriteRun(dir string, h Header, run *harness.Run) error {
+func WriteRun(dir string, h Header, run *result.Run) error {
 	var txt, js bytes.Buffer
 	if err := WriteBenchfmt(&txt, h, run); err != nil {
 		return fmt.Errorf("format bench.txt: %w", err)

@@ -30,8 +30,10 @@ type Header struct {
 	Commit     string
 	CommitTime string
 	Dirty      string
-	// Command is how the file was made (a comment line).
+	// Command is how the file was made (a comment line); Notes are more
+	// comment lines about how (an A/B run's overlay, say).
 	Command string
+	Notes   []string
 	Started time.Time
 	// In an A/B file, Toolchain (baseline or experiment) is the only key
 	// that varies, and the commits of both sides replace commit,

@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/result"
 )
 
 // jmhResult is one element of JMH's JSON result array (the schema JMH's
@@ -104,10 +104,12 @@ func toJMH(m Metric) *jmhMetric {
 }
 
 // WriteJMH writes one JMH result object per case that has measurements.
-// Benchmarks are named "ledgerbench.<family>.<Name>" (JMH's
-// class.method); group ops and allocation figures are secondary metrics.
-func WriteJMH(w io.Writer, h Header, run *harness.Run) error {
-	o := run.Options
+// Benchmarks are named "<import path>.<Name>", the Go package that
+// declared the benchmark in place of JMH's class ("example.com/x/bench.Add"
+// for BenchmarkAdd); group ops and allocation figures are secondary
+// metrics.
+func WriteJMH(w io.Writer, h Header, run *result.Run) error {
+	o := run.Config
 	out := []jmhResult{}
 	for _, cr := range run.Cases {
 		s := Summarize(cr)
@@ -115,12 +117,12 @@ func WriteJMH(w io.Writer, h Header, run *harness.Run) error {
 			continue
 		}
 		warm := o.Warmup
-		if cr.Mode == harness.SingleShot && !o.WarmupExplicit {
+		if cr.Mode == result.SingleShot && !o.WarmupExplicit {
 			warm.Count = 0
 		}
 		r := jmhResult{
 			JMHVersion: "benchctl " + h.BenchctlVersion,
-			Benchmark:  "ledgerbench." + cr.Case.Bench.Family + "." + cr.Case.Bench.Name,
+			Benchmark:  jmhName(cr.Case),
 			Mode:       string(cr.Mode), Threads: s.Threads, Forks: s.Forks,
 			JVM: "go", JVMArgs: []string{}, JDKVersion: h.Go, VMName: "gc", VMVersion: h.Go + " " + runtime.GOARCH,
 			WarmupIterations: warm.Count, WarmupTime: jmhTime(warm), WarmupBatchSize: 1,
@@ -147,9 +149,19 @@ func WriteJMH(w io.Writer, h Header, run *harness.Run) error {
 	return enc.Encode(out)
 }
 
-func jmhTime(s harness.IterSpec) string {
+func jmhTime(s result.IterSpec) string {
 	if s.Ops > 0 {
 		return fmt.Sprintf("%d ops", s.Ops)
 	}
 	return strings.TrimSpace(fmt.Sprintf("%g s", s.Time.Seconds()))
+}
+
+// jmhName is the JMH benchmark name of a case: the declaring package's
+// import path (the family when it is unknown) and the benchmark's name.
+func jmhName(c result.Case) string {
+	pkg := c.Pkg
+	if pkg == "" {
+		pkg = c.Family
+	}
+	return pkg + "." + strings.TrimPrefix(c.Benchmark, "Benchmark")
 }

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ledgerbench/ledgerbench/harness"
-	"github.com/ledgerbench/ledgerbench/harness/profile"
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/profile"
 )
 
 // sideKey is the parameter whose values are compared side by side.
@@ -15,7 +15,7 @@ const sideKey = "impl"
 
 // ProfileSummaries summarizes every profiling fork of run. A fork that
 // failed or a profile that does not parse becomes a note naming its path.
-func ProfileSummaries(run *harness.Run) []profile.CaseProfiles {
+func ProfileSummaries(run *result.Run) []profile.CaseProfiles {
 	var out []profile.CaseProfiles
 	for _, cr := range run.Cases {
 		if len(cr.Profiles) == 0 {
@@ -30,17 +30,17 @@ func ProfileSummaries(run *harness.Run) []profile.CaseProfiles {
 			switch {
 			case pr.Err != nil:
 				cp.Notes = append(cp.Notes, fmt.Sprintf("%s: failed: %v", pr.Kind, pr.Err))
-			case pr.Kind == profile.Instructions:
+			case pr.Kind == string(profile.Instructions):
 				cp.InstructionsPerOp = pr.InstructionsPerOp
-			case pr.Kind == profile.Perf:
+			case pr.Kind == string(profile.Perf):
 				cp.Counters = pr.Counters
 			default:
-				s, err := profile.Summarize(pr.Path, pr.Kind, pr.Ops)
+				s, err := profile.Summarize(pr.Path, profile.Kind(pr.Kind), pr.Ops)
 				if err != nil {
 					cp.Notes = append(cp.Notes, fmt.Sprintf("%s: cannot summarize %s: %v", pr.Kind, pr.Path, err))
 					continue
 				}
-				if pr.Kind == profile.OffCPU {
+				if pr.Kind == string(profile.OffCPU) {
 					cp.Notes = append(cp.Notes, "offcpu: fgprof samples every goroutine at 99 Hz; it perturbs timing and its fork's numbers are not results")
 				}
 				cp.Summaries = append(cp.Summaries, s)
@@ -52,7 +52,7 @@ func ProfileSummaries(run *harness.Run) []profile.CaseProfiles {
 }
 
 // WriteProfileSummary writes DIR/profiles/summary.md and returns its text.
-func WriteProfileSummary(dir string, run *harness.Run) (string, error) {
+func WriteProfileSummary(dir string, run *result.Run) (string, error) {
 	var b bytes.Buffer
 	for _, n := range run.ProfileNotes {
 		fmt.Fprintf(&b, "> %s\n\n", n)

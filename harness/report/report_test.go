@@ -15,8 +15,8 @@ import (
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"golang.org/x/perf/benchfmt"
 
-	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/report"
+	"github.com/ledgerbench/ledgerbench/harness/result"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -45,28 +45,30 @@ func hist(t *testing.T, values ...int64) []byte {
 	return b
 }
 
-func bench(name string, params ...harness.Param) *harness.Benchmark {
-	return &harness.Benchmark{Family: "self", Name: name, Params: params,
-		Units: []harness.UnitInfo{{Unit: "hits/op", Better: "higher"}},
-		Setup: func(*harness.Trial) error { return nil }}
+// bench is a case of a package outside this repository: its pkg key and
+// JMH name come from that package.
+func bench(name string, params ...result.ParamValue) result.Case {
+	return result.Case{Benchmark: "Benchmark" + name, ID: "fixture/" + name, Family: "fixture",
+		Pkg: "example.com/userproj/internal/bench", Params: params,
+		Units: []result.Unit{{Unit: "hits/op", Better: "higher"}}}
 }
 
 // fixtureRun is a run with one case per mode, a group and a failure.
-func fixtureRun(t *testing.T) *harness.Run {
-	o := harness.DefaultOptions()
-	o.Forks = 2
-	iter := func(fork, index int, warm bool, ns float64, ops int64) harness.Iteration {
-		return harness.Iteration{
+func fixtureRun(t *testing.T) *result.Run {
+	o := result.Config{Forks: 2, Warmup: result.IterSpec{Count: 3, Time: time.Second}, Measure: result.IterSpec{Count: 5, Time: time.Second},
+		Seed: 1, Timeout: 10 * time.Minute}
+	iter := func(fork, index int, warm bool, ns float64, ops int64) result.Iteration {
+		return result.Iteration{
 			Fork: fork, Index: index, Warmup: warm, WallNs: 1_000_000_000, Executed: ops + 10,
-			Total:      harness.OpStats{Workers: 1, Ops: ops, NsPerOp: ns, OpsPerSec: 1e9 / ns, Metrics: map[string]float64{"hits/op": 0.5}},
+			Total:      result.OpStats{Workers: 1, Ops: ops, NsPerOp: ns, OpsPerSec: 1e9 / ns, Metrics: map[string]float64{"hits/op": 0.5}},
 			AllocBytes: uint64(64 * (ops + 10)), Allocs: uint64(ops + 10), GCs: 3,
 			ProbeBefore: 2400, ProbeAfter: 2410, Flagged: index == 1 && fork == 2,
 		}
 	}
-	avgt := &harness.CaseResult{Case: harness.Case{Bench: bench("Insert", harness.Param{Name: "impl", Values: []string{"paged"}}), Params: harness.Params{{Name: "impl", Value: "paged"}}}, Mode: harness.AverageTime}
+	avgt := &result.CaseResult{Case: bench("Insert", result.ParamValue{Name: "impl", Value: "paged"}), Mode: result.AverageTime}
 	avgt.Startup = []time.Duration{3 * time.Millisecond, 4 * time.Millisecond}
 	avgt.Ready = []time.Duration{30 * time.Millisecond, 31 * time.Millisecond}
-	thrpt := &harness.CaseResult{Case: harness.Case{Bench: bench("Read")}, Mode: harness.Throughput}
+	thrpt := &result.CaseResult{Case: bench("Read"), Mode: result.Throughput}
 	for f := 1; f <= 2; f++ {
 		avgt.Iterations = append(avgt.Iterations, iter(f, 0, true, 500, 100))
 		thrpt.Iterations = append(thrpt.Iterations, iter(f, 0, true, 50, 1000))
@@ -75,26 +77,26 @@ func fixtureRun(t *testing.T) *harness.Run {
 			thrpt.Iterations = append(thrpt.Iterations, iter(f, i, false, 20+float64(i+f), 5000))
 		}
 	}
-	sample := &harness.CaseResult{Case: harness.Case{Bench: bench("Get")}, Mode: harness.SampleTime}
+	sample := &result.CaseResult{Case: bench("Get"), Mode: result.SampleTime}
 	for i := 0; i < 2; i++ {
 		it := iter(1, i, false, 150, 4)
 		it.Total.Hist = hist(t, 100, 120, 150, 230+int64(i))
 		it.TimerNs = 30
 		sample.Iterations = append(sample.Iterations, it)
 	}
-	group := &harness.CaseResult{Case: harness.Case{Bench: bench("CatchUp")}, Mode: harness.AverageTime}
+	group := &result.CaseResult{Case: bench("CatchUp"), Mode: result.AverageTime}
 	for i := 0; i < 3; i++ {
 		it := iter(1, i, false, 40, 3000)
 		it.Total.Workers = 3
-		it.Ops = []harness.OpStats{
+		it.Ops = []result.OpStats{
 			{Name: "tailInsert", Workers: 1, Ops: 1000, NsPerOp: 60 + float64(i)},
 			{Name: "catchUpInsertRun", Workers: 2, Ops: 2000, NsPerOp: 30, Metrics: map[string]float64{"hits/op": 0.75}},
 		}
 		group.Iterations = append(group.Iterations, it)
 	}
-	failed := &harness.CaseResult{Case: harness.Case{Bench: bench("Broken")}, Mode: harness.AverageTime,
-		Failures: []*harness.ForkError{{Benchmark: "BenchmarkBroken", Fork: 1, Phase: "op", Message: "panic: boom", Exit: "exit status 1", Tail: []string{"goroutine 7 [running]:", "benchctl child: op: panic: boom"}}}}
-	return &harness.Run{Options: o, Cases: []*harness.CaseResult{avgt, thrpt, sample, group, failed}}
+	failed := &result.CaseResult{Case: bench("Broken"), Mode: result.AverageTime,
+		Failures: []*result.ForkError{{Benchmark: "BenchmarkBroken", Fork: 1, Phase: "op", Message: "panic: boom", Exit: "exit status 1", Tail: []string{"goroutine 7 [running]:", "benchctl child: op: panic: boom"}}}}
+	return &result.Run{Config: o, Cases: []*result.CaseResult{avgt, thrpt, sample, group, failed}}
 }
 
 func golden(t *testing.T, name string, got []byte) {
@@ -128,7 +130,7 @@ func TestBenchfmtGolden(t *testing.T) {
 		switch rec := r.Result().(type) {
 		case *benchfmt.Result:
 			results++
-			if string(rec.GetConfig("pkg")) != "github.com/ledgerbench/ledgerbench/bench/self" || string(rec.GetConfig("host-pinned")) != "no" {
+			if string(rec.GetConfig("pkg")) != "example.com/userproj/internal/bench" || string(rec.GetConfig("host-pinned")) != "no" {
 				t.Errorf("%s: config pkg=%s host-pinned=%s", rec.Name.Full(), rec.GetConfig("pkg"), rec.GetConfig("host-pinned"))
 			}
 		case *benchfmt.UnitMetadata:
@@ -201,7 +203,7 @@ func TestJMHGolden(t *testing.T) {
 	var score float64
 	json.Unmarshal(insert.PrimaryMetric.Score, &score)
 	// mean of 101,111,121 (fork 1) and 102,112,122 (fork 2)
-	if insert.Benchmark != "ledgerbench.self.Insert" || insert.Forks != 2 || insert.Params["impl"] != "paged" || math.Abs(score-111.5) > 1e-9 || len(insert.PrimaryMetric.RawData) != 2 {
+	if insert.Benchmark != "example.com/userproj/internal/bench.Insert" || insert.Forks != 2 || insert.Params["impl"] != "paged" || math.Abs(score-111.5) > 1e-9 || len(insert.PrimaryMetric.RawData) != 2 {
 		t.Errorf("insert: %+v score %v", insert, score)
 	}
 	if _, ok := insert.SecondaryMetrics["·B/op"]; !ok {

@@ -9,7 +9,7 @@ import (
 	"github.com/aclements/go-moremath/stats"
 	"golang.org/x/perf/benchmath"
 
-	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/result"
 )
 
 // Confidence is the level of the score's error interval, as JMH prints it.
@@ -38,10 +38,10 @@ type Summary struct {
 	Name      string // benchfmt name with parameters
 	ID        string
 	Family    string
-	Mode      harness.Mode
+	Mode      result.Mode
 	Threads   int
 	Forks     int
-	Params    harness.Params
+	Params    result.Params
 	Primary   Metric
 	Secondary []Metric
 	// Ops holds the per-op primary metrics of a group benchmark.
@@ -51,9 +51,9 @@ type Summary struct {
 }
 
 // Summarize summarizes the measurement iterations of one case.
-func Summarize(cr *harness.CaseResult) Summary {
+func Summarize(cr *result.CaseResult) Summary {
 	s := Summary{
-		Name: cr.Case.Name(), ID: cr.Case.Bench.ID(), Family: cr.Case.Bench.Family,
+		Name: cr.Case.Name(), ID: cr.Case.ID, Family: cr.Case.Family,
 		Mode: cr.Mode, Params: cr.Case.Params, Failures: len(cr.Failures),
 	}
 	its := measured(cr.Iterations)
@@ -66,36 +66,36 @@ func Summarize(cr *harness.CaseResult) Summary {
 		}
 	}
 	s.Forks = len(forks)
-	s.Primary = collect("", cr.Mode.Unit(), its, func(it *harness.Iteration) (float64, bool) {
+	s.Primary = collect("", cr.Mode.Unit(), its, func(it *result.Iteration) (float64, bool) {
 		return it.Total.Score(cr.Mode), true
 	})
-	if cr.Mode == harness.SampleTime {
-		s.Primary.Percentiles = latencyPercentiles(its, func(it *harness.Iteration) []byte { return it.Total.Hist })
+	if cr.Mode == result.SampleTime {
+		s.Primary.Percentiles = latencyPercentiles(its, func(it *result.Iteration) []byte { return it.Total.Hist })
 	}
-	add := func(name, unit string, get func(*harness.Iteration) (float64, bool)) {
+	add := func(name, unit string, get func(*result.Iteration) (float64, bool)) {
 		if m := collect(name, unit, its, get); m.N > 0 {
 			s.Secondary = append(s.Secondary, m)
 		}
 	}
-	add("B/op", "B/op", func(it *harness.Iteration) (float64, bool) { return it.BytesPerOp(), true })
-	add("allocs/op", "allocs/op", func(it *harness.Iteration) (float64, bool) { return it.AllocsPerOp(), true })
-	add("gc/op", "gc/op", func(it *harness.Iteration) (float64, bool) { return it.GCsPerOp(), true })
+	add("B/op", "B/op", func(it *result.Iteration) (float64, bool) { return it.BytesPerOp(), true })
+	add("allocs/op", "allocs/op", func(it *result.Iteration) (float64, bool) { return it.AllocsPerOp(), true })
+	add("gc/op", "gc/op", func(it *result.Iteration) (float64, bool) { return it.GCsPerOp(), true })
 	for _, unit := range metricUnits(its) {
-		add(unit, unit, func(it *harness.Iteration) (float64, bool) {
+		add(unit, unit, func(it *result.Iteration) (float64, bool) {
 			v, ok := it.Total.Metrics[unit]
 			return v, ok
 		})
 	}
 	if len(its) > 0 {
 		for oi, op := range its[0].Ops {
-			m := collect(op.Name, cr.Mode.Unit(), its, func(it *harness.Iteration) (float64, bool) {
+			m := collect(op.Name, cr.Mode.Unit(), its, func(it *result.Iteration) (float64, bool) {
 				if oi >= len(it.Ops) {
 					return 0, false
 				}
 				return it.Ops[oi].Score(cr.Mode), true
 			})
-			if cr.Mode == harness.SampleTime {
-				m.Percentiles = latencyPercentiles(its, func(it *harness.Iteration) []byte { return it.Ops[oi].Hist })
+			if cr.Mode == result.SampleTime {
+				m.Percentiles = latencyPercentiles(its, func(it *result.Iteration) []byte { return it.Ops[oi].Hist })
 			}
 			s.Ops = append(s.Ops, m)
 		}
@@ -104,8 +104,8 @@ func Summarize(cr *harness.CaseResult) Summary {
 }
 
 // measured returns the measurement iterations sorted by fork and index.
-func measured(all []harness.Iteration) []*harness.Iteration {
-	var out []*harness.Iteration
+func measured(all []result.Iteration) []*result.Iteration {
+	var out []*result.Iteration
 	for i := range all {
 		if !all[i].Warmup {
 			out = append(out, &all[i])
@@ -120,7 +120,7 @@ func measured(all []harness.Iteration) []*harness.Iteration {
 	return out
 }
 
-func metricUnits(its []*harness.Iteration) []string {
+func metricUnits(its []*result.Iteration) []string {
 	seen := map[string]bool{}
 	var units []string
 	for _, it := range its {
@@ -135,7 +135,7 @@ func metricUnits(its []*harness.Iteration) []string {
 	return units
 }
 
-func collect(name, unit string, its []*harness.Iteration, get func(*harness.Iteration) (float64, bool)) Metric {
+func collect(name, unit string, its []*result.Iteration, get func(*result.Iteration) (float64, bool)) Metric {
 	m := Metric{Name: name, Unit: unit}
 	var all []float64
 	lastFork := math.MinInt
@@ -163,21 +163,21 @@ func collect(name, unit string, its []*harness.Iteration, get func(*harness.Iter
 	}
 	sample := stats.Sample{Xs: all}.Copy().Sort()
 	m.Percentiles = map[float64]float64{}
-	for _, p := range harness.Percentiles {
+	for _, p := range result.Percentiles {
 		m.Percentiles[p] = sample.Quantile(p / 100)
 	}
 	return m
 }
 
 // latencyPercentiles merges the latency histograms of the iterations.
-func latencyPercentiles(its []*harness.Iteration, get func(*harness.Iteration) []byte) map[float64]float64 {
+func latencyPercentiles(its []*result.Iteration, get func(*result.Iteration) []byte) map[float64]float64 {
 	var merged *hdrhistogram.Histogram
 	for _, it := range its {
 		b := get(it)
 		if len(b) == 0 {
 			continue
 		}
-		h, err := harness.DecodeHistogram(b)
+		h, err := result.DecodeHistogram(b)
 		if err != nil {
 			continue
 		}
@@ -191,7 +191,7 @@ func latencyPercentiles(its []*harness.Iteration, get func(*harness.Iteration) [
 		return nil
 	}
 	out := map[float64]float64{}
-	for _, p := range harness.Percentiles {
+	for _, p := range result.Percentiles {
 		out[p] = float64(merged.ValueAtQuantile(p))
 	}
 	return out

@@ -1,0 +1,258 @@
+package benchctl
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+)
+
+func init() {
+	// The parent plans with its own registry; the tiny module's binaries
+	// run the bodies.
+	harness.Register(&harness.Benchmark{Family: "tiny", Name: "TinyWork", Setup: func(t *harness.Trial) error {
+		t.Run(func(w *harness.Worker) (func(), error) { return func() {}, nil })
+		return nil
+	}})
+}
+
+// tinyWork is the tiny module's code under test, in its own package.
+const tinyWork = `package tiny
+
+//go:noinline
+func Work(x uint64) uint64 {
+	for i := 0; i < ROUNDS; i++ {
+		x ^= x >> 29
+		x *= 0xbf58476d1ce4e5b9
+	}
+	return x
+}
+`
+
+// tinyBench declares the tiny module's benchmark.
+const tinyBench = `package bench
+
+import (
+	"tiny"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+)
+
+func init() {
+	harness.Register(&harness.Benchmark{Family: "tiny", Name: "TinyWork", Setup: func(t *harness.Trial) error {
+		t.Run(func(w *harness.Worker) (func(), error) {
+			x := uint64(3)
+			return func() { x = tiny.Work(x); w.Sink(x) }, nil
+		})
+		return nil
+	}})
+}
+`
+
+// tinyMain is the tiny module's benchmark program.
+const tinyMain = `package main
+
+import (
+	"os"
+
+	"github.com/ledgerbench/ledgerbench/benchctl"
+	_ "tiny/bench"
+)
+
+func main() { os.Exit(benchctl.Main()) }
+`
+
+// tinyRepo makes a git repository of a tiny module that uses this
+// module's harness. Its first commit predates the benchmark program (no
+// cmd/bench, no bench package, a go.mod that does not require the
+// harness); the second adds them; the third makes Work 4× slower.
+func tinyRepo(t *testing.T) (dir string, commits [3]string) {
+	t.Helper()
+	_, self, _, _ := runtime.Caller(0)
+	root := filepath.Dir(filepath.Dir(self))
+	dir = t.TempDir()
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, text string) {
+		t.Helper()
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitT := func(args ...string) string {
+		t.Helper()
+		out, err := git(dir, append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	gitT("init", "-q")
+	write("go.mod", "module tiny\n\ngo 1.26.0\n")
+	write("work.go", strings.Replace(tinyWork, "ROUNDS", "64", 1))
+	gitT("add", ".")
+	gitT("commit", "-q", "-m", "the code, before benchmarks")
+	commits[0] = gitT("rev-parse", "HEAD")
+	// The harness's requirements, then the harness itself from this tree.
+	mod := strings.Replace(string(gomod), "module github.com/ledgerbench/ledgerbench", "module tiny", 1)
+	mod += "\nrequire github.com/ledgerbench/ledgerbench v0.0.0\n\nreplace github.com/ledgerbench/ledgerbench => " + root + "\n"
+	write("go.mod", mod)
+	write("go.sum", string(sum))
+	write("bench/bench.go", tinyBench)
+	write("cmd/bench/main.go", tinyMain)
+	gitT("add", ".")
+	gitT("commit", "-q", "-m", "benchmarks")
+	commits[1] = gitT("rev-parse", "HEAD")
+	write("work.go", strings.Replace(tinyWork, "ROUNDS", "256", 1))
+	gitT("commit", "-q", "-am", "slow")
+	commits[2] = gitT("rev-parse", "HEAD")
+	return dir, commits
+}
+
+func abApp(t *testing.T, dir string, args ...string) (int, string, string) {
+	t.Helper()
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	var out, errb strings.Builder
+	a := &app{name: "bench", registry: harness.Default, stdout: &out, stderr: &errb, dir: dir}
+	code := a.main(t.Context(), args)
+	return code, out.String(), errb.String()
+}
+
+func needGit(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds two revisions")
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+}
+
+func TestABFindsTheRegression(t *testing.T) {
+	needGit(t)
+	dir, c := tinyRepo(t)
+	out := filepath.Join(t.TempDir(), "ab")
+	code, stdout, stderr := abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[2], "--bench", "^BenchmarkTinyWork$",
+		"--forks", "3", "--warmup", "1x30ms", "--measure", "3x30ms", "--out", out)
+	if code != 1 || !strings.Contains(stderr, "REGRESSION TinyWork") || !strings.Contains(stderr, "sec/op") {
+		t.Fatalf("exit %d, want 1 with the regression\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(strings.Join(strings.Fields(stdout), " "), "| Benchmark | baseline ("+c[1][:12]+") | experiment ("+c[2][:12]+") | Change |") {
+		t.Errorf("no PR table:\n%s", stdout)
+	}
+	if strings.Contains(stdout+stderr, "overlaid") {
+		t.Errorf("a base that has the program was overlaid:\n%s", stderr)
+	}
+	txt, err := os.ReadFile(filepath.Join(out, "ab.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"toolchain: baseline", "toolchain: experiment", "baseline-commit: " + c[1], "experiment-commit: " + c[2], "A/B fork order"} {
+		if !strings.Contains(string(txt), want) {
+			t.Errorf("ab.txt lacks %q", want)
+		}
+	}
+	if strings.Contains(string(txt), "\ncommit: ") {
+		t.Error("ab.txt has a per-side commit key: benchstat would split the sides into tables")
+	}
+	// Same code on both sides: no regression.
+	code, _, stderr = abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", c[2], "--head", ".", "--bench", "^BenchmarkTinyWork$",
+		"--forks", "2", "--warmup", "1x30ms", "--measure", "3x30ms", "--min-change", "20", "--out", filepath.Join(t.TempDir(), "same"))
+	if code != 0 {
+		t.Errorf("A/A run: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestABOverlaysABaseThatPredatesTheProgram: the base commit has the code
+// but no benchmark program, no benchmark package and no requirement on
+// the harness; ab measures it with the head's declarations overlaid and
+// says so, and the 4× slower head is found.
+func TestABOverlaysABaseThatPredatesTheProgram(t *testing.T) {
+	needGit(t)
+	dir, c := tinyRepo(t)
+	out := filepath.Join(t.TempDir(), "ab")
+	code, stdout, stderr := abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", c[0], "--head", c[2],
+		"--forks", "3", "--warmup", "1x30ms", "--measure", "3x30ms", "--out", out)
+	if code != 1 || !strings.Contains(stderr, "REGRESSION TinyWork") {
+		t.Fatalf("exit %d, want 1 with the regression\n%s\n%s", code, stdout, stderr)
+	}
+	const note = "lacks the benchmark program tiny/cmd/bench: its code is measured with the experiment's benchmark declarations overlaid (bench/bench.go cmd/bench/main.go go.mod go.sum)"
+	txt, _ := os.ReadFile(filepath.Join(out, "ab.txt"))
+	for what, text := range map[string]string{"stdout": stdout, "stderr": stderr, "ab.txt": string(txt)} {
+		if !strings.Contains(text, note) {
+			t.Errorf("%s does not say the base was overlaid:\n%s", what, text)
+		}
+	}
+	if out, err := git(dir, "worktree", "list"); err != nil || strings.Count(out, "\n") != 0 {
+		t.Errorf("worktrees left behind: %q %v", out, err)
+	}
+}
+
+func TestABBadInput(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	dir, c := tinyRepo(t)
+	notRepo := t.TempDir()
+	for _, tc := range []struct {
+		dir  string
+		args []string
+		want string
+	}{
+		{dir, []string{"ab", "--base", "nosuchrev", "--bench", "TinyWork"}, `revision "nosuchrev" does not exist`},
+		{dir, []string{"ab", "--base", "--upload-pack=x", "--bench", "TinyWork"}, "must not start with -"},
+		{dir, []string{"ab", "--bench", "TinyWork"}, "--base is required"},
+		{dir, []string{"ab", "--base", c[0], "--forks", "0", "--bench", "TinyWork"}, "ab needs forks"},
+		{dir, []string{"ab", "--base", c[0], "--bench", "TinyWork"}, "cannot tell which main package"},
+		{dir, []string{"ab", "--base", c[0], "--cmd", "./bench", "--bench", "TinyWork"}, "--cmd ./bench is package bench, not a main package"},
+		{dir, []string{"ab", "--base", c[0], "--cmd", "./nosuch", "--bench", "TinyWork"}, "--cmd ./nosuch: not a package of this module"},
+		{dir, []string{"ab", "--base", c[0], "--prof", "cpu", "--bench", "TinyWork"}, "--prof is not supported by ab"},
+		{dir, []string{"ab", "--base", c[0], "--alpha", "0", "--bench", "TinyWork"}, "--alpha 0: must be between 0 and 1"},
+		{notRepo, []string{"ab", "--base", "HEAD", "--bench", "TinyWork"}, "is not in a git repository"},
+	} {
+		out := filepath.Join(t.TempDir(), "o")
+		code, _, stderr := abApp(t, tc.dir, append(tc.args, "--out", out)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: created %s on bad input", tc.args, out)
+		}
+	}
+	os.WriteFile(filepath.Join(dir, "cmd", "bench", "main.go"), []byte("package main\nfunc main() {}\n"), 0o644)
+	code, _, stderr := abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", c[0], "--head", "HEAD", "--bench", "TinyWork", "--out", filepath.Join(t.TempDir(), "o"))
+	if code != 2 || !strings.Contains(stderr, "uncommitted changes") {
+		t.Errorf("dirty HEAD: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// TestABBaseThatDoesNotBuild: a base revision whose code does not compile
+// is exit 1, naming the revision, with no worktree left behind.
+func TestABBaseThatDoesNotBuild(t *testing.T) {
+	needGit(t)
+	dir, c := tinyRepo(t)
+	os.WriteFile(filepath.Join(dir, "work.go"), []byte("package tiny\n\nfunc Work(x uint64) uint64 { return y }\n"), 0o644)
+	if _, err := git(dir, "-c", "user.name=t", "-c", "user.email=t@example.com", "commit", "-q", "-am", "broken"); err != nil {
+		t.Fatal(err)
+	}
+	broken, _ := git(dir, "rev-parse", "HEAD")
+	code, _, stderr := abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", broken, "--head", c[2], "--forks", "1",
+		"--warmup", "0", "--measure", "1x10ms", "--out", filepath.Join(t.TempDir(), "o"))
+	if code != 1 || !strings.Contains(stderr, "baseline "+broken+" does not build") || !strings.Contains(stderr, "undefined: y") {
+		t.Errorf("exit %d, stderr %q; want 1 naming the base and the compile error", code, stderr)
+	}
+	if out, _ := git(dir, "worktree", "list"); strings.Count(out, "\n") != 0 {
+		t.Errorf("worktrees left behind: %q", out)
+	}
+}

@@ -1,0 +1,50 @@
+package benchctl
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+)
+
+// Main runs the whole CLI over [harness.Default] with os.Args and returns
+// the exit code: 0 ok, 1 a benchmark failed or a regression was found, 2
+// bad usage. In a fork child (the same binary re-executed by a run) it runs
+// the child's side instead. SIGINT and SIGTERM stop a run after the
+// current fork, keeping every result obtained.
+//
+//	func main() { os.Exit(benchctl.Main()) }
+func Main() int { return Config{}.Main() }
+
+// Config is how a program embeds the CLI: another registry, another name
+// in help and errors. Its zero value is what [Main] runs.
+type Config struct {
+	// Name is the program's name in help and errors (default: the base
+	// name of os.Args[0]).
+	Name string
+	// Registry holds the benchmarks (default harness.Default).
+	Registry *harness.Registry
+}
+
+// Main runs the CLI with c; see the package-level [Main].
+func (c Config) Main() int {
+	reg := c.Registry
+	if reg == nil {
+		reg = harness.Default
+	}
+	if engine.IsChild() {
+		return engine.ChildMain(reg)
+	}
+	name := c.Name
+	if name == "" {
+		name = filepath.Base(os.Args[0])
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	a := &app{name: name, registry: reg, stdout: os.Stdout, stderr: os.Stderr}
+	return a.main(ctx, os.Args[1:])
+}

@@ -1,0 +1,79 @@
+package benchctl
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ledgerbench/ledgerbench/harness/compare"
+	"github.com/ledgerbench/ledgerbench/internal/chart"
+)
+
+func (a *app) compareCmd() *cobra.Command {
+	var o compare.Options
+	var format, names, chartPath string
+	c := &cobra.Command{
+		Use:   "compare [flags] FILE...",
+		Short: "Compare Go benchmark-format files: benchstat's statistics as text, CSV or a pull-request Markdown table",
+		Example: `  benchctl compare old/bench.txt new/bench.txt
+  benchctl compare --col /impl --format md --names "Master,This change" results/runs/x/bench.txt
+  benchctl compare --format md --min-change 2 base=a.txt head=b.txt`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, files []string) error {
+			var nameList []string
+			if names != "" {
+				nameList = strings.Split(names, ",")
+			}
+			if o.MinChange < 0 {
+				return usageError{fmt.Errorf("--min-change %g: must not be negative", o.MinChange)}
+			}
+			render := map[string]func(*compare.Tables) error{
+				"text": func(t *compare.Tables) error { return t.Text(a.stdout, nameList) },
+				"csv":  func(t *compare.Tables) error { return t.CSV(a.stdout, nameList) },
+				"md":   func(t *compare.Tables) error { return t.Markdown(a.stdout, nameList) },
+			}[format]
+			if render == nil {
+				return usageError{fmt.Errorf("--format %q: valid formats are text, csv, md", format)}
+			}
+			tables, err := compare.Build(files, o)
+			if err != nil {
+				return usageError{err}
+			}
+			if len(tables.Tables) == 0 {
+				return failedError{"no benchmark results in " + strings.Join(files, ", ")}
+			}
+			if err := render(tables); err != nil {
+				return failedError{err.Error()}
+			}
+			if chartPath != "" {
+				unit, bars := tables.ChangeBars(1)
+				if len(bars) == 0 {
+					return failedError{"--chart: no time or throughput rows present in both of the first two columns"}
+				}
+				cb := make([]chart.ChangeBar, len(bars))
+				for i, b := range bars {
+					cb[i] = chart.ChangeBar{Name: b.Name, Change: b.Change, Lo: b.Lo, Hi: b.Hi}
+				}
+				title := fmt.Sprintf("%s against %s: change in %s (whiskers: slowest to fastest runs)", tables.ColName(1, nameList), tables.ColName(0, nameList), unit)
+				if err := chart.WriteChangeChart(chartPath, title, cb); err != nil {
+					return failedError{err.Error()}
+				}
+				a.say("chart written to %s", chartPath)
+			}
+			return nil
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&o.Col, "col", ".file", "split columns by this projection (.file, /impl, toolchain, …); the first column is the baseline")
+	fl.StringVar(&o.Row, "row", ".fullname", "split rows by this projection")
+	fl.StringVar(&o.Table, "table", ".config", "split tables by this projection")
+	fl.StringVar(&o.Filter, "filter", "*", "benchproc filter of the results to compare")
+	fl.Float64Var(&o.Alpha, "alpha", 0.05, "significance level of the Mann-Whitney U test")
+	fl.Float64Var(&o.Confidence, "confidence", 0.95, "confidence level of the summaries' intervals")
+	fl.Float64Var(&o.MinChange, "min-change", 0, "in Markdown, report changes smaller than this many percent as ~")
+	fl.StringVar(&format, "format", "text", "text, csv or md")
+	fl.StringVar(&chartPath, "chart", "", "also draw the change of the second column per benchmark, with whiskers, to this .svg or .png")
+	fl.StringVar(&names, "names", "", "column names, comma-separated, baseline first (\"Master,This change\")")
+	return c
+}

@@ -1,0 +1,99 @@
+package benchctl
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+	"github.com/spf13/cobra"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+)
+
+// listed is one benchmark as `list --json` prints it.
+type listed struct {
+	ID         string        `json:"id"`
+	Name       string        `json:"name"`
+	Family     string        `json:"family"`
+	Pkg        string        `json:"pkg"`
+	Suites     []string      `json:"suites"`
+	Mode       string        `json:"mode"`
+	Goroutines int           `json:"goroutines"`
+	Params     []listedParam `json:"params,omitempty"`
+	Doc        string        `json:"doc,omitempty"`
+}
+
+type listedParam struct {
+	Name   string   `json:"name"`
+	Values []string `json:"values"`
+	Kind   string   `json:"kind"`
+}
+
+func describe(b *harness.Benchmark) listed {
+	l := listed{ID: b.ID(), Name: b.FullName(), Family: b.Family, Pkg: b.Pkg(),
+		Suites: append([]string{"all"}, b.Suites...), Mode: string(b.Mode), Goroutines: max(b.Goroutines, 1), Doc: b.Doc}
+	if l.Mode == "" {
+		l.Mode = string(harness.AverageTime)
+	}
+	for _, p := range b.Params {
+		l.Params = append(l.Params, listedParam{p.Name, p.Values, p.Kind.String()})
+	}
+	return l
+}
+
+func (a *app) listCmd() *cobra.Command {
+	var suite, bench string
+	var asJSON bool
+	c := &cobra.Command{
+		Use:   "list [--suite S] [--bench RE] [--json]",
+		Short: "List benchmarks with their parameters and defaults",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var re *regexp.Regexp
+			if bench != "" {
+				var err error
+				if re, err = regexp.Compile(bench); err != nil {
+					return usageError{fmt.Errorf("--bench %q: %w", bench, err)}
+				}
+			}
+			benches, err := engine.Select(a.registry, suite, re)
+			if err != nil {
+				return usageError{flagError(err)}
+			}
+			if asJSON {
+				out := make([]listed, len(benches))
+				for i, b := range benches {
+					out[i] = describe(b)
+				}
+				enc := json.NewEncoder(a.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(out)
+			}
+			t := tablewriter.NewTable(a.stdout,
+				tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+				tablewriter.WithHeaderAutoFormat(tw.Off),
+			)
+			t.Header("Benchmark", "Package", "Suites", "Mode", "Goroutines", "Params (defaults)", "Description")
+			for _, b := range benches {
+				l := describe(b)
+				var params []string
+				for _, p := range l.Params {
+					params = append(params, fmt.Sprintf("%s=%s (%s)", p.Name, strings.Join(p.Values, ","), p.Kind))
+				}
+				if err := t.Append(l.Name, l.Pkg, strings.Join(l.Suites, ","), l.Mode, fmt.Sprint(l.Goroutines), strings.Join(params, "; "), l.Doc); err != nil {
+					return err
+				}
+			}
+			return t.Render()
+		},
+	}
+	c.Flags().StringVar(&suite, "suite", "all", "suite: "+strings.Join(engine.Suites(a.registry), ", "))
+	c.Flags().StringVar(&bench, "bench", "", "regexp on benchmark names")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the benchmarks as JSON (id, name, pkg, suites, params)")
+	return c
+}

@@ -1,0 +1,162 @@
+package benchctl
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/report"
+)
+
+func benchctl(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir()) // a run lock of the test's own
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	a := &app{registry: harness.Default, stdout: &out, stderr: &errb, executable: exe,
+		header: func(h *report.Header) { h.Machine = "testhost" }}
+	code = a.main(context.Background(), args)
+	return code, out.String(), errb.String()
+}
+
+func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o644)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--suite", "nosuch"}, `--suite nosuch: unknown suite (suites: clitest, all)`},
+		{[]string{"run", "--suite", "clitest", "--bench", "NoSuchBench"}, `--bench NoSuchBench: matches no benchmark of suite clitest (benchmarks: BenchmarkAlloc`},
+		{[]string{"run", "--suite", "clitest", "--bench", "("}, "--bench (: error parsing regexp"},
+		{[]string{"run", "--suite", "clitest", "-p", "nosuch=1"}, `-p nosuch: unknown parameter (parameters of the selected benchmarks: kind, size)`},
+		{[]string{"run", "--suite", "clitest", "-p", "size=big"}, `parameter size: value "big" is not a valid int`},
+		{[]string{"run", "--suite", "clitest", "-p", "size"}, `bad parameter "size": want name=v1,v2`},
+		{[]string{"run", "--suite", "clitest", "--warmup", "3y1s"}, `bad iteration spec "3y1s"`},
+		{[]string{"run", "--suite", "clitest", "--measure", "5x0ops"}, `op count "0" must be a positive integer`},
+		{[]string{"run", "--suite", "clitest", "--forks", "-1"}, "--forks -1: must be 0 (in process) or more"},
+		{[]string{"run", "--suite", "clitest", "--forks", "two"}, `invalid argument "two" for "--forks"`},
+		{[]string{"run", "--suite", "clitest", "--mode", "fast"}, `unknown mode "fast" (valid: avgt, thrpt, sample, ss)`},
+		{[]string{"run", "--suite", "clitest", "--out", filepath.Join(file, "sub")}, "--out " + filepath.Join(file, "sub")},
+		{[]string{"run", "stray-arg"}, `unknown command "stray-arg"`},
+		{[]string{"run", "--suite", "clitest", "-p", "kind=huge"}, `parameter kind: unknown value "huge" (valid: a, b)`},
+		{[]string{"run", "--suite", ""}, `--suite is empty`},
+		{[]string{"run", "--suite", "clitest", "--cooldown", "NaN"}, `--cooldown NaN: must be a finite number`},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"list", "--suite", "nosuch"}, `--suite nosuch: unknown suite`},
+		{[]string{"run", "--suite", "clitest", "--prof", "cpu,heap"}, `--prof: unknown profiler "heap" (valid: cpu, offcpu, block, mutex, allocs, instructions, perf)`},
+		{[]string{"run", "--suite", "clitest", "--prof", "cpu", "--forks", "0"}, "--prof: profilers run in their own forks"},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		args := tc.args
+		if tc.args[0] == "run" && !strings.Contains(strings.Join(args, " "), "--out") {
+			args = append(args, "--out", out)
+		}
+		code, _, stderr := benchctl(t, args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("benchctl %s: exit %d, stderr %q; want exit 2 and %q", strings.Join(tc.args, " "), code, stderr, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("benchctl %s: created %s on bad input", strings.Join(tc.args, " "), out)
+		}
+	}
+}
+
+func TestList(t *testing.T) {
+	code, stdout, _ := benchctl(t, "list", "--suite", "clitest")
+	for _, want := range []string{"BenchmarkNoop", "BenchmarkAlloc", "size=64,1024 (int)", "BenchmarkGroup", "all,clitest", "github.com/ledgerbench/ledgerbench/benchctl"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("list lacks %q:\n%s", want, stdout)
+		}
+	}
+	if code != 0 || strings.Contains(stdout, "CliPanic") {
+		t.Errorf("list --suite clitest: exit %d, lists a benchmark outside the suite:\n%s", code, stdout)
+	}
+	code, stdout, _ = benchctl(t, "--version")
+	if code != 0 || !strings.Contains(stdout, report.Version) {
+		t.Errorf("--version: exit %d, %q", code, stdout)
+	}
+}
+
+func TestRunWritesResults(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := benchctl(t, "run", "--suite", "clitest", "--bench", "Noop|Alloc", "-p", "size=64",
+		"--forks", "1", "--warmup", "1x20ms", "--measure", "2x20ms", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	txt, err := os.ReadFile(filepath.Join(out, "bench.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"\nBenchmarkNoop-", "\nBenchmarkAlloc/size=64-", "host-pinned: no", "machine: testhost", "# benchctl: fork=1 iter=1"} {
+		if !strings.Contains(string(txt), want) {
+			t.Errorf("bench.txt lacks %q:\n%s", want, txt)
+		}
+	}
+	if strings.Contains(string(txt), "size=1024") {
+		t.Error("-p size=64 did not replace the default values")
+	}
+	if _, err := os.Stat(filepath.Join(out, "bench.json")); err != nil {
+		t.Error(err)
+	}
+	if !strings.Contains(stdout, "BenchmarkAlloc/size=64") || !strings.Contains(stderr, "[2/2]") {
+		t.Errorf("console output:\n%s\n%s", stdout, stderr)
+	}
+}
+
+func TestRunFailureKeepsResultsAndExitsOne(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	code, _, stderr := benchctl(t, "run", "--bench", "Noop|CliPanic", "--forks", "1", "--warmup", "0", "--measure", "2x20ms", "--out", out)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr, "FAILED BenchmarkCliPanic fork 1: op: panic: cli-boom") {
+		t.Errorf("stderr lacks the failure:\n%s", stderr)
+	}
+	txt, _ := os.ReadFile(filepath.Join(out, "bench.txt"))
+	if strings.Count(string(txt), "\nBenchmarkNoop-") != 2 || !strings.Contains(string(txt), "# benchctl: FAILED BenchmarkCliPanic") {
+		t.Errorf("bench.txt does not keep the good results and the failure:\n%s", txt)
+	}
+}
+
+func TestInProcessWarns(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	code, _, stderr := benchctl(t, "run", "--suite", "clitest", "--bench", "Noop", "--forks", "0", "--warmup", "0", "--measure", "1x10ms", "--out", out)
+	if code != 0 || !strings.Contains(stderr, "WARNING: --forks 0") {
+		t.Errorf("exit %d, stderr %q: want 0 and the in-process warning", code, stderr)
+	}
+}
+
+func TestCompare(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
+	var sa, sb strings.Builder
+	for i := 0; i < 6; i++ {
+		fmt.Fprintf(&sa, "BenchmarkInsert/impl=skiplist 100 %d ns/op\nBenchmarkInsert/impl=paged 100 %d ns/op\n", 600+i, 350+i)
+		fmt.Fprintf(&sb, "BenchmarkInsert/impl=skiplist 100 %d ns/op\n", 610+i)
+	}
+	os.WriteFile(a, []byte(sa.String()), 0o644)
+	os.WriteFile(b, []byte(sb.String()), 0o644)
+	code, stdout, stderr := benchctl(t, "compare", "--col", "/impl", "--format", "md", "--names", "Master,This change", a)
+	if code != 0 || !strings.Contains(strings.Join(strings.Fields(stdout), " "), "| Benchmark | Master | This change | Change |") || !strings.Contains(stdout, "-41.5 %") {
+		t.Errorf("compare --col /impl --format md: exit %d\n%s%s", code, stdout, stderr)
+	}
+	code, stdout, _ = benchctl(t, "compare", a, b)
+	if code != 0 || !strings.Contains(stdout, "Insert/impl=skiplist") || !strings.Contains(stdout, "+1.66%") || !strings.Contains(stdout, "612.5n         +1.66%") {
+		t.Errorf("compare a b: exit %d\n%s", code, stdout)
+	}
+	for _, bad := range [][]string{{"compare"}, {"compare", "--format", "html", a}, {"compare", filepath.Join(dir, "missing.txt")}, {"compare", "--min-change", "-1", a}} {
+		if code, _, _ := benchctl(t, bad...); code != 2 {
+			t.Errorf("benchctl %v: exit %d, want 2", bad, code)
+		}
+	}
+}

@@ -1,0 +1,232 @@
+package benchctl
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ledgerbench/ledgerbench/harness/history"
+	"github.com/ledgerbench/ledgerbench/harness/report"
+	"github.com/ledgerbench/ledgerbench/internal/chart"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+)
+
+func (a *app) nightlyCmd() *cobra.Command {
+	var f runFlags
+	var resultsDir, anchor, cmdFlag string
+	var allowUnpinned bool
+	c := &cobra.Command{
+		Use:   "nightly [run flags] [--results DIR] [--anchor REV|none]",
+		Short: "Record a run per machine, find change points in each benchmark's series, regenerate results/README.md",
+		Long: `nightly checks the host (refusing one that is not pinned unless --allow-unpinned), runs the
+selected benchmarks with this binary as HEAD — against an anchor revision when there is one (the
+latest tag by default; --anchor none for a plain run), built as ab builds its baseline — and
+records the run, append-only, as DIR/nightly/<machine-id>/YYYY/MM/<stamp>_<commit>.txt, with the
+machine's fingerprint in DIR/machines/<machine-id>.json. It then reads every run of the machine
+(never mixing machines), finds change points in each benchmark's series (E-divisive means with a
+permutation test), regenerates DIR/README.md and exits 1 when a new regression appears among the
+last runs. A change of env-id at a change point is annotated, not alarmed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o, cases, err := a.plan(cmd, &f)
+			if err != nil {
+				return err
+			}
+			switch {
+			case o.Forks == 0:
+				return usageError{errors.New("nightly needs forks")}
+			case len(o.Profiles) > 0:
+				return usageError{errors.New("--prof is not supported by nightly: profiles perturb the recorded numbers; use run --prof")}
+			}
+			if err := report.CheckWritable(resultsDir); err != nil {
+				return usageError{fmt.Errorf("--results %s: %w", resultsDir, err)}
+			}
+			return a.doNightly(cmd, o, cases, &f, resultsDir, anchor, cmdFlag, allowUnpinned)
+		},
+	}
+	a.addRunFlags(c, &f)
+	c.Flags().StringVar(&resultsDir, "results", "results", "the results directory")
+	c.Flags().StringVar(&anchor, "anchor", "", "anchor revision to run against (default: the latest tag; none: a plain run)")
+	c.Flags().StringVar(&cmdFlag, "cmd", "", "the benchmark program's main package, to build the anchor (default: the one this binary was built from)")
+	c.Flags().BoolVar(&allowUnpinned, "allow-unpinned", false, "run on a host that is not pinned (the results say host-pinned: no)")
+	return c
+}
+
+func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Case, f *runFlags, resultsDir, anchor, cmdFlag string, allowUnpinned bool) error {
+	root, err := a.repoRoot()
+	if err != nil {
+		return usageError{fmt.Errorf("nightly records commits: %w", err)}
+	}
+	head, err := git(root, "rev-parse", "HEAD")
+	if err != nil {
+		return usageError{err}
+	}
+	if anchor == "" {
+		if tag, err := git(root, "describe", "--tags", "--abbrev=0"); err == nil {
+			anchor = tag
+		} else {
+			anchor = "none"
+		}
+	}
+	exe := a.executable
+	if exe == "" {
+		if exe, err = os.Executable(); err != nil {
+			return failedError{err.Error()}
+		}
+	}
+	s, err := a.prepare(&o, f)
+	if err != nil {
+		return err
+	}
+	defer s.release()
+	check := s.check
+	if !check.Pinned && !allowUnpinned {
+		return failedError{"nightly: refusing a host that is not pinned (--allow-unpinned to record anyway): " + check.Note()}
+	}
+	sides := []engine.Side{{Executable: exe}}
+	var revs []revision
+	var notes []string
+	if anchor != "none" {
+		rs, err := a.anchorRevisions(root, anchor, head)
+		if err != nil {
+			return usageError{err}
+		}
+		prog, err := findProgram(a.srcDir(), root, cmdFlag)
+		if err != nil {
+			return usageError{err}
+		}
+		work, err := os.MkdirTemp("", "benchctl-nightly-")
+		if err != nil {
+			return failedError{err.Error()}
+		}
+		defer os.RemoveAll(work)
+		var cleanups []func()
+		defer func() {
+			for _, c := range cleanups {
+				c()
+			}
+		}()
+		self := &built{rev: rs[1], bin: exe}
+		for _, b := range a.registry.Benchmarks() {
+			self.benches = append(self.benches, describe(b))
+		}
+		base, _, n, err := a.buildBase(root, work, prog, rs[0], self, cases, &cleanups)
+		if err != nil {
+			return err
+		}
+		notes = n
+		for _, n := range notes {
+			a.say("%s", n)
+		}
+		cases = runnable(cases, base, self)
+		revs = rs[:]
+		sides = []engine.Side{{Name: "baseline", Executable: base.bin}, {Name: "experiment", Executable: exe}}
+	}
+	path := history.NightlyPath(resultsDir, check.MachineID, time.Now(), head)
+	if _, err := os.Stat(path); err == nil {
+		return failedError{path + " exists: nightly results are append-only"}
+	}
+	// Fork logs stay out of the append-only results tree.
+	logs, err := os.MkdirTemp("", "benchctl-nightly-logs-")
+	if err != nil {
+		return failedError{err.Error()}
+	}
+	path, failed, err := a.runSides(cmd, o, cases, s, root, revs, sides, path, logs, notes)
+	a.say("fork logs in %s", logs)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "recorded %s\n", path)
+	if err := history.WriteMachine(resultsDir, check.MachineID, check.Facts); err != nil {
+		return failedError{err.Error()}
+	}
+	reports, err := machineReports(resultsDir)
+	if err != nil {
+		return failedError{err.Error()}
+	}
+	for _, m := range reports {
+		m.Charts = map[*history.Series]string{}
+		for _, s := range m.Series {
+			p := filepath.Join(resultsDir, "charts", m.MachineID, history.ChartName(s))
+			values := make([]float64, len(s.Points))
+			for i, pt := range s.Points {
+				values[i] = pt.Value
+			}
+			var cps []int
+			for _, sh := range m.Shifts[s] {
+				cps = append(cps, sh.Index)
+			}
+			if err := chart.WriteSeriesChart(p, s.Benchmark+" on "+m.MachineID, s.Unit, values, cps); err != nil {
+				return failedError{err.Error()}
+			}
+			m.Charts[s] = p
+		}
+	}
+	var buf bytes.Buffer
+	if err := history.WriteREADME(&buf, resultsDir, reports); err != nil {
+		return failedError{err.Error()}
+	}
+	if err := report.WriteFileAtomic(filepath.Join(resultsDir, "README.md"), buf.Bytes()); err != nil {
+		return failedError{err.Error()}
+	}
+	var regs []string
+	for _, m := range reports {
+		if m.MachineID == check.MachineID {
+			regs = m.Regressions()
+		}
+	}
+	for _, r := range regs {
+		a.say("NEW REGRESSION %s", r)
+	}
+	switch {
+	case failed:
+		return failedError{"a fork failed; the results obtained are in " + path}
+	case len(regs) > 0:
+		return failedError{fmt.Sprintf("%d new regression(s) on machine %s; see %s", len(regs), check.MachineID, filepath.Join(resultsDir, "README.md"))}
+	}
+	return nil
+}
+
+// anchorRevisions resolves the anchor and HEAD as baseline and experiment.
+func (a *app) anchorRevisions(root, anchor, head string) ([2]revision, error) {
+	var rs [2]revision
+	c, err := git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", anchor+"^{commit}")
+	if err != nil || c == "" {
+		return rs, fmt.Errorf("anchor %q does not exist in %s", anchor, root)
+	}
+	rs[0] = revision{name: "baseline", rev: anchor, commit: c}
+	rs[1] = revision{name: "experiment", rev: "HEAD", commit: head}
+	return rs, nil
+}
+
+// machineReports reads every machine's nightly series and their shifts.
+func machineReports(dir string) ([]*history.MachineReport, error) {
+	entries, err := os.ReadDir(filepath.Join(dir, "nightly"))
+	if err != nil {
+		return nil, err
+	}
+	var out []*history.MachineReport
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		runs, err := history.Runs(dir, e.Name())
+		if err != nil {
+			return nil, err
+		}
+		series, warnings := history.Load(runs)
+		m := &history.MachineReport{MachineID: e.Name(), Runs: runs, Series: series, Shifts: map[*history.Series][]history.Shift{}, Warnings: warnings}
+		for _, s := range series {
+			m.Shifts[s] = history.Analyze(s, history.CPDOptions{Seed: 1})
+		}
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].MachineID < out[j].MachineID })
+	return out, nil
+}

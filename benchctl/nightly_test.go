@@ -1,0 +1,89 @@
+package benchctl
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ledgerbench/ledgerbench/harness/history"
+	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
+)
+
+// seedHistory writes synthetic nightly runs of BenchmarkNoop on this
+// machine: values in order, one file each, a minute apart.
+func seedHistory(t *testing.T, dir string, values []float64) {
+	t.Helper()
+	id := hostcheck.Check(hostcheck.Local("0.1.0", hostcheck.Probe)).MachineID
+	start := time.Now().Add(-time.Duration(len(values)+1) * time.Hour)
+	for i, v := range values {
+		p := history.NightlyPath(dir, id, start.Add(time.Duration(i)*time.Minute), fmt.Sprintf("%040d", i))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		var b strings.Builder
+		fmt.Fprintf(&b, "env-id: synthetic\ncommit: %040d\n", i)
+		for j := 0; j < 3; j++ {
+			fmt.Fprintf(&b, "%s 1000000 %g ns/op\n", noopName(), v*(1+0.01*float64(j-1)))
+		}
+		os.WriteFile(p, []byte(b.String()), 0o644)
+	}
+}
+
+func nightly(t *testing.T, dir string) (int, string, string) {
+	return benchctl(t, "nightly", "--suite", "clitest", "--bench", "^BenchmarkNoop$", "--anchor", "none", "--allow-unpinned",
+		"--forks", "1", "--warmup", "0", "--measure", "3x20ms", "--results", dir)
+}
+
+func TestNightlyRecordsAndReports(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := nightly(t, dir)
+	if code != 0 || !strings.Contains(stdout, "recorded "+filepath.Join(dir, "nightly")) {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	machines, _ := filepath.Glob(filepath.Join(dir, "machines", "*.json"))
+	readme, err := os.ReadFile(filepath.Join(dir, "README.md"))
+	if len(machines) != 1 || err != nil || !strings.Contains(string(readme), "| "+noopName()+" | sec/op |") {
+		t.Fatalf("machines %v, README %v:\n%s", machines, err, readme)
+	}
+	if code, _, stderr := benchctl(t, "nightly", "--suite", "clitest", "--results", dir, "--anchor", "none"); code != 1 || !strings.Contains(stderr, "not pinned") {
+		t.Errorf("nightly without --allow-unpinned on this VM: exit %d, %s", code, stderr)
+	}
+}
+
+func TestNightlyAlarmsOnANewRegression(t *testing.T) {
+	// 16 fast runs, then 3 runs as slow as the real Noop: the new run is
+	// the fourth slow point, which makes the step detectable.
+	dir := t.TempDir()
+	var values []float64
+	for i := 0; i < 16; i++ {
+		values = append(values, 0.2)
+	}
+	code, _, _ := benchctl(t, "run", "--suite", "clitest", "--bench", "^BenchmarkNoop$", "--forks", "1", "--warmup", "0", "--measure", "1x20ms", "--out", filepath.Join(t.TempDir(), "probe"))
+	if code != 0 {
+		t.Fatal("probe run failed")
+	}
+	for i := 0; i < 3; i++ {
+		values = append(values, 2) // about the real Noop on these VMs
+	}
+	seedHistory(t, dir, values)
+	code, _, stderr := nightly(t, dir)
+	if code != 1 || !strings.Contains(stderr, "NEW REGRESSION "+noopName()+" sec/op") {
+		t.Fatalf("exit %d, want 1 with a new regression\n%s", code, stderr)
+	}
+	readme, _ := os.ReadFile(filepath.Join(dir, "README.md"))
+	if !strings.Contains(string(readme), "**Open regressions**") || !strings.Contains(string(readme), "NEW**") ||
+		!strings.Contains(string(readme), "!["+noopName()+" sec/op](charts/") {
+		t.Errorf("README does not show the regression:\n%s", readme)
+	}
+}
+
+// noopName is BenchmarkNoop's name in results: with the forks'
+// GOMAXPROCS suffix, as go test writes it.
+func noopName() string {
+	if n := runtime.GOMAXPROCS(0); n > 1 {
+		return fmt.Sprintf("BenchmarkNoop-%d", n)
+	}
+	return "BenchmarkNoop"
+}

@@ -1,0 +1,98 @@
+package benchctl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
+	"github.com/ledgerbench/ledgerbench/harness/report"
+)
+
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+// usageError marks bad input: exit code 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// failedError marks a run that ran but failed (or regressed): exit 1.
+type failedError struct{ msg string }
+
+func (e failedError) Error() string { return e.msg }
+
+// app carries what the commands share.
+type app struct {
+	name     string // the program's name in help and errors
+	registry *harness.Registry
+	stdout   io.Writer
+	stderr   io.Writer
+	// runner settings, replaced by tests
+	executable string
+	childArgs  []string
+	childEnv   []string
+	dir        string // the user's source tree ("" = cwd)
+	args       []string
+	// header, when set, edits the collected header (tests pin host values).
+	header func(*report.Header)
+	// host, when set, replaces the local host (tests feed fixtures).
+	host func() *hostcheck.Host
+}
+
+func (a *app) main(ctx context.Context, args []string) int {
+	if a.name == "" {
+		a.name = "benchctl"
+	}
+	a.args = args
+	root := a.rootCmd()
+	root.SetArgs(args)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(a.stderr, "%s: %v\n", a.name, err)
+	var fe failedError
+	if errors.As(err, &fe) {
+		return exitFailure
+	}
+	return exitUsage
+}
+
+// say prints one line of the program's own commentary to stderr.
+func (a *app) say(format string, args ...any) {
+	fmt.Fprintf(a.stderr, a.name+": "+format+"\n", args...)
+}
+
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   a.name,
+		Short: "Run this program's benchmarks with JMH's semantics in forked worker processes",
+		Long: a.name + ` runs the benchmarks this program registers (package harness) in forked worker
+processes (warmup and measurement iterations, modes avgt/thrpt/sample/ss, parameters,
+goroutine groups), checks and pins the host, profiles one benchmark at a time, and writes
+DIR/bench.txt (Go benchmark format, readable by benchstat) and DIR/bench.json (JMH's result
+schema). compare, ab and nightly turn results into pull-request tables and history.
+
+Exit codes: 0 ok, 1 a benchmark failed or a regression was found, 2 bad usage.`,
+		Version:       report.Version,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%w (see `%s --help`)", err, c.CommandPath())}
+	})
+	root.AddCommand(a.listCmd(), a.runCmd(), a.checkCmd(), a.tuneCmd(), a.resetCmd(), a.compareCmd(), a.abCmd(), a.nightlyCmd())
+	return root
+}

@@ -1,0 +1,265 @@
+package benchctl
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
+	"github.com/ledgerbench/ledgerbench/harness/report"
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/profile"
+)
+
+// runFlags are the raw flag values of a run (run, ab, nightly).
+type runFlags struct {
+	suite, bench, mode, warmup, measure, out, prof string
+	params                                         []string
+	forks, threads                                 int
+	seed                                           uint64
+	timeout                                        time.Duration
+	quick                                          bool
+	strict, ignoreLock                             bool
+	cpus, lockPath                                 string
+	cooldown, idleLoad                             float64
+	cooldownTimeout, idleTimeout                   time.Duration
+}
+
+func (a *app) runCmd() *cobra.Command {
+	var f runFlags
+	c := &cobra.Command{
+		Use:   "run [flags]",
+		Short: "Run benchmarks in forked workers and write bench.txt and bench.json",
+		Example: fmt.Sprintf(`  %[1]s run --quick
+  %[1]s run --suite SUITE --bench 'Insert' -p size=64,4096 --forks 5 --measure 10x500ms
+  %[1]s run --bench Kernel --mode sample --measure 5x100000ops`, a.name),
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o, cases, err := a.plan(cmd, &f)
+			if err != nil {
+				return err
+			}
+			return a.doRun(cmd, o, cases, &f)
+		},
+	}
+	a.addRunFlags(c, &f)
+	return c
+}
+
+// addRunFlags declares the flags of a run (run, ab, nightly).
+func (a *app) addRunFlags(c *cobra.Command, f *runFlags) {
+	fl := c.Flags()
+	fl.StringVar(&f.suite, "suite", "all", "suite to run: "+strings.Join(engine.Suites(a.registry), ", "))
+	fl.StringVar(&f.bench, "bench", "", "regexp selecting benchmarks by name (BenchmarkX/param=value…) or family/Name")
+	fl.StringArrayVarP(&f.params, "param", "p", nil, "override a parameter's values: name=v1,v2 (repeatable)")
+	fl.IntVar(&f.forks, "forks", 3, "forked worker processes per benchmark; 0 runs in process (less trustworthy)")
+	fl.StringVar(&f.warmup, "warmup", "3x1s", "warmup iterations: COUNTxTIME, COUNTxNops or COUNT")
+	fl.StringVar(&f.measure, "measure", "5x1s", "measurement iterations: COUNTxTIME, COUNTxNops or COUNT")
+	fl.StringVar(&f.mode, "mode", "", "mode for every benchmark: avgt, thrpt, sample, ss (default: each benchmark's own)")
+	fl.IntVar(&f.threads, "threads", 0, "worker goroutines (a multiple of the group size for group benchmarks; default: each benchmark's own)")
+	fl.BoolVar(&f.quick, "quick", false, "quick run: 1 fork, 1x200ms warmup, 3x200ms measurement (explicit flags still win)")
+	fl.Uint64Var(&f.seed, "seed", 1, "seed of every generated input and of the fork order")
+	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "kill a fork that reports nothing for this long beyond its iteration time")
+	fl.StringVar(&f.out, "out", "", "output directory (default results/runs/<UTC stamp>)")
+	fl.BoolVar(&f.strict, "strict", false, "refuse to run on a host that is not pinned (see check)")
+	fl.StringVar(&f.cpus, "cpus", "", "pin every fork to these CPUs (2,3 or 2-3) and set GOMAXPROCS to their number")
+	fl.Float64Var(&f.cooldown, "cooldown", 0, "before each fork, wait until every thermal zone is at or below this many °C")
+	fl.DurationVar(&f.cooldownTimeout, "cooldown-timeout", 5*time.Minute, "longest cool-down wait before going on with a warning")
+	fl.Float64Var(&f.idleLoad, "idle-load", 0, "before each fork, wait until the 1-minute load average is below this")
+	fl.DurationVar(&f.idleTimeout, "idle-timeout", 5*time.Minute, "longest idle wait before going on with a warning")
+	fl.BoolVar(&f.ignoreLock, "ignore-lock", false, "run even when another run holds the host's run lock")
+	fl.StringVar(&f.lockPath, "lock", hostcheck.DefaultLockPath(), "the run lock file")
+	fl.StringVar(&f.prof, "prof", "", "profilers, run in extra forks after the measured ones: cpu,offcpu,block,mutex,allocs,instructions,perf")
+}
+
+// flagOf names the flag of each engine option, so errors name what the
+// user typed.
+var flagOf = map[string]string{
+	"Suite": "--suite", "Bench": "--bench", "Params": "-p", "Forks": "--forks", "Warmup": "--warmup",
+	"Measure": "--measure", "Mode": "--mode", "Threads": "--threads", "Timeout": "--timeout", "Profiles": "--prof",
+}
+
+// flagError rewords the engine's option errors with the flags' names.
+func flagError(err error) error {
+	var errs []error
+	for _, e := range unjoin(err) {
+		var oe *engine.OptionError
+		if errors.As(e, &oe) {
+			name := flagOf[oe.Option]
+			if name == "" {
+				name = strings.ToLower(oe.Option)
+			}
+			if oe.Value != "" {
+				e = fmt.Errorf("%s %s: %w", name, oe.Value, oe.Err)
+			} else {
+				e = fmt.Errorf("%s: %w", name, oe.Err)
+			}
+		}
+		errs = append(errs, e)
+	}
+	return errors.Join(errs...)
+}
+
+func unjoin(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
+}
+
+// plan binds the flags and plans the run once: every later step takes
+// these cases. Bad input is a usage error.
+func (a *app) plan(cmd *cobra.Command, f *runFlags) (engine.Options, []engine.Case, error) {
+	o, err := f.options(cmd)
+	if err != nil {
+		return o, nil, usageError{err}
+	}
+	for name, v := range map[string]float64{"--cooldown": f.cooldown, "--idle-load": f.idleLoad} {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return o, nil, usageError{fmt.Errorf("%s %g: must be a finite number, 0 or more", name, v)}
+		}
+	}
+	if cmd.Flags().Changed("suite") && f.suite == "" {
+		return o, nil, usageError{errors.New("--suite is empty (all runs every benchmark)")}
+	}
+	cases, err := o.Plan(a.registry)
+	if err != nil {
+		return o, nil, usageError{flagError(err)}
+	}
+	return o, cases, nil
+}
+
+// options binds the flags into engine.Options: the defaults (or the quick
+// ones), then every flag the user set.
+func (f *runFlags) options(cmd *cobra.Command) (engine.Options, error) {
+	o := engine.DefaultOptions()
+	if f.quick {
+		o = engine.QuickOptions()
+	}
+	set := cmd.Flags().Changed
+	o.Suite, o.Bench, o.Seed, o.Timeout = f.suite, f.bench, f.seed, f.timeout
+	if set("forks") {
+		o.Forks = f.forks
+	}
+	if set("warmup") {
+		spec, err := result.ParseIterSpec(f.warmup, o.Warmup)
+		if err != nil {
+			return o, fmt.Errorf("--warmup: %w", err)
+		}
+		o.Warmup, o.WarmupExplicit = spec, true
+	}
+	if set("measure") {
+		spec, err := result.ParseIterSpec(f.measure, o.Measure)
+		if err != nil {
+			return o, fmt.Errorf("--measure: %w", err)
+		}
+		o.Measure = spec
+	}
+	if f.mode != "" {
+		m, err := result.ParseMode(f.mode)
+		if err != nil {
+			return o, fmt.Errorf("--mode: %w", err)
+		}
+		o.Mode = m
+	}
+	o.Threads = f.threads
+	if f.prof != "" {
+		kinds, err := profile.ParseKinds(f.prof)
+		if err != nil {
+			return o, fmt.Errorf("--prof: %w", err)
+		}
+		o.Profiles = kinds
+	}
+	o.Params = engine.Overrides{}
+	for _, p := range f.params {
+		if err := o.Params.Add(p); err != nil {
+			return o, fmt.Errorf("-p: %w", err)
+		}
+	}
+	return o, nil
+}
+
+func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f *runFlags) error {
+	out := f.out
+	if out == "" {
+		out = filepath.Join("results", "runs", time.Now().UTC().Format("20060102T150405Z"))
+	}
+	if err := report.CheckWritable(out); err != nil {
+		return usageError{fmt.Errorf("--out %s: %w", out, err)}
+	}
+	s, err := a.prepare(&o, f)
+	if err != nil {
+		return err
+	}
+	defer s.release()
+	header := s.header(a.dir)
+	if o.Forks == 0 {
+		a.say("WARNING: --forks 0 runs every benchmark inside this process: heap, GC and scheduler state carry over between benchmarks, so results are less trustworthy than forked ones")
+	}
+	a.say("%d cases × %d forks, warmup %s, measure %s, seed %d → %s", len(cases), max(o.Forks, 1), o.Warmup, o.Measure, o.Seed, out)
+	a.say("host-pinned=%s: %s", header.HostPinned, header.HostNote)
+	prog := newProgress(a.stderr)
+	rn := &engine.Runner{
+		Executable: a.executable, Args: a.childArgs, Env: a.childEnv,
+		LogDir: filepath.Join(out, "logs"), Progress: prog.event,
+		ProfileDir: filepath.Join(out, "profiles"), CPUs: o.CPUs,
+		BeforeFork: s.beforeFork,
+	}
+	run, runErr := rn.Run(cmd.Context(), o, cases)
+	prog.close()
+	if run == nil {
+		return failedError{runErr.Error()}
+	}
+	if err := report.WriteRun(out, header, run); err != nil {
+		return failedError{fmt.Sprintf("writing results: %v", err)}
+	}
+	var table bytes.Buffer
+	if err := report.WriteTable(&table, run); err != nil {
+		return failedError{fmt.Sprintf("rendering the table: %v", err)}
+	}
+	a.stdout.Write(table.Bytes())
+	fmt.Fprintf(a.stdout, "\nresults: %s and %s\n", filepath.Join(out, "bench.txt"), filepath.Join(out, "bench.json"))
+	for _, n := range run.ProfileNotes {
+		a.say("profiler %s", n)
+	}
+	if len(o.Profiles) > 0 {
+		summary, err := report.WriteProfileSummary(filepath.Join(out, "profiles"), run)
+		if err != nil {
+			return failedError{fmt.Sprintf("writing the profile summary: %v", err)}
+		}
+		fmt.Fprintf(a.stdout, "\n%s\nprofiles: %s\n", summary, filepath.Join(out, "profiles"))
+	}
+	failed := a.reportFailures(run)
+	if runErr != nil {
+		return failedError{fmt.Sprintf("run interrupted: %v (results so far are written)", runErr)}
+	}
+	if failed > 0 {
+		return failedError{fmt.Sprintf("%d fork(s) failed; every result obtained is in %s", failed, out)}
+	}
+	return nil
+}
+
+// reportFailures prints every failed fork of run and returns their number.
+func (a *app) reportFailures(run *result.Run) int {
+	var failed int
+	for _, cr := range run.Cases {
+		for _, fe := range cr.Failures {
+			failed++
+			a.say("FAILED %s", fe.Error())
+		}
+		for _, pr := range cr.Profiles {
+			if pr.Err != nil {
+				failed++
+				a.say("FAILED profiling fork %s of %s: %v", pr.Kind, cr.Case.Name(), pr.Err)
+			}
+		}
+	}
+	return failed
+}

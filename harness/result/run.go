@@ -1,0 +1,139 @@
+package result
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Run is the outcome of a whole run (or of one side of an A/B run).
+type Run struct {
+	Config    Config
+	Cases     []*CaseResult
+	InProcess bool
+	Start     time.Time
+	End       time.Time
+	// ProfileNotes says which profilers could not run here, and why.
+	ProfileNotes []string
+	// Side is the A/B side's name; Order, in the first side's Run, lists
+	// "round:case:side,side" in the order the forks ran.
+	Side  string
+	Order []string
+}
+
+// Config is how a run was configured: what its result files record.
+type Config struct {
+	Forks int
+	// Warmup and Measure give the iterations of every fork; in SingleShot
+	// mode the warmup was skipped unless WarmupExplicit.
+	Warmup         IterSpec
+	WarmupExplicit bool
+	Measure        IterSpec
+	Seed           uint64
+	Timeout        time.Duration
+	// CPUs is the pinning of every fork, when there was one.
+	CPUs []int
+}
+
+// Failed reports whether any fork of any case failed.
+func (r *Run) Failed() bool {
+	for _, c := range r.Cases {
+		if len(c.Failures) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Unit is benchfmt unit metadata for a custom metric.
+type Unit struct {
+	Unit   string
+	Better string // "higher" or "lower" (default lower)
+	Assume string // "nothing" (default) or "exact"
+}
+
+// Case identifies one benchmark at one parameter point.
+type Case struct {
+	// Benchmark is the benchfmt name without parameters ("BenchmarkAdd");
+	// ID the registry key ("family/Name").
+	Benchmark string
+	ID        string
+	Family    string
+	// Pkg is the import path of the Go package that declared the
+	// benchmark: the pkg key of its results.
+	Pkg    string
+	Params Params
+	Units  []Unit
+}
+
+// Name is the benchfmt name "BenchmarkX/a=1/b=2".
+func (c Case) Name() string { return c.Benchmark + c.Params.Suffix() }
+
+// CaseResult is what every fork of one case produced.
+type CaseResult struct {
+	Case    Case
+	Mode    Mode
+	Threads int
+	// Procs is the GOMAXPROCS of the case's forks: the "-N" suffix of its
+	// benchfmt names, as go test writes it (omitted when 1).
+	Procs      int
+	Iterations []Iteration // warmup and measurement, in fork order
+	Failures   []*ForkError
+	// Startup is, per fork, the time from exec to the child's hello frame;
+	// Ready is the time from exec to the start of the fork's first
+	// iteration (trial setup included).
+	Startup []time.Duration
+	Ready   []time.Duration
+	Sink    uint64
+	// Profiles are the profiling forks of this case; their iterations are
+	// not in Iterations.
+	Profiles []ProfileRun
+	// ForkCPUs is each fork's CPU affinity as the child read it; Notes
+	// holds what was reported before each fork (cool-down, idle wait).
+	ForkCPUs [][]int
+	Notes    []string
+}
+
+// ProfileRun is one profiling fork of one case.
+type ProfileRun struct {
+	Kind string // the profiler: cpu, offcpu, block, mutex, allocs, instructions, perf
+	// Path is the profile file, or callgrind's output for instructions.
+	Path string
+	// Ops is the number of ops measured in the profiled window.
+	Ops               int64
+	InstructionsPerOp float64
+	// Counters are perf's event counts per op, by event name.
+	Counters map[string]float64
+	Err      error
+}
+
+// ForkError is a failed fork: the benchmark's own error, a crash, an exit
+// or a hang, with the tail of the child's stderr.
+type ForkError struct {
+	Benchmark string
+	Fork      int
+	Phase     string // lifecycle phase of a benchmark error
+	Message   string
+	Stack     string
+	Exit      string   // the child's exit status, when it exited
+	Tail      []string // last lines of the child's stderr
+}
+
+func (e *ForkError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s fork %d: ", e.Benchmark, e.Fork)
+	if e.Phase != "" {
+		b.WriteString(e.Phase + ": ")
+	}
+	b.WriteString(e.Message)
+	if e.Exit != "" {
+		fmt.Fprintf(&b, " (child %s)", e.Exit)
+	}
+	if len(e.Tail) > 0 {
+		fmt.Fprintf(&b, "\n  last %d lines of its stderr:", len(e.Tail))
+		for _, l := range e.Tail {
+			b.WriteString("\n  | " + l)
+		}
+	}
+	return b.String()
+}

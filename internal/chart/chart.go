@@ -1,0 +1,115 @@
+package chart
+
+import (
+	"fmt"
+	"image/color"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// ChangeBar is one benchmark of a change chart, in percent.
+type ChangeBar struct {
+	Name string
+	// Change is the change of the medians; Lo and Hi the changes between
+	// the extreme runs of the two sides (fastest new against slowest old,
+	// and the reverse).
+	Change, Lo, Hi float64
+}
+
+type whiskers []ChangeBar
+
+func (w whiskers) Len() int                    { return len(w) }
+func (w whiskers) XY(i int) (float64, float64) { return float64(i), w[i].Change }
+func (w whiskers) YError(i int) (low, high float64) {
+	return w[i].Change - w[i].Lo, w[i].Hi - w[i].Change
+}
+func (w whiskers) Value(i int) float64 { return w[i].Change }
+func (w whiskers) names() (out []string) {
+	for _, b := range w {
+		out = append(out, b.Name)
+	}
+	return out
+}
+
+// WriteChangeChart draws the seeds' summary chart: the change of each
+// benchmark as a bar, with whiskers from its slowest to its fastest
+// comparison of runs, to path (.svg or .png).
+func WriteChangeChart(path, title string, bars []ChangeBar) error {
+	if len(bars) == 0 {
+		return fmt.Errorf("chart %s: nothing to draw", path)
+	}
+	p := plot.New()
+	p.Title.Text = title
+	p.Y.Label.Text = "change (%)"
+	w := whiskers(bars)
+	bc, err := plotter.NewBarChart(w, vg.Points(18))
+	if err != nil {
+		return err
+	}
+	bc.Color = color.RGBA{R: 70, G: 110, B: 180, A: 255}
+	eb, err := plotter.NewYErrorBars(w)
+	if err != nil {
+		return err
+	}
+	zero, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: 0}, {X: float64(len(bars)) - 0.5, Y: 0}})
+	if err != nil {
+		return err
+	}
+	zero.Color = color.Gray{Y: 120}
+	p.Add(bc, eb, zero, plotter.NewGrid())
+	p.NominalX(w.names()...)
+	p.X.Tick.Label.Rotation = 0.5
+	p.X.Tick.Label.XAlign = -1
+	p.X.Tick.Label.YAlign = -0.5
+	return save(p, path, vg.Length(max(len(bars), 4))*vg.Centimeter*2.2, 14*vg.Centimeter)
+}
+
+// WriteSeriesChart draws one benchmark's nightly series with its change
+// points as vertical lines.
+func WriteSeriesChart(path, title, unit string, values []float64, changePoints []int) error {
+	if len(values) == 0 {
+		return fmt.Errorf("chart %s: nothing to draw", path)
+	}
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "run"
+	p.Y.Label.Text = unit
+	xys := make(plotter.XYs, len(values))
+	lo, hi := values[0], values[0]
+	for i, v := range values {
+		xys[i] = plotter.XY{X: float64(i), Y: v}
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	line, points, err := plotter.NewLinePoints(xys)
+	if err != nil {
+		return err
+	}
+	p.Add(line, points, plotter.NewGrid())
+	for _, cp := range changePoints {
+		x := float64(cp) - 0.5
+		l, err := plotter.NewLine(plotter.XYs{{X: x, Y: lo}, {X: x, Y: hi}})
+		if err != nil {
+			return err
+		}
+		l.Color = color.RGBA{R: 200, G: 40, B: 40, A: 255}
+		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		p.Add(l)
+	}
+	return save(p, path, 18*vg.Centimeter, 9*vg.Centimeter)
+}
+
+func save(p *plot.Plot, path string, w, h vg.Length) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp := path + ".tmp" + filepath.Ext(path)
+	if err := p.Save(w, h, tmp); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("chart %s: %w", path, err)
+	}
+	return os.Rename(tmp, path)
+}

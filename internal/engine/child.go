@@ -1,0 +1,119 @@
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/fork"
+	"github.com/ledgerbench/ledgerbench/internal/trial"
+)
+
+// IsChild reports whether this process is a fork child started by a
+// [Runner]. Binaries that run benchmarks in forks call [ChildMain] first
+// thing when it is true (benchctl.Main does; so must a TestMain whose
+// tests fork).
+func IsChild() bool { return fork.IsChild() }
+
+// hello is the child's first frame.
+type hello struct {
+	PID        int    `json:"pid"`
+	GoVersion  string `json:"goVersion"`
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	CPUs       []int  `json:"cpus"` // the child's CPU affinity
+}
+
+func affinity() []int {
+	var set unix.CPUSet
+	if unix.SchedGetaffinity(0, &set) != nil {
+		return nil
+	}
+	var out []int
+	for c := 0; c < 1024; c++ {
+		if set.IsSet(c) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// failure is the payload of an error frame.
+type failure struct {
+	Phase   string `json:"phase,omitempty"`
+	Message string `json:"message"`
+	Stack   string `json:"stack,omitempty"`
+}
+
+// done is the payload of a done frame.
+type done struct {
+	Sink uint64 `json:"sink"`
+}
+
+// ChildMain runs the child side of one fork: it receives the plan, runs it
+// from r and sends the results back. It returns the process exit code.
+func ChildMain(r *harness.Registry) int {
+	conn, err := fork.OpenChild()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "benchctl child:", err)
+		return 3
+	}
+	defer conn.Close()
+	if err := childRun(conn, r); err != nil {
+		f := failure{Message: err.Error()}
+		var pe *trial.PhaseError
+		if errors.As(err, &pe) {
+			f.Phase, f.Message, f.Stack = pe.Phase, pe.Err.Error(), pe.Stack
+		}
+		// The stack first and the message last: the parent shows the last
+		// lines of stderr.
+		if pe != nil && pe.Stack != "" {
+			fmt.Fprintln(os.Stderr, pe.Stack)
+		}
+		fmt.Fprintln(os.Stderr, "benchctl child:", err)
+		if b, merr := json.Marshal(f); merr == nil {
+			_ = conn.Send(fork.Error, b)
+		}
+		return 1
+	}
+	return 0
+}
+
+func childRun(conn *fork.Conn, r *harness.Registry) error {
+	h, _ := json.Marshal(hello{PID: os.Getpid(), GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0), CPUs: affinity()})
+	if err := conn.Send(fork.Hello, h); err != nil {
+		return fmt.Errorf("send hello: %w", err)
+	}
+	f, err := conn.Receive()
+	if err != nil {
+		return fmt.Errorf("receive plan: %w", err)
+	}
+	if f.Type != fork.Plan {
+		return fmt.Errorf("expected a plan frame, got %s", f.Type)
+	}
+	var p trial.Plan
+	if err := json.Unmarshal(f.Payload, &p); err != nil {
+		return fmt.Errorf("decode plan: %w", err)
+	}
+	b, ok := r.Lookup(p.Benchmark)
+	if !ok {
+		return fmt.Errorf("no benchmark %q in this binary", p.Benchmark)
+	}
+	sink, err := trial.Run(b, &p, func(it *result.Iteration) error {
+		payload, err := json.Marshal(it)
+		if err != nil {
+			return err
+		}
+		return conn.Send(fork.Iteration, payload)
+	})
+	if err != nil {
+		return err
+	}
+	d, _ := json.Marshal(done{Sink: sink})
+	return conn.Send(fork.Done, d)
+}

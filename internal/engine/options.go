@@ -1,0 +1,183 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/profile"
+	"github.com/ledgerbench/ledgerbench/internal/trial"
+)
+
+// Options configure a run. Start from [DefaultOptions] (or [QuickOptions])
+// and change fields; a command line binds its flags into it.
+type Options struct {
+	Suite  string    // suite to run ("all" when empty)
+	Bench  string    // regexp on benchmark names (all when empty)
+	Params Overrides // parameter values replacing the defaults
+	Forks  int       // 0 runs in process, with a warning
+	// Warmup and Measure give the iterations. In SingleShot mode the
+	// warmup is skipped (a cold start) unless WarmupExplicit is set.
+	Warmup         result.IterSpec
+	WarmupExplicit bool
+	Measure        result.IterSpec
+	Mode           result.Mode // "" keeps each benchmark's own mode
+	Threads        int         // 0 keeps each benchmark's own goroutine count
+	Seed           uint64
+	// Timeout is how long a fork may go without reporting, on top of the
+	// iteration's own time, before it is killed as hung.
+	Timeout time.Duration
+	// ProbeTolerance flags iterations whose frequency probe moved more
+	// than this fraction.
+	ProbeTolerance float64
+	// Profiles run in extra forks after the measured ones, one fork per
+	// case and profiler; their iterations never enter the results.
+	Profiles []profile.Kind
+	// InstructionOps is the op count of the callgrind and perf forks
+	// (default 20000).
+	InstructionOps int64
+	// PerfEvents are the events of the perf profiler (default profile.PerfEvents).
+	PerfEvents []string
+	// CPUs records the pinning (the Runner applies it).
+	CPUs []int
+}
+
+// DefaultOptions are the defaults: 3 forks, 3 warmup × 1 s and
+// 5 measurement × 1 s iterations.
+func DefaultOptions() Options {
+	return Options{
+		Suite:          "all",
+		Forks:          3,
+		Warmup:         result.IterSpec{Count: 3, Time: time.Second},
+		Measure:        result.IterSpec{Count: 5, Time: time.Second},
+		Seed:           1,
+		Timeout:        10 * time.Minute,
+		ProbeTolerance: 0.05,
+	}
+}
+
+// QuickOptions are the quick defaults: 1 fork, 1 warmup × 200 ms and
+// 3 measurement × 200 ms iterations.
+func QuickOptions() Options {
+	o := DefaultOptions()
+	o.Forks = 1
+	o.Warmup = result.IterSpec{Count: 1, Time: 200 * time.Millisecond}
+	o.Measure = result.IterSpec{Count: 3, Time: 200 * time.Millisecond}
+	return o
+}
+
+// Validate checks the options on their own (Plan checks names against a
+// registry). Errors are *OptionError values.
+func (o *Options) Validate() error {
+	var errs []error
+	bad := func(opt string, v any, format string, args ...any) {
+		errs = append(errs, &OptionError{Option: opt, Value: fmt.Sprint(v), Err: fmt.Errorf(format, args...)})
+	}
+	if o.Forks < 0 {
+		bad("Forks", o.Forks, "must be 0 (in process) or more")
+	}
+	if o.Warmup.Count < 0 {
+		bad("Warmup", o.Warmup, "negative count %d", o.Warmup.Count)
+	} else if o.Warmup.Count > 0 {
+		if err := o.Warmup.Validate("warmup"); err != nil {
+			errs = append(errs, &OptionError{Option: "Warmup", Err: err})
+		}
+	}
+	if err := o.Measure.Validate("measurement"); err != nil {
+		errs = append(errs, &OptionError{Option: "Measure", Err: err})
+	}
+	if o.Measure.Count < 1 {
+		bad("Measure", o.Measure, "needs at least one measurement iteration")
+	}
+	if o.Mode != "" {
+		if _, err := result.ParseMode(string(o.Mode)); err != nil {
+			errs = append(errs, &OptionError{Option: "Mode", Err: err})
+		}
+	}
+	if o.Threads < 0 {
+		bad("Threads", o.Threads, "must be positive")
+	}
+	if o.Timeout <= 0 {
+		bad("Timeout", o.Timeout, "must be positive")
+	}
+	if o.ProbeTolerance < 0 {
+		bad("ProbeTolerance", o.ProbeTolerance, "must not be negative")
+	}
+	if len(o.Profiles) > 0 && o.Forks == 0 {
+		errs = append(errs, &OptionError{Option: "Profiles", Err: errors.New("profilers run in their own forks: they need forks (got 0)")})
+	}
+	if _, err := o.benchRE(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+func (o *Options) benchRE() (*regexp.Regexp, error) {
+	if o.Bench == "" {
+		return nil, nil
+	}
+	re, err := regexp.Compile(o.Bench)
+	if err != nil {
+		return nil, &OptionError{Option: "Bench", Value: o.Bench, Err: err}
+	}
+	return re, nil
+}
+
+// Plan validates o and expands it against r into the cases to run: the
+// one planning step of a command, whose cases every later step takes.
+func (o *Options) Plan(r *harness.Registry) ([]Case, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	re, _ := o.benchRE()
+	benches, err := Select(r, o.Suite, re)
+	if err != nil {
+		return nil, err
+	}
+	return Cases(benches, re, o.Params)
+}
+
+// Config is what the result files record of o.
+func (o *Options) Config() result.Config {
+	return result.Config{Forks: o.Forks, Warmup: o.Warmup, WarmupExplicit: o.WarmupExplicit,
+		Measure: o.Measure, Seed: o.Seed, Timeout: o.Timeout, CPUs: o.CPUs}
+}
+
+// mode is the mode a case runs in.
+func (o *Options) mode(c Case) result.Mode {
+	switch {
+	case o.Mode != "":
+		return o.Mode
+	case c.Bench.Mode != "":
+		return c.Bench.Mode
+	}
+	return result.AverageTime
+}
+
+// planFor builds the complete fork plan of one case: every default is
+// applied here, none in the child.
+func (o *Options) planFor(c Case, fork int) *trial.Plan {
+	mode := o.mode(c)
+	warm := o.Warmup
+	if mode == result.SingleShot && !o.WarmupExplicit {
+		warm.Count = 0
+	}
+	tol := o.ProbeTolerance
+	if tol == 0 {
+		tol = 0.05
+	}
+	return &trial.Plan{
+		Benchmark:      c.Bench.ID(),
+		Params:         c.Params,
+		Mode:           mode,
+		Threads:        o.Threads,
+		Warmup:         warm,
+		Measure:        o.Measure,
+		Seed:           o.Seed,
+		Fork:           fork,
+		ProbeTolerance: tol,
+	}
+}

@@ -1,0 +1,211 @@
+package engine_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/profile"
+)
+
+//go:noinline
+func contendBeforeWindow(mu *sync.Mutex) {
+	var wg sync.WaitGroup
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 200; j++ {
+				mu.Lock()
+				time.Sleep(10 * time.Microsecond)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+//go:noinline
+func contendInWindow(mu *sync.Mutex, n *int) {
+	mu.Lock()
+	*n++
+	for i := 0; i < 50; i++ {
+		*n += i
+	}
+	mu.Unlock()
+}
+
+//go:noinline
+func spinKernel(x uint64) uint64 {
+	for i := 0; i < 200; i++ {
+		x ^= x >> 29
+		x *= 0xbf58476d1ce4e5b9
+	}
+	return x
+}
+
+func init() {
+	forkRegistry.Register(&harness.Benchmark{Family: "fork", Name: "Contended", Goroutines: 4, Setup: func(t *harness.Trial) error {
+		var setupMu, mu sync.Mutex
+		contendBeforeWindow(&setupMu) // a known contention before the window
+		n := 0
+		t.Run(func(w *harness.Worker) (func(), error) { return func() { contendInWindow(&mu, &n) }, nil })
+		return nil
+	}})
+	forkRegistry.Register(&harness.Benchmark{Family: "fork", Name: "Spin", Setup: func(t *harness.Trial) error {
+		t.Run(func(w *harness.Worker) (func(), error) {
+			x := uint64(3)
+			return func() { x = spinKernel(x); w.Sink(x) }, nil
+		})
+		return nil
+	}})
+}
+
+func profiledRun(t *testing.T, bench string, kinds ...profile.Kind) *result.Run {
+	t.Helper()
+	o := engine.DefaultOptions()
+	o.Bench, o.Forks, o.Profiles = bench, 1, kinds
+	o.Warmup = result.IterSpec{Count: 1, Time: 20 * time.Millisecond}
+	o.Measure = result.IterSpec{Count: 2, Time: 100 * time.Millisecond}
+	o.Timeout = time.Minute
+	exe, _ := os.Executable()
+	rn := &engine.Runner{Executable: exe, ProfileDir: t.TempDir()}
+	run, err := runPlanned(t, rn, forkRegistry, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Failed() {
+		t.Fatalf("run failed: %v", run.Cases[0].Failures)
+	}
+	return run
+}
+
+func summaryOf(t *testing.T, run *result.Run, k profile.Kind) *profile.Summary {
+	t.Helper()
+	for _, pr := range run.Cases[0].Profiles {
+		if pr.Kind != string(k) {
+			continue
+		}
+		if pr.Err != nil {
+			t.Fatalf("%s fork: %v", k, pr.Err)
+		}
+		s, err := profile.Summarize(pr.Path, k, pr.Ops)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	t.Fatalf("no %s profile", k)
+	return nil
+}
+
+func hasFrame(s *profile.Summary, suffix string) (profile.Entry, bool) {
+	for _, e := range s.Top {
+		if strings.HasSuffix(e.Frame, suffix) {
+			return e, true
+		}
+	}
+	return profile.Entry{}, false
+}
+
+func TestBlockAndMutexProfilesCoverTheWindowOnly(t *testing.T) {
+	run := profiledRun(t, "^BenchmarkContended$", profile.Block, profile.Mutex)
+	for _, k := range []profile.Kind{profile.Block, profile.Mutex} {
+		s := summaryOf(t, run, k)
+		e, ok := hasFrame(s, "contendInWindow")
+		if !ok || e.Value <= 0 || e.Count <= 0 {
+			t.Errorf("%s: the contended frame is missing or zero: %+v", k, s.Top)
+		}
+		if _, ok := hasFrame(s, "contendBeforeWindow"); ok {
+			t.Errorf("%s: contention from before the window is in the profile: %+v", k, s.Top)
+		}
+	}
+}
+
+func TestCPUProfileNamesTheKernel(t *testing.T) {
+	run := profiledRun(t, "^BenchmarkSpin$", profile.CPU)
+	s := summaryOf(t, run, profile.CPU)
+	if len(s.Top) == 0 || !strings.HasSuffix(s.Top[0].Frame, "spinKernel") || s.Top[0].Share < 0.5 {
+		t.Errorf("top CPU frames %+v: want spinKernel first with most samples", s.Top)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(s.Path), "cpu.pb.gz")); err != nil || !strings.Contains(s.Path, "BenchmarkSpin") {
+		t.Errorf("profile path %s", s.Path)
+	}
+}
+
+// TestProfilingLeavesResultsAlone: a run with profilers has the same
+// measured iterations, in count and shape, as one without.
+func TestProfilingLeavesResultsAlone(t *testing.T) {
+	plain := profiledRun(t, "^BenchmarkSpin$")
+	prof := profiledRun(t, "^BenchmarkSpin$", profile.CPU, profile.Allocs)
+	a, b := plain.Cases[0].Iterations, prof.Cases[0].Iterations
+	if len(a) != len(b) || len(prof.Cases[0].Profiles) != 2 {
+		t.Fatalf("%d iterations without profiling, %d with (and %d profiles)", len(a), len(b), len(prof.Cases[0].Profiles))
+	}
+	for i := range a {
+		if a[i].Fork != b[i].Fork || a[i].Index != b[i].Index || a[i].Warmup != b[i].Warmup ||
+			a[i].Total.Workers != b[i].Total.Workers || !reflect.DeepEqual(keys(a[i].Total.Metrics), keys(b[i].Total.Metrics)) {
+			t.Errorf("iteration %d differs in shape: %+v vs %+v", i, a[i], b[i])
+		}
+	}
+}
+
+func keys(m map[string]float64) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func TestSummarizeBadFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cpu.pb.gz")
+	os.WriteFile(path, []byte("not a profile"), 0o644)
+	if _, err := profile.Summarize(path, profile.CPU, 1); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("Summarize of garbage = %v, want an error naming %s", err, path)
+	}
+	if _, err := profile.ParseKinds("cpu,heap"); err == nil || !strings.Contains(err.Error(), "valid: cpu, offcpu, block, mutex, allocs, instructions, perf") {
+		t.Errorf("ParseKinds: %v", err)
+	}
+}
+
+// TestPerfCountsTheMeasuredLoopOnly runs --prof perf with software events
+// (these VMs have no hardware counters): task-clock per op must match the
+// op's own time, which it would exceed many times over if perf counted the
+// fork's start-up and setup too.
+func TestPerfCountsTheMeasuredLoopOnly(t *testing.T) {
+	events := []string{"task-clock", "context-switches"}
+	if ok, why := profile.PerfStatus(events); !ok {
+		t.Skip(why)
+	}
+	o := engine.DefaultOptions()
+	o.Bench, o.Forks, o.Profiles, o.PerfEvents, o.InstructionOps = "^BenchmarkSpin$", 1, []profile.Kind{profile.Perf}, events, 50000
+	o.Warmup = result.IterSpec{}
+	o.Measure = result.IterSpec{Count: 1, Ops: 50000}
+	exe, _ := os.Executable()
+	rn := &engine.Runner{Executable: exe, ProfileDir: t.TempDir()}
+	run, err := runPlanned(t, rn, forkRegistry, o)
+	if err != nil || run.Failed() {
+		t.Fatalf("run: %v %v", err, run.Cases[0].Failures)
+	}
+	if len(run.ProfileNotes) > 0 {
+		t.Fatalf("notes: %v", run.ProfileNotes)
+	}
+	pr := run.Cases[0].Profiles[0]
+	if pr.Err != nil {
+		t.Fatal(pr.Err)
+	}
+	nsPerOp := run.Cases[0].Iterations[0].Total.NsPerOp
+	taskNs := pr.Counters["task-clock"] * 1e6 // perf reports msec
+	t.Logf("measured %.1f ns/op; perf task-clock %.1f ns/op", nsPerOp, taskNs)
+	if taskNs <= 0 || taskNs > 1.6*nsPerOp {
+		t.Errorf("task-clock %.1f ns/op against %.1f ns/op measured: perf counted outside the loop", taskNs, nsPerOp)
+	}
+}

@@ -1,0 +1,471 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/fork"
+	"github.com/ledgerbench/ledgerbench/internal/profile"
+	"github.com/ledgerbench/ledgerbench/internal/trial"
+)
+
+// Runner runs planned cases in forked worker processes (or in process
+// when Options.Forks is 0) and collects their iterations.
+type Runner struct {
+	// Executable is the binary re-executed as a child (default: this
+	// process's own executable); Args and Env are passed to it.
+	Executable string
+	Args       []string
+	Env        []string
+	// LogDir receives each fork's stdout and stderr ("" discards them).
+	LogDir string
+	// Progress, when set, is told about every fork.
+	Progress func(Event)
+	// ProfileDir receives the profiles of Options.Profiles, one directory
+	// per case named after it.
+	ProfileDir string
+	// CPUs pins every fork to these CPUs and sets its GOMAXPROCS to their
+	// number.
+	CPUs []int
+	// BeforeFork, when set, runs before every fork (cool-down, idle
+	// wait); what it returns is recorded with the case.
+	BeforeFork func(c Case, fork int) string
+}
+
+// Event reports the progress of a run.
+type Event struct {
+	Case      Case
+	Fork      int // 1-based; 0 for an in-process run
+	Done      int // forks finished so far, this one included when End
+	Total     int
+	End       bool
+	Err       error
+	Estimated time.Duration // planned length of one fork
+	Profile   profile.Kind  // the profiler of a profiling fork
+	Side      string        // the side of an A/B run
+}
+
+// Side is one binary of an A/B run: its name (the toolchain key of the
+// results) and its executable.
+type Side struct {
+	Name       string
+	Executable string
+}
+
+// Run runs every case of o's plan: forks in rounds in which the cases run
+// in a seeded random order, so drifts of the machine spread over all
+// cases. Fork failures are recorded in the results and the run goes on; an
+// error is returned only when the run could not start or was interrupted
+// (the results so far are returned with it).
+func (rn *Runner) Run(ctx context.Context, o Options, cases []Case) (*result.Run, error) {
+	runs, err := rn.RunSides(ctx, o, cases, []Side{{Executable: rn.Executable}})
+	if runs == nil {
+		return nil, err
+	}
+	return runs[0], err
+}
+
+// RunSides runs every case on every side, one Run per side, interleaved:
+// in each round the cases are shuffled, and each case's forks run on the
+// sides in a seeded order (A B or B A), so drifts of the machine spread
+// evenly over the sides. The order is recorded in the first Run's Order.
+func (rn *Runner) RunSides(ctx context.Context, o Options, cases []Case, sides []Side) ([]*result.Run, error) {
+	if len(cases) == 0 {
+		return nil, errors.New("no cases to run")
+	}
+	if len(o.Profiles) > 0 && rn.ProfileDir == "" {
+		return nil, errors.New("profiling needs Runner.ProfileDir")
+	}
+	if len(sides) > 1 && o.Forks == 0 {
+		return nil, errors.New("an A/B run needs forks")
+	}
+	runs := make([]*result.Run, len(sides))
+	for s := range sides {
+		runs[s] = &result.Run{Config: o.Config(), InProcess: o.Forks == 0, Start: time.Now(), Side: sides[s].Name}
+		for _, c := range cases {
+			runs[s].Cases = append(runs[s].Cases, &result.CaseResult{Case: c.Result(), Mode: o.mode(c), Threads: o.Threads})
+		}
+	}
+	end := func() {
+		for _, r := range runs {
+			r.End = time.Now()
+		}
+	}
+	rounds := max(o.Forks, 1)
+	total := (rounds + len(o.Profiles)) * len(cases) * len(sides)
+	forkTime := estimate(o.Warmup) + estimate(o.Measure) + 100*time.Millisecond
+	rng := rand.New(rand.NewPCG(o.Seed, 0x6f72646572)) // "order"
+	done := 0
+	for round := 1; round <= rounds; round++ {
+		for _, i := range rng.Perm(len(cases)) {
+			order := rng.Perm(len(sides))
+			if len(sides) > 1 {
+				var names []string
+				for _, s := range order {
+					names = append(names, sides[s].Name)
+				}
+				runs[0].Order = append(runs[0].Order, fmt.Sprintf("%d:%s:%s", round, cases[i].Name(), strings.Join(names, ",")))
+			}
+			for _, s := range order {
+				if err := ctx.Err(); err != nil {
+					end()
+					return runs, err
+				}
+				cr, c := runs[s].Cases[i], cases[i]
+				forkNo := round
+				if runs[s].InProcess {
+					forkNo = 0
+				}
+				rn.progress(Event{Case: c, Fork: forkNo, Done: done, Total: total, Estimated: forkTime, Side: sides[s].Name})
+				if rn.BeforeFork != nil {
+					if note := rn.BeforeFork(c, forkNo); note != "" {
+						cr.Notes = append(cr.Notes, fmt.Sprintf("fork %d: %s", forkNo, note))
+					}
+				}
+				var ferr *result.ForkError
+				if runs[s].InProcess {
+					ferr = rn.inProcess(c, o.planFor(c, forkNo), cr)
+				} else {
+					ferr = rn.fork(ctx, sides[s].Executable, o.planFor(c, forkNo), o.Timeout, cr)
+				}
+				if ferr != nil {
+					ferr.Benchmark, ferr.Fork = cr.Case.Name(), forkNo
+					cr.Failures = append(cr.Failures, ferr)
+				}
+				done++
+				var evErr error
+				if ferr != nil {
+					evErr = ferr
+				}
+				rn.progress(Event{Case: c, Fork: forkNo, Done: done, Total: total, End: true, Err: evErr, Estimated: forkTime, Side: sides[s].Name})
+			}
+		}
+	}
+	for _, k := range o.Profiles {
+		for s := range sides {
+			for i, cr := range runs[s].Cases {
+				c := cases[i]
+				if err := ctx.Err(); err != nil {
+					end()
+					return runs, err
+				}
+				rn.progress(Event{Case: c, Fork: 1, Done: done, Total: total, Estimated: forkTime, Profile: k, Side: sides[s].Name})
+				pr, note := rn.profileFork(ctx, o, k, c, cr, sides[s])
+				if note != "" {
+					runs[s].ProfileNotes = append(runs[s].ProfileNotes, note)
+					done += len(runs[s].Cases)
+					break // the profiler cannot run here: skip it for every case
+				}
+				cr.Profiles = append(cr.Profiles, pr)
+				done++
+				rn.progress(Event{Case: c, Fork: 1, Done: done, Total: total, End: true, Err: pr.Err, Estimated: forkTime, Profile: k, Side: sides[s].Name})
+			}
+		}
+	}
+	end()
+	return runs, nil
+}
+
+// profileFork runs one profiling fork of kind k for a case. A profiler that
+// cannot run on this host returns a note instead.
+func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, c Case, cr *result.CaseResult, side Side) (result.ProfileRun, string) {
+	pr := result.ProfileRun{Kind: string(k)}
+	exe, err := rn.executable(side.Executable)
+	if err != nil {
+		pr.Err = err
+		return pr, ""
+	}
+	dir := filepath.Join(rn.ProfileDir, side.Name, filepath.FromSlash(cr.Case.Name()))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		pr.Err = err
+		return pr, ""
+	}
+	p := o.planFor(c, 1)
+	cmd := command{exe, rn.Args, rn.Env}
+	switch {
+	case k == profile.Perf:
+		events := o.PerfEvents
+		if len(events) == 0 {
+			events = profile.PerfEvents
+		}
+		if ok, why := profile.PerfStatus(events); !ok {
+			return pr, "perf: " + why
+		}
+		path, argv, env, out, err := profile.PerfCommand(exe, dir, events, rn.Args...)
+		if err != nil {
+			return pr, "perf: " + err.Error()
+		}
+		pr.Path = out
+		cmd = command{path, argv, append(append([]string(nil), rn.Env...), env...)}
+		p.Mode, p.Warmup, p.Measure = result.AverageTime, result.IterSpec{}, result.IterSpec{Count: 1, Ops: o.instructionOps()}
+	case k == profile.Instructions:
+		pr.Path = filepath.Join(dir, "callgrind.out")
+		path, args, err := profile.CallgrindCommand(exe, pr.Path, rn.Args...)
+		if err != nil {
+			return pr, "instructions: " + err.Error()
+		}
+		cmd = command{path, args, append(append([]string(nil), rn.Env...), profile.CallgrindEnv...)}
+		p.Mode, p.Warmup, p.Measure = result.AverageTime, result.IterSpec{}, result.IterSpec{Count: 1, Ops: o.instructionOps()}
+	default:
+		pr.Path = filepath.Join(dir, string(k)+".pb.gz")
+		p.Profile, p.ProfilePath = k, pr.Path
+	}
+	res, fe := rn.forkOnce(ctx, cmd, p, o.Timeout, rn.logFile(cr.Case, string(k)))
+	if fe != nil {
+		fe.Benchmark, fe.Fork = cr.Case.Name(), 1
+		pr.Err = fe
+		return pr, ""
+	}
+	for _, it := range res.iterations {
+		if !it.Warmup {
+			pr.Ops += it.Total.Ops
+		}
+	}
+	if k == profile.Perf {
+		counts, err := profile.ParsePerfStat(pr.Path)
+		if err != nil {
+			pr.Err = err
+		} else if pr.Ops > 0 {
+			pr.Counters = map[string]float64{}
+			for ev, n := range counts {
+				pr.Counters[ev] = n / float64(pr.Ops)
+			}
+		}
+	}
+	if k == profile.Instructions {
+		total, err := profile.ParseCallgrind(pr.Path)
+		switch {
+		case err != nil:
+			pr.Err = err
+		case total == 0 || pr.Ops == 0:
+			pr.Err = fmt.Errorf("callgrind counted no instructions in the measured loop (benchmarks with invocation-level hooks time ops one by one outside it)")
+		default:
+			pr.InstructionsPerOp = float64(total) / float64(pr.Ops)
+		}
+	}
+	return pr, ""
+}
+
+func (o *Options) instructionOps() int64 {
+	if o.InstructionOps <= 0 {
+		return 20_000
+	}
+	return o.InstructionOps
+}
+
+func estimate(s result.IterSpec) time.Duration {
+	if s.Ops > 0 {
+		return 0
+	}
+	return time.Duration(s.Count) * s.Time
+}
+
+func (rn *Runner) progress(e Event) {
+	if rn.Progress != nil {
+		rn.Progress(e)
+	}
+}
+
+func (rn *Runner) inProcess(c Case, p *trial.Plan, cr *result.CaseResult) *result.ForkError {
+	sink, err := trial.Run(c.Bench, p, func(it *result.Iteration) error {
+		cr.Iterations = append(cr.Iterations, *it)
+		return nil
+	})
+	cr.Sink ^= sink
+	cr.Procs = runtime.GOMAXPROCS(0)
+	if err != nil {
+		fe := &result.ForkError{Message: err.Error()}
+		var pe *trial.PhaseError
+		if errors.As(err, &pe) {
+			fe.Phase, fe.Message, fe.Stack = pe.Phase, pe.Err.Error(), pe.Stack
+		}
+		return fe
+	}
+	return nil
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.=-]+`)
+
+// forkResult is what one fork reported.
+type forkResult struct {
+	cpus       []int
+	procs      int
+	iterations []result.Iteration
+	startup    time.Duration // exec to hello
+	ready      time.Duration // exec to the first iteration's start
+	sink       uint64
+}
+
+// command is the program a fork runs: the executable itself, or a wrapper
+// (valgrind) around it.
+type command struct {
+	path string
+	args []string
+	env  []string
+}
+
+func (rn *Runner) executable(exe string) (string, error) {
+	if exe != "" {
+		return exe, nil
+	}
+	return os.Executable()
+}
+
+func (rn *Runner) fork(ctx context.Context, exe string, p *trial.Plan, timeout time.Duration, cr *result.CaseResult) *result.ForkError {
+	exe, err := rn.executable(exe)
+	if err != nil {
+		return &result.ForkError{Message: "find own executable: " + err.Error()}
+	}
+	res, fe := rn.forkOnce(ctx, command{exe, rn.Args, rn.Env}, p, timeout, rn.logFile(cr.Case, fmt.Sprintf("fork%d", p.Fork)))
+	cr.Iterations = append(cr.Iterations, res.iterations...)
+	cr.Sink ^= res.sink
+	if res.cpus != nil {
+		cr.ForkCPUs = append(cr.ForkCPUs, res.cpus)
+	}
+	if res.procs > 0 {
+		cr.Procs = res.procs
+	}
+	if res.startup > 0 {
+		cr.Startup = append(cr.Startup, res.startup)
+	}
+	if res.ready > 0 {
+		cr.Ready = append(cr.Ready, res.ready)
+	}
+	return fe
+}
+
+// logFile opens DIR/logs/<case>.<suffix>.log, or returns nil.
+func (rn *Runner) logFile(c result.Case, suffix string) *os.File {
+	if rn.LogDir == "" {
+		return nil
+	}
+	name := unsafeName.ReplaceAllString(c.Name(), "_") + "." + suffix + ".log"
+	if err := os.MkdirAll(rn.LogDir, 0o755); err != nil {
+		return nil
+	}
+	f, err := os.Create(filepath.Join(rn.LogDir, name))
+	if err != nil {
+		return nil
+	}
+	return f
+}
+
+// forkOnce runs one fork of plan p with cmd and collects what it reports.
+// The iterations it got are returned even when it fails.
+func (rn *Runner) forkOnce(ctx context.Context, cmd command, p *trial.Plan, timeout time.Duration, log *os.File) (res forkResult, fe *result.ForkError) {
+	var logw io.Writer
+	if log != nil {
+		defer log.Close()
+		logw = log
+	}
+	env := cmd.env
+	if len(rn.CPUs) > 0 && !hasEnv(env, "GOMAXPROCS") {
+		env = append(append([]string(nil), env...), fmt.Sprintf("GOMAXPROCS=%d", len(rn.CPUs)))
+	}
+	proc, err := fork.Start(ctx, fork.Spec{Path: cmd.path, Args: cmd.args, Env: env, Log: logw, CPUs: rn.CPUs})
+	if err != nil {
+		return res, &result.ForkError{Message: err.Error()}
+	}
+	defer func() {
+		werr := proc.Wait(5 * time.Second)
+		if fe != nil {
+			if werr != nil {
+				fe.Exit = exitStatus(werr)
+			}
+			fe.Tail = proc.StderrTail()
+		} else if werr != nil {
+			fe = &result.ForkError{Message: "child failed after reporting success", Exit: exitStatus(werr), Tail: proc.StderrTail()}
+		}
+	}()
+	fail := func(msg string, err error) *result.ForkError {
+		proc.Kill()
+		switch {
+		case errors.Is(err, fork.ErrTimeout):
+			return &result.ForkError{Message: fmt.Sprintf("%s: hung, no report for %s; killed", msg, timeout)}
+		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+			return &result.ForkError{Message: msg + ": the child exited without reporting"}
+		}
+		return &result.ForkError{Message: fmt.Sprintf("%s: %v", msg, err)}
+	}
+	f, err := proc.Next(timeout)
+	if err != nil {
+		return res, fail("waiting for hello", err)
+	}
+	if f.Type != fork.Hello {
+		return res, fail("waiting for hello", fmt.Errorf("got a %s frame", f.Type))
+	}
+	res.startup = time.Since(proc.Started())
+	var hi hello
+	if err := json.Unmarshal(f.Payload, &hi); err != nil {
+		return res, fail("decode hello", err)
+	}
+	res.cpus, res.procs = hi.CPUs, hi.GOMAXPROCS
+	payload, err := json.Marshal(p)
+	if err != nil {
+		return res, fail("encode plan", err)
+	}
+	if err := proc.Send(fork.Plan, payload); err != nil {
+		return res, fail("send plan", err)
+	}
+	wait := timeout + max(p.Warmup.Time, p.Measure.Time)
+	for {
+		f, err := proc.Next(wait)
+		if err != nil {
+			return res, fail("running", err)
+		}
+		switch f.Type {
+		case fork.Iteration:
+			var it result.Iteration
+			if err := json.Unmarshal(f.Payload, &it); err != nil {
+				return res, fail("decode iteration", err)
+			}
+			if len(res.iterations) == 0 {
+				res.ready = time.Duration(it.StartUnixNano - proc.Started().UnixNano())
+			}
+			res.iterations = append(res.iterations, it)
+		case fork.Done:
+			var d done
+			if err := json.Unmarshal(f.Payload, &d); err != nil {
+				return res, fail("decode done", err)
+			}
+			res.sink = d.Sink
+			return res, nil
+		case fork.Error:
+			var fl failure
+			if err := json.Unmarshal(f.Payload, &fl); err != nil {
+				return res, fail("decode error report", err)
+			}
+			return res, &result.ForkError{Phase: fl.Phase, Message: fl.Message, Stack: fl.Stack}
+		default:
+			return res, fail("running", fmt.Errorf("unexpected %s frame", f.Type))
+		}
+	}
+}
+
+func exitStatus(err error) string {
+	var ee interface{ ExitCode() int }
+	if errors.As(err, &ee) && ee.ExitCode() >= 0 {
+		return fmt.Sprintf("exit status %d", ee.ExitCode())
+	}
+	return err.Error()
+}
+
+func hasEnv(env []string, key string) bool {
+	for _, e := range env {
+		if strings.HasPrefix(e, key+"=") {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,60 @@
+// Package trial is the contract between the runner and the measuring
+// core: the plan of one fork, the error of a failing phase, and the hook
+// through which the runner (in a fork child or in process) runs a trial of
+// a declared benchmark. Package harness, which owns the benchmark types
+// and the measuring core, installs the hook when it is initialized; the
+// engine calls it. Nothing here is for benchmark authors.
+package trial
+
+import (
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/profile"
+)
+
+// Plan is what one fork runs: one case of one benchmark, in one mode,
+// with its warmup and measurement iterations. The parent sends it to the
+// worker process as JSON. The planner fills in every default; the
+// measuring core applies none of its own.
+type Plan struct {
+	Benchmark string        `json:"benchmark"` // the registry ID, "family/Name"
+	Params    result.Params `json:"params"`
+	Mode      result.Mode   `json:"mode"`
+	Threads   int           `json:"threads,omitempty"` // 0: the benchmark's default
+	// Instances, when Threads is 0 and the benchmark fixes no goroutine
+	// count, is the number of goroutines of a symmetric benchmark or of
+	// group instances of a group (go test -cpu).
+	Instances int             `json:"instances,omitempty"`
+	Warmup    result.IterSpec `json:"warmup"`
+	Measure   result.IterSpec `json:"measure"`
+	Seed      uint64          `json:"seed"`
+	Fork      int             `json:"fork"`
+	// ProbeTolerance is the relative change of the frequency probe above
+	// which an iteration is flagged.
+	ProbeTolerance float64 `json:"probeTolerance,omitempty"`
+	// Profile, when set, is the in-process profiler of a profiling fork:
+	// it covers the measurement iterations and is written to ProfilePath.
+	Profile     profile.Kind `json:"profile,omitempty"`
+	ProfilePath string       `json:"profilePath,omitempty"`
+}
+
+// PhaseError is a failure of the benchmark's own code, with the lifecycle
+// phase it happened in and, for a panic, the goroutine's stack.
+type PhaseError struct {
+	Phase string
+	Err   error
+	Stack string
+}
+
+func (e *PhaseError) Error() string { return e.Phase + ": " + e.Err.Error() }
+func (e *PhaseError) Unwrap() error { return e.Err }
+
+// Run runs plan p of bench (a *harness.Benchmark) in this process, calls
+// emit after every iteration, and returns the workers' folded sink word.
+// The trial's teardowns run even when an iteration fails. Package harness
+// sets it at initialization.
+var Run func(bench any, p *Plan, emit func(*result.Iteration) error) (sink uint64, err error)
+
+// Expand returns the parameter points of bench (a *harness.Benchmark):
+// the cartesian product of its parameters' values, o replacing defaults,
+// each value checked. Package harness sets it at initialization.
+var Expand func(bench any, o map[string][]string) ([]result.Params, error)
