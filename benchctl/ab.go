@@ -226,7 +226,7 @@ func (a *app) buildBase(root, work string, p *program, baseRev revision, head *b
 			continue // this very program
 		}
 		a.say("building %s %s (%s) of %s", b.rev.name, b.rev.rev, shortCommit(b.rev.commit), p.importPath)
-		if _, serr := os.Stat(filepath.Join(b.modDir, p.pkgRel)); serr != nil && b == base {
+		if files, _ := goFiles(filepath.Join(b.modDir, p.pkgRel), true); len(files) == 0 && b == base {
 			continue // the baseline predates the program: overlaid below
 		}
 		b.bin = filepath.Join(work, b.rev.name)

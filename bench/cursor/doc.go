@@ -1,6 +1,5 @@
 // Package cursor is the benchmark family of the active cursor container
-// (seed 004, PIP-430; JMH's ActiveManagedCursorContainerBenchmark,
-// reference/pulsar-structures.md §7.6).
+// (apache/pulsar#24623, PIP-430; JMH's ActiveManagedCursorContainerBenchmark).
 //
 // Every benchmark takes impl=active|sortedset|heap (PIP-430's container,
 // the sorted-set comparison and the legacy min-heap) and cursors=10|100|500

@@ -1,6 +1,5 @@
-// Package dedup is the benchmark family of message deduplication (seed
-// 001, Pulsar PR #26763; JMH's MessageDeduplicationSequenceCheckBenchmark,
-// reference/pulsar-structures.md §7.7).
+// Package dedup is the benchmark family of message deduplication (apache/pulsar#26763;
+// JMH's MessageDeduplicationSequenceCheckBenchmark).
 //
 // Every benchmark takes impl=locked|cas|atomic (the topic-wide lock of
 // master, the PR's CAS loop, this project's per-producer atomic) and

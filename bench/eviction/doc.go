@@ -1,5 +1,5 @@
-// Package eviction is the eviction family of the cache suite (seed 000;
-// JMH's CacheEvictionCycleBenchmark, reference/pulsar-structures.md §7.3):
+// Package eviction is the eviction family of the cache suite (apache/pulsar#26821;
+// JMH's CacheEvictionCycleBenchmark):
 // insertAndEvict inserts batchSize entries (the same entries, retained
 // again each op) and evicts them all by size through the removal queue;
 // with requeue=true every entry expects one read, so the queue requeues it
@@ -10,7 +10,7 @@
 // B/entry, the heap each implementation takes per cached entry
 // (bench/insert).
 //
-// HitRate is PIP-430's cache hit-rate experiment (seed 004, the
+// HitRate is PIP-430's cache hit-rate experiment (apache/pulsar#24623, the
 // rolling-restart test) as a deterministic simulation in virtual time
 // (Simulate): a producer, ten consumers with their own subscriptions
 // reading in batches of 100 through the real EntryCache, a broker restart

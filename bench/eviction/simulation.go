@@ -12,7 +12,7 @@ import (
 )
 
 // Policy is the cache eviction setting a simulation runs under: the three
-// runs of the seed's rolling-restart test (PIP-430, seed 004).
+// runs of the rolling-restart test of PIP-430 (apache/pulsar#24623).
 type Policy string
 
 const (

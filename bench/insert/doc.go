@@ -1,6 +1,5 @@
 // Package insert is the insert family of the cache suite: the broker entry
-// cache's tail insert (seed 000; JMH's RangeCacheInsertBenchmark,
-// reference/pulsar-structures.md §7.1) on impl=skiplist (one skip-list
+// cache's tail insert (apache/pulsar#26821; JMH's RangeCacheInsertBenchmark) on impl=skiplist (one skip-list
 // node per entry, inserted with Put as master does) and impl=paged (pages
 // of 64 entries through one Inserter), with cachedEntries=1000|100000.
 //

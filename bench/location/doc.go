@@ -1,6 +1,5 @@
 // Package location is the benchmark family of the entry location index
-// (seed 002, BookKeeper PR #4909; reference/location-index.md §5 and
-// §7.5), suite "location".
+// (apache/bookkeeper#4909), suite "location".
 //
 // Get is random getLocation over every (ledger, entry) of a dataset
 // profile, GetFloor getLastEntryInLedger of a random ledger; both in

@@ -73,7 +73,7 @@ func open(t *harness.Trial) (*opened, impl.Profile, error) {
 	if err != nil {
 		return nil, p, err
 	}
-	// The shape goes to the fork's log (DIR/logs), as the seed's tables
+	// The shape goes to the fork's log (DIR/logs), as the tables of apache/bookkeeper#4909
 	// describe theirs.
 	var largest int64
 	for _, li := range x.Store().Shape() {

@@ -1,7 +1,6 @@
 // Package read is the read benchmark family of the cache suite.
 //
-// ReadRange is JMH's RangeCacheReadBenchmark.readRange (seed 000,
-// reference/pulsar-structures.md §7.4) on impl=skiplist|paged: 16 ranges
+// ReadRange is JMH's RangeCacheReadBenchmark.readRange (apache/pulsar#26821) on impl=skiplist|paged: 16 ranges
 // of batchSize=100|1000 positions, one per ledger, of which the first
 // hitPercent=0|10|100 of every 100 entry IDs are cached; one op reads one
 // range with GetRange and releases every entry (hits/op counts them).
@@ -9,7 +8,7 @@
 // dispatch copies and releases the copies. Both report B/entry, the heap
 // each implementation takes per cached entry (bench/insert).
 //
-// It also holds the offloaded-ledger replay of seed 003 (Pulsar #16417): a shared
+// It also holds the offloaded-ledger replay of apache/pulsar#16417: a shared
 // subscription re-reads older entries of an offloaded ledger, and every
 // backward seek without an entry offset cache lands at the start of a block
 // of the sparse index and re-parses forward.

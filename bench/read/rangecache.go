@@ -11,7 +11,7 @@ import (
 const rangeCount = 16
 
 // readRange is JMH's RangeCacheReadBenchmark.readRange
-// (reference/pulsar-structures.md §7.4): 16 ranges of batchSize positions,
+// 16 ranges of batchSize positions,
 // one per ledger, of which the first hitPercent of every 100 entry IDs are
 // cached; one op reads one range with GetRange and releases every entry.
 func readRange() *harness.Benchmark {

@@ -15,7 +15,7 @@ func BenchmarkGroup(b *testing.B)  { harness.RunDefault(b, Family+"/Group") }
 
 // BenchmarkKernelLoop is the fixed-cost kernel written the plain Go way,
 // with b.Loop: the reference that benchctl's BenchmarkKernel must agree
-// with (DESIGN's harness accuracy target, within 5 %).
+// with (the harness's accuracy target, within 5 %).
 func BenchmarkKernelLoop(b *testing.B) {
 	x := uint64(0x9e3779b97f4a7c15)
 	for b.Loop() {

@@ -7,7 +7,6 @@ package main
 import (
 	"os"
 
-	"github.com/ledgerbench/ledgerbench/benchctl"
 	_ "github.com/ledgerbench/ledgerbench/bench/catchup"
 	_ "github.com/ledgerbench/ledgerbench/bench/cursor"
 	_ "github.com/ledgerbench/ledgerbench/bench/dedup"
@@ -16,6 +15,7 @@ import (
 	_ "github.com/ledgerbench/ledgerbench/bench/location"
 	_ "github.com/ledgerbench/ledgerbench/bench/read"
 	_ "github.com/ledgerbench/ledgerbench/bench/self"
+	"github.com/ledgerbench/ledgerbench/benchctl"
 )
 
 func main() { os.Exit(benchctl.Main()) }

@@ -81,20 +81,20 @@ func Build(paths []string, o Options) (*Tables, error) {
 	}
 	filter, err := benchproc.NewFilter(o.Filter)
 	if err != nil {
-		return nil, fmt.Errorf("--filter: %w", err)
+		return nil, fmt.Errorf("filter: %w", err)
 	}
 	var pp benchproc.ProjectionParser
 	tableBy, unitBy, err := pp.ParseWithUnit(o.Table, filter)
 	if err != nil {
-		return nil, fmt.Errorf("--table: %w", err)
+		return nil, fmt.Errorf("table projection: %w", err)
 	}
 	rowBy, err := pp.Parse(o.Row, filter)
 	if err != nil {
-		return nil, fmt.Errorf("--row: %w", err)
+		return nil, fmt.Errorf("row projection: %w", err)
 	}
 	colBy, err := pp.Parse(o.Col, filter)
 	if err != nil {
-		return nil, fmt.Errorf("--col: %w", err)
+		return nil, fmt.Errorf("column projection: %w", err)
 	}
 	out := &Tables{Options: o}
 	byKey := map[benchproc.Key]*Table{}

@@ -5,8 +5,8 @@
 // benchunit, and rows, columns and tables projected with benchproc, as
 // benchstat does (-table .config, -row .fullname, -col .file). [Build]
 // gathers the cells; [Tables.Text] prints benchstat's numbers,
-// [Tables.CSV] the same as CSV, and [Tables.Markdown] the seeds' pull
-// request table: Benchmark, baseline, change, Change, with each side's
+// [Tables.CSV] the same as CSV, and [Tables.Markdown] a pull-request table (the shape of
+// apache/pulsar#26821's): Benchmark, baseline, change, Change, with each side's
 // range and "~" where the difference is not significant at α or smaller
 // than the minimum change, and a geomean row.
 //

@@ -170,7 +170,7 @@ func (ts *Tables) CSV(w io.Writer, names []string) error {
 
 func g(v float64) string { return fmt.Sprintf("%g", v) }
 
-// Markdown writes one table per unit in the seeds' pull-request shape:
+// Markdown writes one table per unit in the shape of the upstream pull requests' tables:
 // Benchmark | baseline | change | Change, each side's median with its
 // min–max range, "~" when the change is not significant at α or below
 // the minimum change, and a geomean row.

@@ -20,7 +20,7 @@ import (
 // error (the wait cannot work there).
 func (h *Host) WaitCool(limit float64, timeout, poll time.Duration) (float64, bool, error) {
 	if limit < 0 {
-		return 0, false, fmt.Errorf("--cooldown %g: a negative temperature", limit)
+		return 0, false, fmt.Errorf("cool-down target %g °C: a negative temperature", limit)
 	}
 	deadline := time.Now().Add(timeout)
 	for {
@@ -118,7 +118,7 @@ func Lock(path string) (release func() error, err error) {
 		if holder == "" {
 			holder = "unknown"
 		}
-		return nil, fmt.Errorf("another benchctl run holds the lock %s (pid %s): wait for it, or pass --ignore-lock", path, holder)
+		return nil, fmt.Errorf("another run holds the lock %s (pid %s)", path, holder)
 	}
 	if err := f.Truncate(0); err == nil {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)

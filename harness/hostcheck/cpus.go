@@ -79,7 +79,7 @@ func (h *Host) CheckCPUs(list string) ([]int, error) {
 	}
 	for _, c := range cpus {
 		if !slices.Contains(online, c) {
-			return nil, fmt.Errorf("--cpus %s: CPU %d does not exist or is offline (online: %s)", list, c, FormatCPUList(online))
+			return nil, fmt.Errorf("CPU list %s: CPU %d does not exist or is offline (online: %s)", list, c, FormatCPUList(online))
 		}
 	}
 	return cpus, nil

@@ -13,7 +13,7 @@
 // pinned, and the probe's measured frequency is the only evidence.
 //
 // Fingerprints ([Report.MachineID], [Report.EnvID]) hash stable hardware
-// facts and the software/tuning environment (reference/tracking.md §4.3).
+// facts and the software/tuning environment.
 //
 // Around a run: [ParseCPUList] and [Affinity] pin forks to CPUs, [Lock]
 // keeps two runs from overlapping, [WaitCool] and [WaitIdle] wait (bounded)

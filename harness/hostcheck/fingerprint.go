@@ -15,7 +15,7 @@ func featureID(name string) cpuid.FeatureID { return cpuid.ParseFeature(name) }
 
 // fingerprints hashes stable hardware facts (machine-id: never the
 // hostname, clocks or temperatures) and the software and tuning
-// environment (env-id), as reference/tracking.md §4.3 describes.
+// environment (env-id).
 func fingerprints(f *Facts) (machineID, envID string) {
 	machine := []string{f.Brand, f.Vendor, fmt.Sprint(f.Family, f.Model, f.Stepping), fmt.Sprint(f.Sockets),
 		fmt.Sprint(f.PhysicalCores, f.LogicalCores, f.ThreadsPerCore), fmt.Sprint(f.CacheL1D, f.CacheL1I, f.CacheL2, f.CacheL3),

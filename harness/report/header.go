@@ -14,7 +14,7 @@ import (
 const Version = "0.1.0"
 
 // Header is the file-level configuration of a results file: the keys of
-// DESIGN.md §4, in order, written as benchfmt config lines.
+// the results format of docs/architecture.md, in order, written as benchfmt config lines.
 type Header struct {
 	GOOS, GOARCH    string
 	CPU             string

@@ -1,6 +1,6 @@
-// Package cache is the broker entry cache of seeds 000 (Pulsar PR #26821,
-// pages of 64 entries) and 004 (PIP-430, expected read counts), after
-// reference/pulsar-structures.md §1–4.
+// Package cache is the broker entry cache of apache/pulsar#26821 (the range
+// cache in pages of 64 entries) and apache/pulsar#24623 (PIP-430, expected
+// read counts).
 //
 // An [Entry] is reference counted: it starts with one reference, Retain
 // fails once the count reached zero (never a resurrection), and the

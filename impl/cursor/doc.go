@@ -1,5 +1,4 @@
-// Package cursor is the active cursor container of PIP-430 (seed 004,
-// reference/pulsar-structures.md §9): for a cursor, how many active
+// Package cursor is the active cursor container of PIP-430 (apache/pulsar#24623): for a cursor, how many active
 // cursors are at its position or before it (the expected read count of an
 // entry read for that cursor), and the slowest position.
 //

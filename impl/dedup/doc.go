@@ -1,5 +1,5 @@
 // Package dedup is broker-side message deduplication for one topic, after
-// Pulsar's MessageDeduplication (seed 001, PR #26763).
+// Pulsar's MessageDeduplication (apache/pulsar#26763).
 //
 // A [Deduplicator] answers [Deduplicator.IsDuplicate] for each published
 // message from two maps keyed by producer name: the highest sequence ID

@@ -1,8 +1,8 @@
 // Package location is BookKeeper's entry location index — (ledger ID,
 // entry ID) → the entry's location in the entry logs — on a pure-Go LSM
-// store written for it, with the table layouts of seed 002 (BookKeeper PR
-// #4909): a full filter and single index per table against partitioned
-// filters and a two-level index (reference/location-index.md §7).
+// store written for it, with the table layouts of apache/bookkeeper#4909:
+// a full filter and single index per table against partitioned
+// filters and a two-level index.
 //
 // Store: 16-byte keys. Writes go to a write-ahead log and a memtable
 // (the concurrent skip list), flushed to level 0 at MemtableSize; leveled

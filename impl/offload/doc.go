@@ -1,7 +1,6 @@
 // Package offload reads entries of a ledger offloaded to a blob store,
 // after Pulsar's BlobStoreBackedReadHandleImpl and its entry offset cache
-// (seed 003, Pulsar #16417, and the shared OffsetsCache that followed;
-// reference/pulsar-structures.md §10).
+// (apache/pulsar#16417, and the shared OffsetsCache that followed).
 //
 // An offloaded ledger is one data object and one index object:
 //

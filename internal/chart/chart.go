@@ -35,7 +35,7 @@ func (w whiskers) names() (out []string) {
 	return out
 }
 
-// WriteChangeChart draws the seeds' summary chart: the change of each
+// WriteChangeChart draws the summary chart of the upstream pull requests: the change of each
 // benchmark as a bar, with whiskers from its slowest to its fastest
 // comparison of runs, to path (.svg or .png).
 func WriteChangeChart(path, title string, bars []ChangeBar) error {

@@ -2,8 +2,7 @@
 // parts of Java's ConcurrentSkipListMap that the broker entry cache uses:
 // get, put-if-absent, remove-if-value, floor, ceiling, and ascending
 // iteration from a key, weakly consistent under concurrent writers. No Go
-// library reachable here offers range-from iteration on a concurrent map
-// (reference/go-libraries.md §10).
+// library reachable here offers range-from iteration on a concurrent map.
 //
 // The algorithm is the lazy skip list of Herlihy, Lev, Luchangco and
 // Shavit ("A Simple Optimistic Skiplist Algorithm", 2007): searches take

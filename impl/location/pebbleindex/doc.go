@@ -9,7 +9,7 @@
 // base 256 MiB, 64 MiB target files, no compression (as the benchmark
 // datasets of impl/location). Pebble has no partitioned filters; it uses a
 // two-level index when an index block outgrows the block size; and its
-// point gets do not consult L6 filters (reference/location-index.md §4).
+// point gets do not consult L6 filters.
 //
 // Deleted ledgers: DeleteLedger writes a range deletion of the ledger's
 // keys and a marker key (0xff 'D' ledger, above every location key since
