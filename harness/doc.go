@@ -13,9 +13,9 @@
 //   - Modes: [AverageTime] ns/op, [Throughput] ops/s, [SampleTime] per-op
 //     latency percentiles (HdrHistogram; the clock read's cost is measured
 //     and reported), [SingleShot] one invocation per iteration, cold.
-//   - Iterations by time or by op count ([IterSpec]); forks ([Runner]).
+//   - Iterations by time or by op count, and forks: options of the run.
 //   - @Param: declared axes expanded to their cartesian product, overridden
-//     by [Overrides]; names are "BenchmarkX/a=1/b=2".
+//     per run (-p name=v1,v2); names are "BenchmarkX/a=1/b=2".
 //   - @State scopes: Benchmark ([Trial]), Group ([Group]) and Thread
 //     ([Worker]), each with iteration and invocation hooks (OnIteration,
 //     OnInvocation) and a trial teardown (OnTeardown); the trial setup of a
@@ -39,16 +39,22 @@
 //
 // In avgt and thrpt modes the op runs in calibrated batches (about 20 µs,
 // unrolled by four) between clock reads, never one clock read per op. A
-// frequency [Probe] runs before and after every iteration; an iteration
-// whose probe moved more than Plan.ProbeTolerance is flagged.
+// frequency probe runs before and after every iteration; an iteration
+// whose probe moved more than the run's tolerance (5 %) is flagged.
 //
-// # Processes and failures
+// # Running
 //
-// [Runner.Run] re-executes the binary for every fork; the child must call
-// [ChildMain] when [IsChild] is true. Failures of the benchmark's code are
-// [PhaseError]s in the child and [ForkError]s in the parent, which also
-// reports exits, crashes and hangs with the child's stderr tail; a failed
-// fork never stops the run.
+// Declarations are run by a program that calls benchctl.Main (package
+// benchctl): it re-executes itself for every fork, so each measurement
+// runs in a fresh process, and it writes Go benchmark-format and JMH JSON
+// results. [RunB] runs the same declarations under `go test -bench`. A
+// failure of the benchmark's code (an error or panic in Setup, Bind, a
+// hook or the op) is reported with its lifecycle phase and stack; a failed
+// fork never stops a run.
+//
+// [Register] records the import path of the calling package: it is the
+// pkg key of the benchmark's results. Suites are free-form names; a suite
+// exists because a benchmark declares it, and every benchmark is in "all".
 //
 // # Concurrency
 //
