@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -330,12 +329,9 @@ func (a *app) doAB(cmd *cobra.Command, o engine.Options, cases []engine.Case, f 
 	if err != nil {
 		return usageError{err}
 	}
-	out := f.out
-	if out == "" {
-		out = filepath.Join("results", "ab", time.Now().UTC().Format("20060102T150405Z"))
-	}
-	if err := report.CheckWritable(out); err != nil {
-		return usageError{fmt.Errorf("--out %s: %w", out, err)}
+	out, err := f.outDir("ab")
+	if err != nil {
+		return err
 	}
 	s, err := a.prepare(&o, f)
 	if err != nil {

@@ -187,12 +187,9 @@ func (f *runFlags) options(cmd *cobra.Command) (engine.Options, error) {
 }
 
 func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f *runFlags) error {
-	out := f.out
-	if out == "" {
-		out = filepath.Join("results", "runs", time.Now().UTC().Format("20060102T150405Z"))
-	}
-	if err := report.CheckWritable(out); err != nil {
-		return usageError{fmt.Errorf("--out %s: %w", out, err)}
+	out, err := f.outDir("runs")
+	if err != nil {
+		return err
 	}
 	s, err := a.prepare(&o, f)
 	if err != nil {
@@ -262,4 +259,17 @@ func (a *app) reportFailures(run *result.Run) int {
 		}
 	}
 	return failed
+}
+
+// outDir is --out, or results/<kind>/<UTC stamp>, proven writable before
+// anything is measured.
+func (f *runFlags) outDir(kind string) (string, error) {
+	out := f.out
+	if out == "" {
+		out = filepath.Join("results", kind, time.Now().UTC().Format("20060102T150405Z"))
+	}
+	if err := report.CheckWritable(out); err != nil {
+		return "", usageError{fmt.Errorf("--out %s: %w", out, err)}
+	}
+	return out, nil
 }
