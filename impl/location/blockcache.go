@@ -91,7 +91,14 @@ type BlockCache struct {
 	mask   uint64
 
 	inserts, oversize, flushes, evictions, evictedBytes, eraseOnRelease, rejected atomic.Int64
+	// ids numbers the table readers that use the cache: a block's key is
+	// (reader ID, offset), unique across every store sharing the cache,
+	// where file numbers are unique only within one store.
+	ids atomic.Uint64
 }
+
+// newID returns a cache-unique ID for a table reader.
+func (c *BlockCache) newID() uint64 { return c.ids.Add(1) }
 
 // NewBlockCache returns a cache with the given options.
 func NewBlockCache(o CacheOptions) (*BlockCache, error) {

@@ -153,9 +153,14 @@ func Open(o Options) (*Store, error) {
 	case !st.IsDir():
 		return nil, fmt.Errorf("data directory %s: not a directory", o.Dir)
 	}
-	m, _, err := readManifest(o.Dir)
+	m, found, err := readManifest(o.Dir)
 	if err != nil {
 		return nil, err
+	}
+	if !found {
+		if err := checkNoData(o.Dir); err != nil {
+			return nil, err
+		}
 	}
 	s := &Store{o: o, dir: o.Dir, man: m, mem: newMemtable()}
 	if m.Layout == "" {
@@ -177,6 +182,34 @@ func Open(o Options) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// checkNoData refuses a directory without a MANIFEST that holds tables or
+// non-empty logs: without the manifest nothing accounts for them, and
+// opening would treat them as the orphans of a crash and delete them.
+// (A store's first log is created, empty, just before its first manifest,
+// so an empty log alone is the remains of a crash during creation.)
+func checkNoData(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	var data []string
+	for _, e := range entries {
+		name := e.Name()
+		info, err := e.Info()
+		if err != nil {
+			return err
+		}
+		if strings.HasSuffix(name, ".sst") || (strings.HasSuffix(name, ".log") && info.Size() > 0) {
+			data = append(data, name)
+		}
+	}
+	if len(data) > 0 {
+		return fmt.Errorf("%w: %s has no MANIFEST but holds %d tables and logs (%s): refusing to open a store whose data nothing accounts for",
+			ErrCorrupt, dir, len(data), strings.Join(data[:min(len(data), 5)], ", "))
+	}
+	return nil
 }
 
 // recover replays the logs newer than the manifest's into the memtable,
@@ -304,6 +337,9 @@ func (s *Store) Apply(keys, values [][]byte) error {
 		if d, ok := s.deletedRange(k); ok {
 			return fmt.Errorf("put %x: %w [%x, %x)", k, ErrDeleted, []byte(d.Start), []byte(d.End))
 		}
+	}
+	if len(keys) == 0 {
+		return nil // nothing to log: the log holds no empty records
 	}
 	if err := s.log.append(keys, values, s.o.Sync); err != nil {
 		return fmt.Errorf("write-ahead log: %w", err)

@@ -19,14 +19,16 @@ var ErrCorrupt = errors.New("corrupt table")
 
 // table reads one table file through a block cache.
 type table struct {
-	num    uint64
-	path   string
-	f      io.ReaderAt
-	closer io.Closer
-	size   int64
-	cache  *BlockCache
-	layout Layout
-	info   TableInfo
+	num uint64
+	// cacheID keys the table's blocks in its cache (see BlockCache.newID).
+	cacheID uint64
+	path    string
+	f       io.ReaderAt
+	closer  io.Closer
+	size    int64
+	cache   *BlockCache
+	layout  Layout
+	info    TableInfo
 
 	filterH handle // full filter (Full)
 	indexH  handle // single index (Full) or top-level index (Partitioned)
@@ -107,6 +109,9 @@ func openTable(path string, num uint64, cache *BlockCache) (*table, error) {
 
 func newTable(r io.ReaderAt, c io.Closer, size int64, path string, num uint64, cache *BlockCache) (*table, error) {
 	t := &table{num: num, path: path, f: r, closer: c, size: size, cache: cache}
+	if cache != nil {
+		t.cacheID = cache.newID()
+	}
 	if size < footerSize {
 		return nil, t.corrupt("footer", 0, fmt.Errorf("file of %d bytes", size))
 	}
@@ -289,7 +294,7 @@ func (t *table) readParsed(h handle, k blockKind, p *Perf) (any, error) {
 
 // get returns the block at h with a cache reference (release it).
 func (t *table) get(h handle, k blockKind, p *Perf) (*cached, error) {
-	key := cacheKey{t.num, h.offset}
+	key := cacheKey{t.cacheID, h.offset}
 	if e := t.cache.lookup(key); e != nil {
 		p.hit(k)
 		return e, nil

@@ -3,9 +3,8 @@ package location
 import (
 	"bufio"
 	"encoding/binary"
-	"errors"
+	"fmt"
 	"hash/crc32"
-	"io"
 	"os"
 )
 
@@ -15,8 +14,7 @@ import (
 //	uint32 LE payload length, uint32 LE CRC-32C of the payload, payload
 //	payload: (uvarint key length, key, uvarint value length, value)…
 //
-// Replay stops at the first short or mismatching record: a batch torn by a
-// crash was never acknowledged.
+// Replay drops a torn tail and refuses damage in the middle (replayWAL).
 
 type wal struct {
 	f   *os.File
@@ -68,46 +66,73 @@ func (l *wal) close() error {
 	return err
 }
 
-// replayWAL calls apply for every intact record of the log.
+// replayWAL calls apply for every intact record of the log. A bad record
+// (short, oversized or failing its checksum) is a torn tail, dropped, when
+// no intact record follows it: a batch torn by a crash was never
+// acknowledged. When an intact record follows, the damage is in the middle
+// of the log (a flipped bit, not a crash), the records after it were
+// acknowledged, and replay fails with ErrCorrupt instead of cutting the
+// log short: the distinction of RocksDB's kTolerateCorruptedTailRecords.
 func replayWAL(path string, apply func(key, value []byte) error) error {
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	r := bufio.NewReaderSize(f, 256<<10)
-	var hdr [8]byte
-	for {
-		if _, err := io.ReadFull(r, hdr[:]); err != nil {
-			return nil // end, or a torn header
+	for off := 0; off < len(b); {
+		p, ok := recordAt(b, off)
+		if !ok {
+			if next, found := nextRecord(b, off+1); found {
+				return fmt.Errorf("%w: log %s: bad record at offset %d, intact records from offset %d: damage in the middle of the log, not a torn tail", ErrCorrupt, path, off, next)
+			}
+			return nil // a torn tail
 		}
-		n := binary.LittleEndian.Uint32(hdr[:])
-		if n > 1<<30 {
-			return nil
-		}
-		p := make([]byte, n)
-		if _, err := io.ReadFull(r, p); err != nil {
-			return nil
-		}
-		if crc32.Checksum(p, castagnoli) != binary.LittleEndian.Uint32(hdr[4:]) {
-			return nil
-		}
+		off += walHeader + len(p)
 		for len(p) > 0 {
 			kl, a := binary.Uvarint(p)
 			if a <= 0 || uint64(len(p)-a) < kl {
-				return errors.New("malformed log record")
+				return fmt.Errorf("%w: log %s: malformed record", ErrCorrupt, path)
 			}
 			k := p[a : a+int(kl)]
 			p = p[a+int(kl):]
-			vl, b := binary.Uvarint(p)
-			if b <= 0 || uint64(len(p)-b) < vl {
-				return errors.New("malformed log record")
+			vl, c := binary.Uvarint(p)
+			if c <= 0 || uint64(len(p)-c) < vl {
+				return fmt.Errorf("%w: log %s: malformed record", ErrCorrupt, path)
 			}
-			v := p[b : b+int(vl)]
-			p = p[b+int(vl):]
+			v := p[c : c+int(vl)]
+			p = p[c+int(vl):]
 			if err := apply(k, v); err != nil {
 				return err
 			}
 		}
 	}
+	return nil
+}
+
+const walHeader = 8
+
+// recordAt returns the payload of the intact record at off.
+func recordAt(b []byte, off int) ([]byte, bool) {
+	if len(b)-off < walHeader {
+		return nil, false
+	}
+	n := binary.LittleEndian.Uint32(b[off:])
+	if n == 0 || uint64(n) > uint64(len(b)-off-walHeader) {
+		return nil, false
+	}
+	p := b[off+walHeader : off+walHeader+int(n)]
+	if crc32.Checksum(p, castagnoli) != binary.LittleEndian.Uint32(b[off+4:]) {
+		return nil, false
+	}
+	return p, true
+}
+
+// nextRecord finds the first offset at or after from where an intact
+// record starts.
+func nextRecord(b []byte, from int) (int, bool) {
+	for off := from; off+walHeader < len(b); off++ {
+		if _, ok := recordAt(b, off); ok {
+			return off, true
+		}
+	}
+	return 0, false
 }
