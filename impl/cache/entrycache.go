@@ -161,6 +161,10 @@ func (c *EntryCache) InsertBatch(es []*Entry) error {
 // could not overcome.
 var ErrStorage = errors.New("read from storage failed")
 
+// MaxReadEntries bounds one ReadEntries call (a broker reads batches of a
+// few hundred): a larger range is an error, not an allocation of its size.
+const MaxReadEntries = 1 << 20
+
 // ReadEntries returns entries first…last of ledger: the cached ones as
 // copies sharing the cached entries' handlers, the missing runs read from
 // storage (each run once). If any run fails, everything obtained is
@@ -170,6 +174,9 @@ var ErrStorage = errors.New("read from storage failed")
 func (c *EntryCache) ReadEntries(ledger, first, last int64, expectedReads int32) ([]*Entry, error) {
 	if first < 0 || last < first {
 		return nil, fmt.Errorf("bad range [%d, %d] of ledger %d", first, last, ledger)
+	}
+	if last-first >= MaxReadEntries {
+		return nil, fmt.Errorf("range [%d, %d] of ledger %d: more than %d entries in one read", first, last, ledger, MaxReadEntries)
 	}
 	n := int(last - first + 1)
 	out := make([]*Entry, n)

@@ -3,6 +3,8 @@ package cache
 import (
 	"errors"
 	"fmt"
+	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -80,6 +82,11 @@ func TestReadsWithPartialHits(t *testing.T) {
 		release(got)
 		if len(s.reads) != 1 {
 			t.Fatalf("storage read again: %v", s.reads)
+		}
+		for _, r := range [][2]int64{{0, math.MaxInt64}, {1, math.MaxInt64}, {0, MaxReadEntries}} {
+			if _, err := c.ReadEntries(3, r[0], r[1], 1); err == nil || !strings.Contains(err.Error(), "more than") {
+				t.Errorf("ReadEntries(3, %d, %d): %v, want a range error", r[0], r[1], err)
+			}
 		}
 		if _, err := c.ReadEntries(3, 5, 4, 1); err == nil {
 			t.Fatal("an inverted range was read")

@@ -79,8 +79,12 @@ func (c *core) GetRange(first, last Position) []*Entry {
 	c.each(first, last, true, func(w *wrapper, l, e int64) {
 		if v := w.retained(l, e, true); v != nil {
 			if out == nil && first.Ledger == last.Ledger {
-				// one ledger: at most the span, which reads are sized to
-				out = make([]*Entry, 0, min(last.Entry-e+1, 1024))
+				// One ledger: at most the span, which reads are sized to.
+				// last.Entry ≥ e, so the difference fits in a uint64 at
+				// every extreme of int64 (it wraps to 0 only for the
+				// whole int64 range, which the cap covers).
+				span := uint64(last.Entry-e) + 1
+				out = make([]*Entry, 0, min(span-1, 1023)+1)
 			}
 			out = append(out, v)
 		}
