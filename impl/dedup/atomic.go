@@ -1,23 +1,18 @@
 package dedup
 
 import (
-	"math"
 	"sync"
 	"sync/atomic"
 )
 
-const (
-	// absent marks a producer state created but never admitted.
-	absent = math.MinInt64
-	// dead marks a state removed from the map: callers holding it reload.
-	dead = math.MinInt64 + 1
-)
-
-// producer is the per-producer state of Atomic: created once, then only
-// compare-and-swapped.
+// producer is the per-producer state of Atomic: created with its first
+// sequence, then only compare-and-swapped. Every int64 is a valid
+// sequence (no value is reserved as a marker): a producer exists in the
+// map only once it has one, and deleted says it has been removed.
 type producer struct {
-	pushed atomic.Int64
-	_      [56]byte // one cache line per producer
+	pushed  atomic.Int64
+	deleted atomic.Bool
+	_       [52]byte // one cache line per producer
 }
 
 // Atomic creates each producer's state once and then admits with a
@@ -41,65 +36,69 @@ func NewAtomic() *Atomic {
 
 func (a *Atomic) lookup(name string) *producer { return (*a.state.Load())[name] }
 
-// getOrCreate returns name's state, creating it under the writers' lock. A
-// state marked dead is only ever seen while Delete, which holds the lock,
-// swaps the map; waiting for the lock waits that out.
-func (a *Atomic) getOrCreate(name string) *producer {
-	if p := a.lookup(name); p != nil && p.pushed.Load() != dead {
-		return p
+// getOrCreate returns name's live state, or creates it holding seq under
+// the writers' lock and reports created. A deleted state is only ever seen
+// while Delete, which holds the lock, swaps the map; waiting for the lock
+// waits that out.
+func (a *Atomic) getOrCreate(name string, seq int64) (p *producer, created bool) {
+	if p := a.lookup(name); p != nil && !p.deleted.Load() {
+		return p, false
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	old := *a.state.Load()
-	if p := old[name]; p != nil && p.pushed.Load() != dead {
-		return p
+	if p := old[name]; p != nil && !p.deleted.Load() {
+		return p, false
 	}
-	p := &producer{}
-	p.pushed.Store(absent)
+	p = &producer{}
+	p.pushed.Store(seq)
 	next := make(map[string]*producer, len(old)+1)
 	for k, v := range old {
 		next[k] = v
 	}
 	next[name] = p
 	a.state.Store(&next)
-	return p
+	return p, true
 }
 
+// Admit accepts seq when it is above the producer's pushed sequence (or
+// the producer has none) and then records highest. A compare-and-swap
+// that lands on a state Delete is removing linearizes before the Delete.
 func (a *Atomic) Admit(name string, seq, highest int64) (bool, int64) {
 	for {
-		p := a.getOrCreate(name)
-		for {
+		p, created := a.getOrCreate(name, highest)
+		if created {
+			return true, 0
+		}
+		for !p.deleted.Load() {
 			cur := p.pushed.Load()
-			if cur == dead {
-				break // deleted under us: look it up again
-			}
-			if cur != absent && seq <= cur {
+			if seq <= cur {
 				return false, cur
 			}
 			if p.pushed.CompareAndSwap(cur, highest) {
 				return true, 0
 			}
 		}
+		// deleted under us: look it up again
 	}
 }
 
 func (a *Atomic) Pushed(name string) (int64, bool) {
 	p := a.lookup(name)
-	if p == nil {
+	if p == nil || p.deleted.Load() {
 		return 0, false
 	}
-	v := p.pushed.Load()
-	if v == absent || v == dead {
-		return 0, false
-	}
-	return v, true
+	return p.pushed.Load(), true
 }
 
 func (a *Atomic) Set(name string, seq int64) {
 	for {
-		p := a.getOrCreate(name)
-		cur := p.pushed.Load()
-		if cur != dead && p.pushed.CompareAndSwap(cur, seq) {
+		p, created := a.getOrCreate(name, seq)
+		if created {
+			return
+		}
+		if !p.deleted.Load() {
+			p.pushed.Store(seq)
 			return
 		}
 	}
@@ -113,9 +112,9 @@ func (a *Atomic) Delete(name string) {
 	if p == nil {
 		return
 	}
-	// Mark the state dead first: an Admit racing with us then fails its
-	// compare-and-swap, sees dead, and retries on the new map.
-	p.pushed.Store(dead)
+	// Mark the state deleted first: an Admit holding it then retries on
+	// the new map.
+	p.deleted.Store(true)
 	next := make(map[string]*producer, len(old))
 	for k, v := range old {
 		if k != name {
@@ -128,7 +127,7 @@ func (a *Atomic) Delete(name string) {
 func (a *Atomic) Len() int {
 	n := 0
 	for _, p := range *a.state.Load() {
-		if v := p.pushed.Load(); v != absent && v != dead {
+		if !p.deleted.Load() {
 			n++
 		}
 	}
@@ -137,11 +136,10 @@ func (a *Atomic) Len() int {
 
 func (a *Atomic) Range(fn func(string, int64) bool) {
 	for k, p := range *a.state.Load() {
-		v := p.pushed.Load()
-		if v == absent || v == dead {
+		if p.deleted.Load() {
 			continue
 		}
-		if !fn(k, v) {
+		if !fn(k, p.pushed.Load()) {
 			return
 		}
 	}

@@ -3,6 +3,7 @@ package dedup
 import (
 	"errors"
 	"fmt"
+	"maps"
 )
 
 // Entry is one message stored in the topic's log, as recovery replays it.
@@ -46,8 +47,16 @@ func (d *Deduplicator) Recover(log Log) (Recovery, error) {
 		}
 	}
 	rec.From = snap.Position
-	persisted := snap.Sequences
-	replPersisted := snap.ReplPositions
+	// Copies: replay adds to them, and a store's snapshot (whose maps may
+	// be nil) stays as it was loaded.
+	persisted := maps.Clone(snap.Sequences)
+	if persisted == nil {
+		persisted = map[string]int64{}
+	}
+	replPersisted := maps.Clone(snap.ReplPositions)
+	if replPersisted == nil {
+		replPersisted = map[string]Position{}
+	}
 	err := log.Replay(snap.Position, func(e Entry) error {
 		m := &e.Message
 		if err := m.validate(d.cfg.ReplicatorPrefix); err != nil {
