@@ -184,12 +184,19 @@ func (x *Index) DeleteLedger(ledger int64) error {
 	if err := b.Set(marker(ledger), nil, nil); err != nil {
 		return err
 	}
-	if err := b.Commit(pebble.Sync); err != nil {
-		return err
-	}
+	// Marked deleted before the range deletion becomes visible: a get in
+	// between reads ErrLedgerDeleted, never ErrNotFound for an entry that
+	// is neither deleted nor absent. A failed commit unmarks it.
 	x.mu.Lock()
+	was := x.deleted[ledger]
 	x.deleted[ledger] = true
 	x.mu.Unlock()
+	if err := b.Commit(pebble.Sync); err != nil {
+		x.mu.Lock()
+		x.deleted[ledger] = was
+		x.mu.Unlock()
+		return err
+	}
 	return nil
 }
 
