@@ -1,6 +1,7 @@
 package hostcheck_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -226,4 +227,44 @@ func TestLock(t *testing.T) {
 		t.Fatalf("lock after release: %v", err)
 	}
 	release()
+}
+
+// TestResetWritesOnlyKnownKnobs: a state file that names any file but a
+// CPU knob, or a value no knob takes, is refused before anything is
+// written; the file it names keeps its contents.
+func TestResetWritesOnlyKnownKnobs(t *testing.T) {
+	h := hostchecktest.FixtureHost(t, hostchecktest.Fixtures()["laptop-battery-powersave"])
+	outside := filepath.Join(filepath.Dir(h.Root), "victim")
+	os.WriteFile(outside, []byte("precious\n"), 0o644)
+	rel, _ := filepath.Rel(h.Root, outside)
+	governor := "sys/devices/system/cpu/cpu0/cpufreq/scaling_governor"
+	os.MkdirAll(filepath.Join(h.Root, "sys/devices/system/cpu/smt"), 0o755)
+	os.Symlink(outside, filepath.Join(h.Root, "sys/devices/system/cpu/smt/control")) // a knob that leads elsewhere
+	for _, tc := range []struct{ path, old, want string }{
+		{rel, "again", "is not a knob"},
+		{"../../../../" + rel, "again", "is not a knob"},
+		{"sys/devices/system/cpu/../../../" + rel, "again", "is not a knob"},
+		{"/etc/passwd", "x", "is not a knob"},
+		{"sys/devices/system/cpu/cpu0/cpufreq/scaling_governor/../../../../../../" + rel, "x", "is not a knob"},
+		{governor, "powersave\nroot::0:0", "is not one a CPU knob takes"},
+		{"sys/devices/system/cpu/smt/control", "on", "is not a regular file"},
+	} {
+		state := filepath.Join(t.TempDir(), "state.json")
+		b, _ := json.Marshal(hostcheck.TuneState{Writes: []hostcheck.Write{{Path: governor, Old: "powersave"}, {Path: tc.path, Old: tc.old}}})
+		os.WriteFile(state, b, 0o644)
+		before, _ := os.ReadFile(filepath.Join(h.Root, governor))
+		_, err := h.Reset(state)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Reset of %q: %v, want %q", tc.path, err, tc.want)
+		}
+		if got, _ := os.ReadFile(outside); string(got) != "precious\n" {
+			t.Fatalf("Reset of %q wrote %q outside the knobs", tc.path, got)
+		}
+		if after, _ := os.ReadFile(filepath.Join(h.Root, governor)); string(after) != string(before) {
+			t.Errorf("Reset of %q restored a knob before refusing", tc.path)
+		}
+		if _, err := os.Stat(state); err != nil {
+			t.Errorf("a refused reset removed its state file: %v", err)
+		}
+	}
 }

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -114,6 +116,13 @@ func (h *Host) Reset(statePath string) ([]Write, error) {
 	if err := json.Unmarshal(b, &st); err != nil {
 		return nil, fmt.Errorf("%s: %w", statePath, err)
 	}
+	// Every write is checked before any is made: a state file that names
+	// anything but a known knob restores nothing.
+	for _, w := range st.Writes {
+		if err := h.checkWrite(w.Path, w.Old); err != nil {
+			return nil, fmt.Errorf("%s: %w", statePath, err)
+		}
+	}
 	var errs []error
 	var restored []Write
 	for i := len(st.Writes) - 1; i >= 0; i-- {
@@ -130,9 +139,39 @@ func (h *Host) Reset(statePath string) ([]Write, error) {
 	return restored, os.Remove(statePath)
 }
 
+// knobRE matches the only files tune and reset ever write, relative to the
+// host root: the cpufreq governor and frequency limits of a CPU, turbo and
+// boost, and SMT.
+var knobRE = regexp.MustCompile(`^sys/devices/system/cpu/(cpu[0-9]+/cpufreq/(scaling_governor|scaling_min_freq|scaling_max_freq)|intel_pstate/no_turbo|cpufreq/boost|smt/control)$`)
+
+// valueRE matches the values those knobs take (a governor name, a
+// frequency in kHz, 0 or 1, on/off/forceoff).
+var valueRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,32}$`)
+
+// checkWrite refuses a write anywhere but a known knob, or of a value no
+// knob takes. The path is checked as given (a relative, clean path, so
+// nothing of it is resolved away) and must name a regular file under the
+// root.
+func (h *Host) checkWrite(p, value string) error {
+	if p != path.Clean(p) || !knobRE.MatchString(p) {
+		return fmt.Errorf("%q is not a knob benchctl sets (cpufreq governor and limits, intel_pstate/no_turbo, cpufreq/boost, smt/control): refusing to write it", p)
+	}
+	if !valueRE.MatchString(strings.TrimSpace(value)) {
+		return fmt.Errorf("%s: value %q is not one a CPU knob takes: refusing to write it", p, value)
+	}
+	full := filepath.Join(h.Root, filepath.FromSlash(p))
+	if fi, err := os.Lstat(full); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (%s): refusing to write it", full, fi.Mode().Type())
+	}
+	return nil
+}
+
 func (h *Host) write(p, value string) error {
 	if h.Root == "" {
 		return errors.New("host has no writable root")
+	}
+	if err := h.checkWrite(p, value); err != nil {
+		return err
 	}
 	full := filepath.Join(h.Root, filepath.FromSlash(p))
 	f, err := os.OpenFile(full, os.O_WRONLY|os.O_TRUNC, 0)
