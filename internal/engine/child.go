@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 
@@ -64,7 +65,9 @@ func ChildMain(r *harness.Registry) int {
 		return 3
 	}
 	defer conn.Close()
-	if err := childRun(conn, r); err != nil {
+	var finished atomic.Bool
+	if err := childRun(conn, r, &finished); err != nil {
+		finished.Store(true)
 		f := failure{Message: err.Error()}
 		var pe *trial.PhaseError
 		if errors.As(err, &pe) {
@@ -84,7 +87,7 @@ func ChildMain(r *harness.Registry) int {
 	return 0
 }
 
-func childRun(conn *fork.Conn, r *harness.Registry) error {
+func childRun(conn *fork.Conn, r *harness.Registry, finished *atomic.Bool) error {
 	h, _ := json.Marshal(hello{PID: os.Getpid(), GoVersion: runtime.Version(), GOMAXPROCS: runtime.GOMAXPROCS(0), CPUs: affinity()})
 	if err := conn.Send(fork.Hello, h); err != nil {
 		return fmt.Errorf("send hello: %w", err)
@@ -100,6 +103,12 @@ func childRun(conn *fork.Conn, r *harness.Registry) error {
 	if err := json.Unmarshal(f.Payload, &p); err != nil {
 		return fmt.Errorf("decode plan: %w", err)
 	}
+	// The parent sends nothing after the plan: its end closing means it
+	// is gone, and a fork no one reads must not go on measuring.
+	conn.WatchParent(finished.Load, func() {
+		fmt.Fprintln(os.Stderr, "benchctl child: the parent closed the link; exiting")
+		os.Exit(3)
+	})
 	b, ok := r.Lookup(p.Benchmark)
 	if !ok {
 		return fmt.Errorf("no benchmark %q in this binary", p.Benchmark)
@@ -115,5 +124,6 @@ func childRun(conn *fork.Conn, r *harness.Registry) error {
 		return err
 	}
 	d, _ := json.Marshal(done{Sink: sink})
+	finished.Store(true)
 	return conn.Send(fork.Done, d)
 }

@@ -73,7 +73,13 @@ func init() {
 
 func TestMain(m *testing.M) {
 	if engine.IsChild() {
+		if fakeChild() {
+			return
+		}
 		os.Exit(engine.ChildMain(forkRegistry))
+	}
+	if parentMain() {
+		return
 	}
 	os.Exit(m.Run())
 }

@@ -345,8 +345,9 @@ func (rn *Runner) fork(ctx context.Context, exe string, p *trial.Plan, timeout t
 	return fe
 }
 
-// logFile opens DIR/logs/<case>.<suffix>.log, or returns nil.
-func (rn *Runner) logFile(c result.Case, suffix string) *os.File {
+// logFile opens DIR/logs/<case>.<suffix>.log, capped at LogCap, or
+// returns nil.
+func (rn *Runner) logFile(c result.Case, suffix string) *cappedLog {
 	if rn.LogDir == "" {
 		return nil
 	}
@@ -358,12 +359,12 @@ func (rn *Runner) logFile(c result.Case, suffix string) *os.File {
 	if err != nil {
 		return nil
 	}
-	return f
+	return &cappedLog{f: f, head: LogCap / 2, tail: make([]byte, LogCap/2)}
 }
 
 // forkOnce runs one fork of plan p with cmd and collects what it reports.
 // The iterations it got are returned even when it fails.
-func (rn *Runner) forkOnce(ctx context.Context, cmd command, p *trial.Plan, timeout time.Duration, log *os.File) (res forkResult, fe *result.ForkError) {
+func (rn *Runner) forkOnce(ctx context.Context, cmd command, p *trial.Plan, timeout time.Duration, log *cappedLog) (res forkResult, fe *result.ForkError) {
 	var logw io.Writer
 	if log != nil {
 		defer log.Close()
@@ -440,6 +441,9 @@ func (rn *Runner) forkOnce(ctx context.Context, cmd command, p *trial.Plan, time
 				return res, fail("decode done", err)
 			}
 			res.sink = d.Sink
+			if len(res.iterations) == 0 {
+				return res, &result.ForkError{Message: "the child reported done without any iteration (a child of another version, or a broken one)"}
+			}
 			return res, nil
 		case fork.Error:
 			var fl failure

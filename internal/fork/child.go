@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+
+	"golang.org/x/sys/unix"
 )
 
 // EnvVar marks a process as a fork child; its value is the protocol
@@ -31,12 +33,40 @@ func OpenChild() (*Conn, error) {
 	if v != fmt.Sprint(Version) {
 		return nil, fmt.Errorf("fork child: parent speaks protocol %q, this binary speaks %d", v, Version)
 	}
+	if _, err := unix.FcntlInt(toParentFD, unix.F_GETFD, 0); err != nil {
+		return nil, errors.New("fork child: link file descriptors 3 and 4 are not open")
+	}
+	// Neither the link nor the marker is passed on to the processes a
+	// benchmark starts: a helper holding fd 3 would keep the parent from
+	// seeing the child exit, and one of this binary would take itself for
+	// a fork.
+	unix.CloseOnExec(toParentFD)
+	unix.CloseOnExec(fromParentFD)
+	os.Unsetenv(EnvVar)
 	out := os.NewFile(toParentFD, "to-parent")
 	in := os.NewFile(fromParentFD, "from-parent")
 	if out == nil || in == nil {
 		return nil, errors.New("fork child: link file descriptors 3 and 4 are not open")
 	}
 	return &Conn{in: in, out: out}, nil
+}
+
+// WatchParent calls gone, from a goroutine of its own, when the parent's
+// end of the link closes before finished reports true: the parent died
+// (or gave up on this child), and no one will read what it measures. The
+// caller sends nothing more on the link after that.
+func (c *Conn) WatchParent(finished func() bool, gone func()) {
+	go func() {
+		var b [1]byte
+		for {
+			if _, err := c.in.Read(b[:]); err != nil {
+				if !finished() {
+					gone()
+				}
+				return
+			}
+		}
+	}()
 }
 
 // Send writes one frame to the parent.

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -68,7 +69,14 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	cmd := exec.CommandContext(ctx, s.Path, s.Args...)
 	cmd.Env = append(append(os.Environ(), s.Env...), fmt.Sprintf("%s=%d", EnvVar, Version))
 	cmd.ExtraFiles = []*os.File{fromChildW, toChildR} // fds 3 and 4
+	// The child leads a process group of its own, so a kill reaches the
+	// helpers it started; it dies with the parent (SIGKILL of benchctl
+	// leaves no fork measuring beside the next run); and a helper that
+	// keeps its stdout or stderr open delays Wait by WaitDelay at most.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.WaitDelay = WaitDelay
 	p := &Process{cmd: cmd, toChild: toChildW, frames: make(chan result, 16), tail: &tail{max: TailLines}}
+	cmd.Cancel = func() error { p.Kill(); return nil }
 	logw := s.Log
 	if logw == nil {
 		logw = io.Discard
@@ -118,9 +126,15 @@ func (p *Process) Next(timeout time.Duration) (Frame, error) {
 	}
 }
 
-// Kill kills the child.
+// WaitDelay bounds how long Wait waits, after the child has exited, for
+// the helpers that inherited its stdout and stderr to close them.
+const WaitDelay = 2 * time.Second
+
+// Kill kills the child and every process of its group (the helpers it
+// started).
 func (p *Process) Kill() {
 	if p.cmd.Process != nil {
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 		_ = p.cmd.Process.Kill()
 	}
 }
@@ -144,6 +158,11 @@ func (p *Process) Wait(grace time.Duration) error {
 			p.waitErr = errors.New("killed after the grace period")
 		}
 	}
+	if errors.Is(p.waitErr, exec.ErrWaitDelay) {
+		p.waitErr = nil // the child exited cleanly; a helper held its output
+	}
+	// Helpers the child left running would run beside the next fork.
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	return p.waitErr
 }
 
