@@ -329,15 +329,15 @@ func (a *app) doAB(cmd *cobra.Command, o engine.Options, cases []engine.Case, f 
 	if err != nil {
 		return usageError{err}
 	}
-	out, err := f.outDir("ab")
-	if err != nil {
-		return err
-	}
 	s, err := a.prepare(&o, f)
 	if err != nil {
 		return err
 	}
 	defer s.release()
+	out, err := f.outDir("ab")
+	if err != nil {
+		return err
+	}
 	_, _ = git(root, "worktree", "prune") // worktrees of an earlier, killed ab
 	work, err := os.MkdirTemp("", "benchctl-ab-")
 	if err != nil {
@@ -363,7 +363,7 @@ func (a *app) doAB(cmd *cobra.Command, o engine.Options, cases []engine.Case, f 
 	sides := []engine.Side{{Name: "baseline", Executable: base.bin}, {Name: "experiment", Executable: head.bin}}
 	runAB := func(seed uint64, file string) (*compare.Tables, bool, error) {
 		o.Seed = seed
-		path, failed, err := a.runSides(cmd, o, cases, s, root, revs[:], sides, filepath.Join(out, file), filepath.Join(out, "logs"), notes)
+		path, failed, err := a.runSides(cmd, o, cases, s, root, revs[:], sides, filepath.Join(out, file), filepath.Join(out, "logs"), notes, replaceFile)
 		if err != nil {
 			return nil, failed, err
 		}
@@ -430,11 +430,16 @@ func shortCommit(c string) string {
 	return c
 }
 
+// replaceFile writes data to path, replacing what is there atomically.
+func replaceFile(path string, data []byte) (string, error) {
+	return path, report.WriteFileAtomic(path, data)
+}
+
 // runSides runs the sides interleaved and writes their A/B file (or, for
-// one side, a plain results file) to path. It returns whether a fork
-// failed.
+// one side, a plain results file) to path with write, which returns the
+// path it wrote. It returns whether a fork failed.
 func (a *app) runSides(cmd *cobra.Command, o engine.Options, cases []engine.Case, s *session, root string,
-	revs []revision, sides []engine.Side, path, logDir string, notes []string) (string, bool, error) {
+	revs []revision, sides []engine.Side, path, logDir string, notes []string, write func(string, []byte) (string, error)) (string, bool, error) {
 	prog := newProgress(a.stderr)
 	rn := &engine.Runner{LogDir: logDir, Progress: prog.event, CPUs: o.CPUs, BeforeFork: s.beforeFork}
 	runs, runErr := rn.RunSides(cmd.Context(), o, cases, sides)
@@ -463,7 +468,8 @@ func (a *app) runSides(cmd *cobra.Command, o engine.Options, cases []engine.Case
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return "", failed, failedError{err.Error()}
 	}
-	if err := report.WriteFileAtomic(path, buf.Bytes()); err != nil {
+	path, err := write(path, buf.Bytes())
+	if err != nil {
 		return "", failed, failedError{err.Error()}
 	}
 	for _, r := range runs {

@@ -2,6 +2,7 @@ package benchctl
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -25,8 +26,14 @@ func (a *app) compareCmd() *cobra.Command {
 			if names != "" {
 				nameList = strings.Split(names, ",")
 			}
-			if o.MinChange < 0 {
-				return usageError{fmt.Errorf("--min-change %g: must not be negative", o.MinChange)}
+			if o.MinChange < 0 || math.IsNaN(o.MinChange) || math.IsInf(o.MinChange, 0) {
+				return usageError{fmt.Errorf("--min-change %g: must be a finite number, 0 or more", o.MinChange)}
+			}
+			if !(o.Alpha > 0 && o.Alpha < 1) {
+				return usageError{fmt.Errorf("--alpha %g: must be between 0 and 1", o.Alpha)}
+			}
+			if !(o.Confidence > 0 && o.Confidence < 1) {
+				return usageError{fmt.Errorf("--confidence %g: must be between 0 and 1", o.Confidence)}
 			}
 			render := map[string]func(*compare.Tables) error{
 				"text": func(t *compare.Tables) error { return t.Text(a.stdout, nameList) },

@@ -4,15 +4,17 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
-	"time"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/harness/history"
 	"github.com/ledgerbench/ledgerbench/harness/report"
+	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 	"github.com/ledgerbench/ledgerbench/internal/chart"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 )
@@ -128,7 +130,7 @@ func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Cas
 		revs = rs[:]
 		sides = []engine.Side{{Name: "baseline", Executable: base.bin}, {Name: "experiment", Executable: exe}}
 	}
-	path := history.NightlyPath(resultsDir, check.MachineID, time.Now(), head)
+	path := history.NightlyPath(resultsDir, check.MachineID, a.clock(), head)
 	if _, err := os.Stat(path); err == nil {
 		return failedError{path + " exists: nightly results are append-only"}
 	}
@@ -137,7 +139,7 @@ func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Cas
 	if err != nil {
 		return failedError{err.Error()}
 	}
-	path, failed, err := a.runSides(cmd, o, cases, s, root, revs, sides, path, logs, notes)
+	path, failed, err := a.runSides(cmd, o, cases, s, root, revs, sides, path, logs, notes, recordNew)
 	a.say("fork logs in %s", logs)
 	if err != nil {
 		return err
@@ -179,6 +181,9 @@ func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Cas
 	for _, m := range reports {
 		if m.MachineID == check.MachineID {
 			regs = m.Regressions()
+			for _, w := range m.Warnings {
+				a.say("history: %s", w)
+			}
 		}
 	}
 	for _, r := range regs {
@@ -191,6 +196,24 @@ func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Cas
 		return failedError{fmt.Sprintf("%d new regression(s) on machine %s; see %s", len(regs), check.MachineID, filepath.Join(resultsDir, "README.md"))}
 	}
 	return nil
+}
+
+// recordNew records a nightly run at path, or beside it as path-2.txt,
+// path-3.txt… when another run took that name meanwhile: it creates the
+// file exclusively and never replaces a recorded run.
+func recordNew(path string, data []byte) (string, error) {
+	base := strings.TrimSuffix(path, ".txt")
+	for i := 1; i <= 100; i++ {
+		p := path
+		if i > 1 {
+			p = fmt.Sprintf("%s-%d.txt", base, i)
+		}
+		err := atomicfile.CreateNew(p, data)
+		if !errors.Is(err, fs.ErrExist) {
+			return p, err
+		}
+	}
+	return "", fmt.Errorf("%s and 99 more names beside it exist: nightly results are append-only", path)
 }
 
 // anchorRevisions resolves the anchor and HEAD as baseline and experiment.
@@ -220,8 +243,8 @@ func machineReports(dir string) ([]*history.MachineReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		series, warnings := history.Load(runs)
-		m := &history.MachineReport{MachineID: e.Name(), Runs: runs, Series: series, Shifts: map[*history.Series][]history.Shift{}, Warnings: warnings}
+		series, used, warnings := history.Load(runs)
+		m := &history.MachineReport{MachineID: e.Name(), Runs: used, Series: series, Shifts: map[*history.Series][]history.Shift{}, Warnings: warnings}
 		for _, s := range series {
 			m.Shifts[s] = history.Analyze(s, history.CPDOptions{Seed: 1})
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -47,6 +48,15 @@ type app struct {
 	header func(*report.Header)
 	// host, when set, replaces the local host (tests feed fixtures).
 	host func() *hostcheck.Host
+	// now, when set, replaces the clock that names recorded runs.
+	now func() time.Time
+}
+
+func (a *app) clock() time.Time {
+	if a.now != nil {
+		return a.now()
+	}
+	return time.Now()
 }
 
 func (a *app) main(ctx context.Context, args []string) int {

@@ -126,6 +126,9 @@ func (a *app) plan(cmd *cobra.Command, f *runFlags) (engine.Options, []engine.Ca
 			return o, nil, usageError{fmt.Errorf("%s %g: must be a finite number, 0 or more", name, v)}
 		}
 	}
+	if f.lockPath == "" && !f.ignoreLock {
+		return o, nil, usageError{errors.New("--lock is empty: name the run lock file, or pass --ignore-lock")}
+	}
 	if cmd.Flags().Changed("suite") && f.suite == "" {
 		return o, nil, usageError{errors.New("--suite is empty (all runs every benchmark)")}
 	}
@@ -187,15 +190,17 @@ func (f *runFlags) options(cmd *cobra.Command) (engine.Options, error) {
 }
 
 func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f *runFlags) error {
-	out, err := f.outDir("runs")
-	if err != nil {
-		return err
-	}
+	// The lock and the host first: a run refused for either leaves no
+	// empty output directory behind.
 	s, err := a.prepare(&o, f)
 	if err != nil {
 		return err
 	}
 	defer s.release()
+	out, err := f.outDir("runs")
+	if err != nil {
+		return err
+	}
 	header := s.header(a.dir)
 	if o.Forks == 0 {
 		a.say("WARNING: --forks 0 runs every benchmark inside this process: heap, GC and scheduler state carry over between benchmarks, so results are less trustworthy than forked ones")
@@ -214,14 +219,17 @@ func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f
 	if run == nil {
 		return failedError{runErr.Error()}
 	}
-	if err := report.WriteRun(out, header, run); err != nil {
-		return failedError{fmt.Sprintf("writing results: %v", err)}
-	}
+	// The table first: a disk too full for the files must not lose what
+	// was measured.
 	var table bytes.Buffer
 	if err := report.WriteTable(&table, run); err != nil {
 		return failedError{fmt.Sprintf("rendering the table: %v", err)}
 	}
 	a.stdout.Write(table.Bytes())
+	failed := a.reportFailures(run)
+	if err := report.WriteRun(out, header, run); err != nil {
+		return failedError{fmt.Sprintf("writing results: %v", err)}
+	}
 	fmt.Fprintf(a.stdout, "\nresults: %s and %s\n", filepath.Join(out, "bench.txt"), filepath.Join(out, "bench.json"))
 	for _, n := range run.ProfileNotes {
 		a.say("profiler %s", n)
@@ -233,7 +241,6 @@ func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f
 		}
 		fmt.Fprintf(a.stdout, "\n%s\nprofiles: %s\n", summary, filepath.Join(out, "profiles"))
 	}
-	failed := a.reportFailures(run)
 	if runErr != nil {
 		return failedError{fmt.Sprintf("run interrupted: %v (results so far are written)", runErr)}
 	}

@@ -103,11 +103,18 @@ func Build(paths []string, o Options) (*Tables, error) {
 	colsSeen := map[*Table]map[benchproc.Key]bool{}
 	values := map[*Table]map[[2]benchproc.Key][]float64{}
 	files := benchfmt.Files{Paths: paths, AllowLabels: true}
+	results := map[string]int{}
 	for files.Scan() {
 		switch rec := files.Result().(type) {
 		case *benchfmt.SyntaxError:
 			out.Warnings = append(out.Warnings, rec.Error())
 		case *benchfmt.Result:
+			file, line := rec.Pos()
+			results[file]++
+			if bad := nonFinite(rec); bad != "" {
+				out.Warnings = append(out.Warnings, fmt.Sprintf("%s:%d: %s value, result left out", file, line, bad))
+				continue
+			}
 			if ok, err := filter.Apply(rec); !ok {
 				if err != nil {
 					out.Warnings = append(out.Warnings, err.Error())
@@ -138,6 +145,15 @@ func Build(paths []string, o Options) (*Tables, error) {
 	}
 	if err := files.Err(); err != nil {
 		return nil, err
+	}
+	for _, p := range paths {
+		name := p
+		if _, after, ok := strings.Cut(p, "="); ok {
+			name = after // a "label=path" argument, as benchfmt.Files reads it
+		}
+		if results[name] == 0 {
+			return nil, fmt.Errorf("%s holds no benchmark result: is it a Go benchmark-format file?", name)
+		}
 	}
 	meta := benchfmt.UnitMetadataMap(files.Units())
 	thr := benchmath.DefaultThresholds
@@ -323,4 +339,15 @@ func commonRows(tables []*Table) (common, cols int) {
 		}
 	}
 	return common, cols
+}
+
+// nonFinite names a NaN or infinite value of the result ("" if none): a
+// summary of it would be a number that means nothing.
+func nonFinite(r *benchfmt.Result) string {
+	for _, v := range r.Values {
+		if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
+			return fmt.Sprintf("%g %s", v.Value, v.Unit)
+		}
+	}
+	return ""
 }

@@ -78,11 +78,14 @@ type Series struct {
 
 // Load reads result files (oldest first) into one series per benchmark
 // and unit of time or throughput. In an A/B file only the experiment side
-// counts. A file that does not parse is skipped and reported.
-func Load(paths []string) ([]*Series, []string) {
+// counts. Nothing unreadable is skipped silently: a file that cannot be
+// read, a syntax error, a file whose reading stopped early (a line over
+// the reader's limit), a file without results and a NaN or infinite value
+// are each a warning naming the file; used lists the files that gave at
+// least one point.
+func Load(paths []string) (series []*Series, used []string, warnings []string) {
 	byKey := map[string]*Series{}
 	var order []string
-	var warnings []string
 	for _, p := range paths {
 		f, err := os.Open(p)
 		if err != nil {
@@ -113,13 +116,26 @@ func Load(paths []string) ([]*Series, []string) {
 					if v.Unit != "sec/op" && v.Unit != "ops/s" {
 						continue
 					}
+					if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
+						_, line := rec.Pos()
+						warnings = append(warnings, fmt.Sprintf("%s:%d: %g %s left out", p, line, v.Value, v.Unit))
+						continue
+					}
 					k := string(rec.Name.Full()) + "\x00" + v.Unit
 					vals[k] = append(vals[k], v.Value)
 					commit[k], env[k] = c, string(rec.GetConfig("env-id"))
 				}
 			}
 		}
+		if err := r.Err(); err != nil {
+			warnings = append(warnings, fmt.Sprintf("%s: reading stopped: %v; the results after it are left out", p, err))
+		}
 		f.Close()
+		if len(vals) == 0 {
+			warnings = append(warnings, fmt.Sprintf("%s: no time or throughput result: not counted as a run", p))
+			continue
+		}
+		used = append(used, p)
 		keys := make([]string, 0, len(vals))
 		for k := range vals {
 			keys = append(keys, k)
@@ -139,11 +155,11 @@ func Load(paths []string) ([]*Series, []string) {
 		}
 	}
 	sort.Strings(order)
-	out := make([]*Series, 0, len(order))
+	series = make([]*Series, 0, len(order))
 	for _, k := range order {
-		out = append(out, byKey[k])
+		series = append(series, byKey[k])
 	}
-	return out, warnings
+	return series, used, warnings
 }
 
 // Shift is a change point of a series with the medians around it.

@@ -2,8 +2,10 @@ package history
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +44,7 @@ func TestSeriesAndShifts(t *testing.T) {
 	if err != nil || len(runs) != 24 || !strings.Contains(runs[0], filepath.Join("nightly", "m1", "2026", "11")) {
 		t.Fatalf("runs %d %v", len(runs), err)
 	}
-	series, warns := Load(runs)
+	series, _, warns := Load(runs)
 	if len(series) != 2 || len(warns) != 0 {
 		t.Fatalf("%d series, warnings %v", len(series), warns)
 	}
@@ -70,7 +72,7 @@ func TestEnvironmentChangeIsAnnotatedNotAlarmed(t *testing.T) {
 		return "e1"
 	})
 	runs, _ := Runs(dir, "m1")
-	series, _ := Load(runs)
+	series, _, _ := Load(runs)
 	shifts := Analyze(series[0], CPDOptions{Seed: 1})
 	if len(shifts) != 1 || !shifts[0].EnvChanged || shifts[0].New {
 		t.Errorf("shifts %+v: want the shift annotated as an environment change, not new", shifts)
@@ -81,10 +83,45 @@ func TestImprovementIsNotARegression(t *testing.T) {
 	dir := t.TempDir()
 	writeRuns(t, dir, step(24, 20, 120, 100), func(int) string { return "e1" })
 	runs, _ := Runs(dir, "m1")
-	series, _ := Load(runs)
+	series, _, _ := Load(runs)
 	for _, s := range series {
 		if sh := Analyze(s, CPDOptions{Seed: 1}); len(sh) != 1 || sh[0].Worse || sh[0].New {
 			t.Errorf("%s: %+v, want one better shift", s.Unit, sh)
+		}
+	}
+}
+
+// TestLoadWarnsOnUnreadableRuns: a line over the reader's limit, a file
+// without results, a directory named like a run and a NaN value are each
+// a warning naming the file; none is counted as a run, and no series
+// holds a NaN (a NaN once made every later chart fail).
+func TestLoadWarnsOnUnreadableRuns(t *testing.T) {
+	dir := t.TempDir()
+	w := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		os.WriteFile(p, []byte(text), 0o644)
+		return p
+	}
+	good := w("1.txt", "commit: a\nBenchmarkX 1 10 ns/op\nBenchmarkX 1 11 ns/op\n")
+	long := w("2.txt", "commit: b\nBenchmarkX 1 10 ns/op\n# "+strings.Repeat("x", 70<<10)+"\nBenchmarkX 1 12 ns/op\n")
+	garbage := w("3.txt", "\x00\x01 not a results file\n")
+	nan := w("4.txt", "commit: d\nBenchmarkX 1 NaN ns/op\nBenchmarkX 1 13 ns/op\n")
+	os.Mkdir(filepath.Join(dir, "5.txt"), 0o755)
+	series, used, warns := Load([]string{good, long, garbage, nan, filepath.Join(dir, "5.txt")})
+	all := strings.Join(warns, "\n")
+	for _, want := range []string{long + ": reading stopped", garbage + ": no time or throughput result", nan + ":2: NaN sec/op left out", "5.txt"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no warning %q in:\n%s", want, all)
+		}
+	}
+	if len(used) != 3 || slices.Contains(used, garbage) {
+		t.Errorf("counted as runs: %v", used)
+	}
+	for _, s := range series {
+		for _, p := range s.Points {
+			if math.IsNaN(p.Value) {
+				t.Errorf("%s holds NaN from %s", s.Benchmark, p.File)
+			}
 		}
 	}
 }

@@ -26,9 +26,24 @@ func WriteSync(path string, data []byte) error {
 // old file or the new one, never a part. On error the temporary file is
 // removed. The rename is durable once the directory is synced (SyncDir).
 func Replace(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	tmp, err := Temp(path, data)
 	if err != nil {
 		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// Temp writes data, fsynced, to a new temporary file beside path (named
+// ".<base>.tmp…") and returns its name, for the caller to rename or link
+// into place. On error nothing is left behind.
+func Temp(path string, data []byte) (string, error) {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return "", err
 	}
 	tmp := f.Name()
 	_, err = f.Write(data)
@@ -41,13 +56,36 @@ func Replace(path string, data []byte) error {
 	if err == nil {
 		err = os.Chmod(tmp, 0o644)
 	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
 	if err != nil {
 		os.Remove(tmp)
+		return "", err
 	}
-	return err
+	return tmp, nil
+}
+
+// CreateNew writes data to path only if no file is there, atomically: the
+// data is written and synced under a temporary name and then hard-linked
+// to path, which fails with an error satisfying errors.Is(err,
+// fs.ErrExist) when path exists. An existing file is never replaced.
+func CreateNew(path string, data []byte) error {
+	tmp, err := Temp(path, data)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, path); err != nil {
+		return err
+	}
+	return SyncDir(filepath.Dir(path))
+}
+
+// RemoveTemps removes the temporary files that Temp made beside path and
+// that an interrupted writer left behind.
+func RemoveTemps(path string) {
+	old, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".tmp*"))
+	for _, f := range old {
+		os.Remove(f)
+	}
 }
 
 // SyncDir fsyncs a directory, making the renames and creations in it

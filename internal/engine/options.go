@@ -45,6 +45,16 @@ type Options struct {
 	CPUs []int
 }
 
+// Bounds of the options: beyond them a run would never end (or a
+// duration would overflow when added to another), so they are refused.
+const (
+	MaxForks         = 1000
+	MaxIterations    = 100_000
+	MaxIterationTime = time.Hour
+	MaxThreads       = 1 << 14
+	MaxTimeout       = 24 * time.Hour
+)
+
 // DefaultOptions are the defaults: 3 forks, 3 warmup × 1 s and
 // 5 measurement × 1 s iterations.
 func DefaultOptions() Options {
@@ -79,6 +89,23 @@ func (o *Options) Validate() error {
 	if o.Forks < 0 {
 		bad("Forks", o.Forks, "must be 0 (in process) or more")
 	}
+	if o.Forks > MaxForks {
+		bad("Forks", o.Forks, "at most %d forks per case", MaxForks)
+	}
+	for _, sp := range []struct {
+		opt  string
+		spec result.IterSpec
+	}{{"Warmup", o.Warmup}, {"Measure", o.Measure}} {
+		switch {
+		case sp.spec.Count > MaxIterations:
+			bad(sp.opt, sp.spec, "at most %d iterations", MaxIterations)
+		case sp.spec.Time > MaxIterationTime:
+			bad(sp.opt, sp.spec, "an iteration lasts at most %s", MaxIterationTime)
+		}
+	}
+	if o.Threads > MaxThreads {
+		bad("Threads", o.Threads, "at most %d goroutines", MaxThreads)
+	}
 	if o.Warmup.Count < 0 {
 		bad("Warmup", o.Warmup, "negative count %d", o.Warmup.Count)
 	} else if o.Warmup.Count > 0 {
@@ -100,8 +127,8 @@ func (o *Options) Validate() error {
 	if o.Threads < 0 {
 		bad("Threads", o.Threads, "must be positive")
 	}
-	if o.Timeout <= 0 {
-		bad("Timeout", o.Timeout, "must be positive")
+	if o.Timeout <= 0 || o.Timeout > MaxTimeout {
+		bad("Timeout", o.Timeout, "must be positive and at most %s", MaxTimeout)
 	}
 	if o.ProbeTolerance < 0 {
 		bad("ProbeTolerance", o.ProbeTolerance, "must not be negative")

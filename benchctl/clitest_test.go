@@ -1,0 +1,49 @@
+package benchctl
+
+import (
+	"os"
+	"testing"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+)
+
+// The CLI's tests run benchmarks of their own, in suite "clitest" (and
+// one that fails, in no suite but all), known only to this test binary.
+func init() {
+	op := func(t *harness.Trial) error {
+		t.Run(func(w *harness.Worker) (func(), error) { return func() {}, nil })
+		return nil
+	}
+	harness.Register(&harness.Benchmark{Family: "clitest", Name: "Noop", Suites: []string{"clitest"}, Setup: op})
+	harness.Register(&harness.Benchmark{Family: "clitest", Name: "Alloc", Suites: []string{"clitest"},
+		Params: []harness.Param{{Name: "size", Values: []string{"64", "1024"}, Kind: harness.Int}},
+		Setup: func(t *harness.Trial) error {
+			n := t.Int("size")
+			t.Run(func(w *harness.Worker) (func(), error) {
+				return func() { harness.Sink(make([]byte, n)) }, nil
+			})
+			return nil
+		}})
+	harness.Register(&harness.Benchmark{Family: "clitest", Name: "Enum", Suites: []string{"clitest"},
+		Params: []harness.Param{{Name: "kind", Values: []string{"a", "b"}, Enum: true}}, Setup: op})
+	harness.Register(&harness.Benchmark{Family: "clitest", Name: "Group", Suites: []string{"clitest"}, Setup: func(t *harness.Trial) error {
+		noop := func(w *harness.Worker) (func(), error) { return func() {}, nil }
+		t.Group(harness.Op{Name: "left", Bind: noop}, harness.Op{Name: "right", Bind: noop})
+		return nil
+	}})
+	harness.Register(&harness.Benchmark{Family: "clitest", Name: "CliPanic", Setup: func(t *harness.Trial) error {
+		t.Run(func(w *harness.Worker) (func(), error) { return func() { panic("cli-boom") }, nil })
+		return nil
+	}})
+}
+
+func TestMain(m *testing.M) {
+	if engine.IsChild() {
+		os.Exit(engine.ChildMain(harness.Default))
+	}
+	if os.Getenv("BENCHCTL_TEST_CLI") != "" {
+		os.Exit(cliMain())
+	}
+	os.Exit(m.Run())
+}

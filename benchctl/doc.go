@@ -1,0 +1,22 @@
+// Package benchctl is the benchctl command line as a library: a program
+// that registers benchmarks with package harness gets every subcommand
+// (list, run, check, tune, reset, compare, ab, nightly) by calling [Main]:
+//
+//	package main
+//
+//	import (
+//		"os"
+//
+//		"github.com/ledgerbench/ledgerbench/benchctl"
+//		_ "example.com/userproj/internal/bench" // registers the benchmarks
+//	)
+//
+//	func main() { os.Exit(benchctl.Main()) }
+//
+// The same binary is re-executed for every fork; Main recognizes the
+// child and runs its side. `ab` rebuilds this program (the main package
+// that called Main, or --cmd) at two revisions of the user's repository.
+//
+// Exit codes: 0 ok, 1 a benchmark failed or a regression was found, 2 bad
+// usage (nothing is written). Main is called once per process.
+package benchctl

@@ -1,0 +1,78 @@
+package benchctl
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestNamesNothingOfThisRepository: the library (harness/ and benchctl/)
+// spells neither this repository's module path nor its suites or
+// families in any string of its code, and no error that harness/ makes
+// names a command-line flag (the CLI words its own). Import paths are
+// exempt.
+func TestNamesNothingOfThisRepository(t *testing.T) {
+	ours := map[string]bool{}
+	for _, s := range []string{"cache", "cursor", "dedup", "location", "self", "insert", "catchup", "read", "eviction"} {
+		ours[s] = true
+	}
+	module := regexp.MustCompile(`github\.com/ledgerbench|ledgerbench\.`)
+	suiteFlag := regexp.MustCompile(`--suite[ =](cache|cursor|dedup|location|self)\b`)
+	flag := regexp.MustCompile(`(^|[ "(])--[a-z][a-z-]+`)
+	for _, dir := range []string{"../harness", "."} {
+		err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+			if err != nil {
+				return err
+			}
+			imports := map[*ast.BasicLit]bool{}
+			for _, im := range f.Imports {
+				imports[im.Path] = true
+			}
+			library := strings.HasPrefix(path, "../harness")
+			// The format strings of errors made in the library.
+			errorText := map[*ast.BasicLit]bool{}
+			ast.Inspect(f, func(n ast.Node) bool {
+				if call, ok := n.(*ast.CallExpr); ok && len(call.Args) > 0 {
+					if sel, ok := call.Fun.(*ast.SelectorExpr); ok {
+						if x, ok := sel.X.(*ast.Ident); ok && (x.Name == "fmt" && sel.Sel.Name == "Errorf" || x.Name == "errors" && sel.Sel.Name == "New") {
+							if lit, ok := call.Args[0].(*ast.BasicLit); ok {
+								errorText[lit] = true
+							}
+						}
+					}
+				}
+				return true
+			})
+			ast.Inspect(f, func(n ast.Node) bool {
+				lit, ok := n.(*ast.BasicLit)
+				if !ok || lit.Kind != token.STRING || imports[lit] {
+					return true
+				}
+				s, _ := strconv.Unquote(lit.Value)
+				switch {
+				case module.MatchString(s):
+					t.Errorf("%s: string %q names this repository's module", path, s)
+				case ours[s] || suiteFlag.MatchString(s):
+					t.Errorf("%s: string %q names this repository's suites or families", path, s)
+				case library && errorText[lit] && flag.MatchString(s):
+					t.Errorf("%s: library string %q names a command-line flag", path, s)
+				}
+				return true
+			})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
