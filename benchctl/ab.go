@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -164,6 +165,26 @@ func (a *app) resolveRevisions(root string, ab *abFlags) (sides [2]revision, err
 		return sides, fmt.Errorf("--head %s is HEAD and the working tree has uncommitted changes: commit them, measure the working tree with --head ., or pass --allow-dirty", ab.head)
 	}
 	return sides, nil
+}
+
+// worktreeRE matches the worktrees ab and nightly make for the revisions
+// they build.
+var worktreeRE = regexp.MustCompile(`/benchctl-(ab|nightly)-[^/]+/(baseline|experiment)-src$`)
+
+// removeStaleWorktrees removes the revision worktrees that an ab or nightly
+// killed before its cleanup left registered. The caller holds the run
+// lock, so no other ab is using them.
+func removeStaleWorktrees(root string) {
+	list, err := git(root, "worktree", "list", "--porcelain")
+	if err != nil {
+		return
+	}
+	for line := range strings.SplitSeq(list, "\n") {
+		if p, ok := strings.CutPrefix(line, "worktree "); ok && worktreeRE.MatchString(filepath.ToSlash(p)) {
+			_, _ = git(root, "worktree", "remove", "--force", p)
+		}
+	}
+	_, _ = git(root, "worktree", "prune")
 }
 
 // built is one revision's benchmark program.
@@ -338,7 +359,9 @@ func (a *app) doAB(cmd *cobra.Command, o engine.Options, cases []engine.Case, f 
 	if err != nil {
 		return err
 	}
-	_, _ = git(root, "worktree", "prune") // worktrees of an earlier, killed ab
+	if !f.ignoreLock {
+		removeStaleWorktrees(root) // of an earlier ab or nightly that was killed
+	}
 	work, err := os.MkdirTemp("", "benchctl-ab-")
 	if err != nil {
 		return failedError{err.Error()}

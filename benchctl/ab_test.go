@@ -238,7 +238,8 @@ func TestABBadInput(t *testing.T) {
 }
 
 // TestABBaseThatDoesNotBuild: a base revision whose code does not compile
-// is exit 1, naming the revision, with no worktree left behind.
+// is exit 1, naming the revision, with no worktree left behind, not even
+// the one a killed earlier ab left.
 func TestABBaseThatDoesNotBuild(t *testing.T) {
 	needGit(t)
 	dir, c := tinyRepo(t)
@@ -247,6 +248,11 @@ func TestABBaseThatDoesNotBuild(t *testing.T) {
 		t.Fatal(err)
 	}
 	broken, _ := git(dir, "rev-parse", "HEAD")
+	// A worktree an earlier ab left when it was killed: the next ab removes it.
+	stale := filepath.Join(t.TempDir(), "benchctl-ab-killed", "baseline-src")
+	if _, err := git(dir, "worktree", "add", "--detach", stale, c[1]); err != nil {
+		t.Fatal(err)
+	}
 	code, _, stderr := abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", broken, "--head", c[2], "--forks", "1",
 		"--warmup", "0", "--measure", "1x10ms", "--out", filepath.Join(t.TempDir(), "o"))
 	if code != 1 || !strings.Contains(stderr, "baseline "+broken+" does not build") || !strings.Contains(stderr, "undefined: y") {

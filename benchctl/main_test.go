@@ -131,7 +131,7 @@ func TestRunFailureKeepsResultsAndExitsOne(t *testing.T) {
 func TestInProcessWarns(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	code, _, stderr := benchctl(t, "run", "--suite", "clitest", "--bench", "Noop", "--forks", "0", "--warmup", "0", "--measure", "1x10ms", "--out", out)
-	if code != 0 || !strings.Contains(stderr, "WARNING: --forks 0") {
+	if code != 0 || !strings.Contains(stderr, "WARNING: --forks 0") || !strings.Contains(stderr, "no --timeout (a hung op hangs the run)") {
 		t.Errorf("exit %d, stderr %q: want 0 and the in-process warning", code, stderr)
 	}
 }

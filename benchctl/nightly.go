@@ -103,6 +103,9 @@ func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Cas
 		if err != nil {
 			return usageError{err}
 		}
+		if !f.ignoreLock {
+			removeStaleWorktrees(root)
+		}
 		work, err := os.MkdirTemp("", "benchctl-nightly-")
 		if err != nil {
 			return failedError{err.Error()}

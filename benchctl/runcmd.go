@@ -203,7 +203,7 @@ func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f
 	}
 	header := s.header(a.dir)
 	if o.Forks == 0 {
-		a.say("WARNING: --forks 0 runs every benchmark inside this process: heap, GC and scheduler state carry over between benchmarks, so results are less trustworthy than forked ones")
+		a.say("WARNING: --forks 0 runs every benchmark inside this process and gives up what forks give: no --timeout (a hung op hangs the run), signals stop it only between benchmarks, a crash or os.Exit in an op ends %s with the run's results unwritten, and heap, GC and scheduler state carry over between benchmarks", a.name)
 	}
 	a.say("%d cases × %d forks, warmup %s, measure %s, seed %d → %s", len(cases), max(o.Forks, 1), o.Warmup, o.Measure, o.Seed, out)
 	a.say("host-pinned=%s: %s", header.HostPinned, header.HostNote)

@@ -23,21 +23,34 @@ func init() {
 	}
 }
 
-// safely runs f, turning a panic into a *trial.PhaseError with its stack.
+// safely runs f on a goroutine of its own, turning a panic into a
+// *trial.PhaseError with its stack, and a runtime.Goexit (t.FailNow from a
+// testing helper, say), which no recover sees, into an error naming it
+// instead of a silent end of the process.
 func safely(phase string, f func() error) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = &trial.PhaseError{Phase: phase, Err: fmt.Errorf("panic: %v", r), Stack: string(debug.Stack())}
+	done := make(chan struct{})
+	go func() {
+		returned := false
+		defer close(done)
+		defer func() {
+			if r := recover(); r != nil {
+				err = &trial.PhaseError{Phase: phase, Err: fmt.Errorf("panic: %v", r), Stack: string(debug.Stack())}
+			} else if !returned {
+				err = &trial.PhaseError{Phase: phase, Err: errors.New("runtime.Goexit was called (t.FailNow or t.Fatal of a testing helper?): the phase never returned")}
+			}
+		}()
+		e := f()
+		returned = true
+		if e != nil {
+			var pe *trial.PhaseError
+			if !errors.As(e, &pe) {
+				e = &trial.PhaseError{Phase: phase, Err: e}
+			}
 		}
+		err = e
 	}()
-	if err := f(); err != nil {
-		var pe *trial.PhaseError
-		if errors.As(err, &pe) {
-			return err
-		}
-		return &trial.PhaseError{Phase: phase, Err: err}
-	}
-	return nil
+	<-done
+	return err
 }
 
 type trialRun struct {

@@ -28,7 +28,11 @@ func WriteTable(w io.Writer, run *result.Run) error {
 	for _, cr := range run.Cases {
 		s := Summarize(cr)
 		if s.Primary.N == 0 {
-			if err := t.Append(s.Name, string(s.Mode), "0", "FAILED", "", "", "", "", ""); err != nil {
+			status := "FAILED"
+			if len(cr.Failures) == 0 {
+				status = "not run" // the run was stopped before its forks
+			}
+			if err := t.Append(s.Name, string(s.Mode), "0", status, "", "", "", "", ""); err != nil {
 				return err
 			}
 			continue

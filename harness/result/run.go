@@ -117,6 +117,10 @@ type ForkError struct {
 	Stack     string
 	Exit      string   // the child's exit status, when it exited
 	Tail      []string // last lines of the child's stderr
+	// Fatal is the child's first fatal-error or panic line when the tail
+	// lacks it; Log is the fork's log file.
+	Fatal string
+	Log   string
 }
 
 func (e *ForkError) Error() string {
@@ -129,11 +133,17 @@ func (e *ForkError) Error() string {
 	if e.Exit != "" {
 		fmt.Fprintf(&b, " (child %s)", e.Exit)
 	}
+	if e.Fatal != "" {
+		fmt.Fprintf(&b, "\n  it died of: %s", e.Fatal)
+	}
 	if len(e.Tail) > 0 {
 		fmt.Fprintf(&b, "\n  last %d lines of its stderr:", len(e.Tail))
 		for _, l := range e.Tail {
 			b.WriteString("\n  | " + l)
 		}
+	}
+	if e.Log != "" {
+		fmt.Fprintf(&b, "\n  whole log: %s", e.Log)
 	}
 	return b.String()
 }

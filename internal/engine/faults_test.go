@@ -3,14 +3,19 @@ package engine_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ledgerbench/ledgerbench/harness/report"
 
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/result"
@@ -48,6 +53,25 @@ func init() {
 		}, work),
 		simple("SpinPID", func(*harness.Trial) error {
 			return os.WriteFile(filepath.Join(dir(), "spin.pid"), []byte(strconv.Itoa(os.Getpid())), 0o644)
+		}, work),
+		simple("Fatal", nil, func() {
+			// The shape of a Go out-of-memory death: the fatal line, then
+			// a goroutine dump longer than the tail.
+			fmt.Fprintln(os.Stderr, "fatal error: out of memory")
+			for i := range 40 {
+				fmt.Fprintf(os.Stderr, "goroutine %d [running]:\n\tmain.f()\n", i)
+			}
+			os.Exit(2)
+		}),
+		simple("CloseLink", func(*harness.Trial) error {
+			os.NewFile(3, "link").Close()
+			time.Sleep(50 * time.Millisecond)
+			os.Exit(0)
+			return nil
+		}, work),
+		simple("GoexitSetup", func(*harness.Trial) error {
+			runtime.Goexit()
+			return nil
 		}, work),
 		simple("Flood", func(*harness.Trial) error {
 			line := strings.Repeat("x", 1023) + "\n"
@@ -165,7 +189,7 @@ func TestForkExitsAfterStartingAHelper(t *testing.T) {
 	dir := t.TempDir()
 	run, took := faultRun(t, "^BenchmarkHelperExit$", 20*time.Second, "FAULT_DIR="+dir)
 	f := run.Cases[0].Failures
-	if len(f) != 1 || !strings.Contains(f[0].Message, "exited without reporting") || took > 10*time.Second {
+	if len(f) != 1 || !strings.Contains(f[0].Message, "closed its link without reporting") || took > 10*time.Second {
 		t.Fatalf("took %s, failures %v", took, f)
 	}
 }
@@ -223,5 +247,75 @@ func TestForkLogIsCapped(t *testing.T) {
 	b, _ := os.ReadFile(files[0])
 	if fi.Size() > 3<<20 || !strings.Contains(string(b), "bytes left out") || !strings.HasPrefix(string(b), "xxx") {
 		t.Errorf("log of %d bytes, want at most 3 MiB with its head, the elision and its tail", fi.Size())
+	}
+}
+
+// TestForkFailureMessages: each failure says what happened. An
+// out-of-memory death names its fatal line (pushed out of the tail by the
+// goroutine dump) and the log; a child that closed its link is not called
+// killed; a runtime.Goexit in Setup is named (all three used to read "the
+// child exited without reporting (child signal: killed)").
+func TestForkFailureMessages(t *testing.T) {
+	for _, tc := range []struct {
+		bench string
+		want  []string
+		not   string
+	}{
+		{"Fatal", []string{"it died of: fatal error: out of memory", "whole log: ", "exit status 2"}, ""},
+		{"CloseLink", []string{"closed its link without reporting"}, "killed"},
+		{"GoexitSetup", []string{"setup: runtime.Goexit was called"}, ""},
+	} {
+		run, _ := faultRun(t, "^Benchmark"+tc.bench+"$", 10*time.Second)
+		f := run.Cases[0].Failures
+		if len(f) != 1 {
+			t.Errorf("%s: failures %v", tc.bench, f)
+			continue
+		}
+		msg := f[0].Error()
+		for _, w := range tc.want {
+			if !strings.Contains(msg, w) {
+				t.Errorf("%s: %q lacks %q", tc.bench, msg, w)
+			}
+		}
+		if tc.not != "" && strings.Contains(msg, tc.not) {
+			t.Errorf("%s: %q says %q", tc.bench, msg, tc.not)
+		}
+	}
+}
+
+// TestForkInterrupted: stopping a run names the fork that was running as
+// interrupted, and leaves the cases that never ran without a failure (the
+// table says "not run", not FAILED).
+func TestForkInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	o := engine.DefaultOptions()
+	o.Bench, o.Forks = "^Benchmark(SpinPID|Good)$", 1
+	o.Warmup, o.Measure = result.IterSpec{}, result.IterSpec{Count: 1, Time: time.Minute}
+	o.Seed = 3 // SpinPID runs first in this order
+	cases, err := o.Plan(forkRegistry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, _ := os.Executable()
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		readPID(t, filepath.Join(dir, "spin.pid"), 10*time.Second)
+		cancel()
+	}()
+	run, err := (&engine.Runner{Executable: exe, Env: []string{"FAULT_DIR=" + dir}}).Run(ctx, o, cases)
+	if !errors.Is(err, context.Canceled) || run == nil {
+		t.Fatalf("Run: %v", err)
+	}
+	spin, good := caseOf(t, run, "BenchmarkSpinPID"), caseOf(t, run, "BenchmarkGood")
+	if len(spin.Failures) != 1 || !strings.Contains(spin.Failures[0].Message, "interrupted") {
+		t.Errorf("the running fork: %v", spin.Failures)
+	}
+	if len(good.Failures) != 0 || len(good.Iterations) != 0 {
+		t.Skipf("the order ran Good first (%d iterations)", len(good.Iterations))
+	}
+	var table strings.Builder
+	report.WriteTable(&table, run)
+	if !strings.Contains(table.String(), "not run") {
+		t.Errorf("table:\n%s", table.String())
 	}
 }

@@ -124,8 +124,8 @@ func TestForkFailureModes(t *testing.T) {
 		{"ErrorSetup", "setup", "no dataset at /nonexistent", "exit status 1", "no dataset", 0},
 		{"PanicOp", "op", "panic: boom-in-op", "exit status 1", "boom-in-op", 0},
 		{"PanicTeardown", "teardown", "panic: boom-in-teardown", "exit status 1", "boom-in-teardown", 3},
-		{"Exit", "", "the child exited without reporting", "exit status 7", "about to exit 7", 0},
-		{"Crash", "", "the child exited without reporting", "exit status 2", "panic: crash-in-a-goroutine", 0},
+		{"Exit", "", "the child closed its link without reporting", "exit status 7", "about to exit 7", 0},
+		{"Crash", "", "the child closed its link without reporting", "exit status 2", "panic: crash-in-a-goroutine", 0},
 		{"Hang", "", "hung, no report for 2s; killed", "signal: killed", "hanging now", 0},
 	} {
 		t.Run(tc.bench, func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -380,23 +381,36 @@ func (rn *Runner) forkOnce(ctx context.Context, cmd command, p *trial.Plan, time
 	}
 	defer func() {
 		werr := proc.Wait(5 * time.Second)
+		if fe == nil && werr != nil {
+			fe = &result.ForkError{Message: "child failed after reporting success"}
+		}
 		if fe != nil {
 			if werr != nil {
 				fe.Exit = exitStatus(werr)
 			}
 			fe.Tail = proc.StderrTail()
-		} else if werr != nil {
-			fe = &result.ForkError{Message: "child failed after reporting success", Exit: exitStatus(werr), Tail: proc.StderrTail()}
+			if fatal := proc.Fatal(); fatal != "" && !slices.Contains(fe.Tail, fatal) {
+				fe.Fatal = fatal
+			}
+			if log != nil {
+				fe.Log = log.Name()
+			}
 		}
 	}()
 	fail := func(msg string, err error) *result.ForkError {
-		proc.Kill()
 		switch {
+		case ctx.Err() != nil:
+			proc.Kill()
+			return &result.ForkError{Message: msg + ": interrupted (the run was stopped while this fork ran); killed"}
 		case errors.Is(err, fork.ErrTimeout):
+			proc.Kill()
 			return &result.ForkError{Message: fmt.Sprintf("%s: hung, no report for %s; killed", msg, timeout)}
 		case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-			return &result.ForkError{Message: msg + ": the child exited without reporting"}
+			// Not killed: its exit status (Wait's grace) says whether it
+			// exited or only closed the link.
+			return &result.ForkError{Message: msg + ": the child closed its link without reporting (it exited, or closed fd 3)"}
 		}
+		proc.Kill()
 		return &result.ForkError{Message: fmt.Sprintf("%s: %v", msg, err)}
 	}
 	f, err := proc.Next(timeout)

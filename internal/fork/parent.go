@@ -169,12 +169,22 @@ func (p *Process) Wait(grace time.Duration) error {
 // StderrTail returns the last lines the child wrote to stderr.
 func (p *Process) StderrTail() []string { return p.tail.lines() }
 
+// Fatal is the first line of the child's stderr that starts a Go fatal
+// error or panic ("fatal error: out of memory"), which a goroutine dump
+// pushes out of the tail; "" if there was none.
+func (p *Process) Fatal() string {
+	p.tail.mu.Lock()
+	defer p.tail.mu.Unlock()
+	return p.tail.fatal
+}
+
 // tail keeps the last max lines written to it.
 type tail struct {
 	mu      sync.Mutex
 	max     int
 	partial []byte
 	ls      []string
+	fatal   string // the first fatal error or panic line, wherever it was
 }
 
 func (t *tail) Write(b []byte) (int, error) {
@@ -197,7 +207,11 @@ func (t *tail) Write(b []byte) (int, error) {
 }
 
 func (t *tail) push(s string) {
-	t.ls = append(t.ls, strings.TrimRight(s, "\r"))
+	s = strings.TrimRight(s, "\r")
+	if t.fatal == "" && (strings.HasPrefix(s, "fatal error: ") || strings.HasPrefix(s, "runtime: out of memory") || strings.HasPrefix(s, "panic: ")) {
+		t.fatal = s
+	}
+	t.ls = append(t.ls, s)
 	if len(t.ls) > t.max {
 		t.ls = t.ls[len(t.ls)-t.max:]
 	}
