@@ -268,3 +268,40 @@ func TestResetWritesOnlyKnownKnobs(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCPUList: any text is a CPU list or an error; a list formats and
+// parses back to itself.
+func FuzzCPUList(f *testing.F) {
+	for _, s := range []string{"0", "2,3", "0-3,8", "1-1", "3-1", "-", "", "0-999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		cpus, err := hostcheck.ParseCPUList(s)
+		if err != nil {
+			return
+		}
+		back, err := hostcheck.ParseCPUList(hostcheck.FormatCPUList(cpus))
+		if err != nil || !slices.Equal(back, cpus) {
+			t.Fatalf("%q → %v → %q → %v, %v", s, cpus, hostcheck.FormatCPUList(cpus), back, err)
+		}
+	})
+}
+
+// FuzzResetState: whatever a state file holds, reset writes nothing but
+// the host's CPU knobs.
+func FuzzResetState(f *testing.F) {
+	f.Add([]byte(`{"writes":[{"path":"../victim","old":"again"}]}`))
+	f.Add([]byte(`{"writes":[{"path":"sys/devices/system/cpu/cpu0/cpufreq/scaling_governor","old":"powersave"}]}`))
+	f.Add([]byte(`null`))
+	f.Fuzz(func(t *testing.T, state []byte) {
+		h := hostchecktest.FixtureHost(t, hostchecktest.Fixtures()["laptop-battery-powersave"])
+		victim := filepath.Join(filepath.Dir(h.Root), "victim")
+		os.WriteFile(victim, []byte("precious\n"), 0o644)
+		p := filepath.Join(t.TempDir(), "state.json")
+		os.WriteFile(p, state, 0o644)
+		h.Reset(p)
+		if b, _ := os.ReadFile(victim); string(b) != "precious\n" {
+			t.Fatalf("reset wrote %q outside the knobs from %q", b, state)
+		}
+	})
+}

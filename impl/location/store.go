@@ -181,6 +181,7 @@ func Open(o Options) (*Store, error) {
 		s.closeTables()
 		return nil, err
 	}
+	s.checkVersion()
 	return s, nil
 }
 
@@ -487,6 +488,7 @@ func (s *Store) install(removed []*table, added []*table, infos []TableInfo, lvl
 		t.close()
 		os.Remove(t.path)
 	}
+	s.checkVersion()
 	return nil
 }
 
