@@ -1,6 +1,5 @@
 // Package catchup is the catch-up family of the cache suite (apache/pulsar#26821;
-// JMH's RangeCacheCatchUpInsertBenchmark
-// §7.2): a two-op group on one cache, impl=skiplist|paged. tailInsert
+// JMH's RangeCacheCatchUpInsertBenchmark): a two-op group on one cache, impl=skiplist|paged. tailInsert
 // inserts at the tail of ledger 2 (trimming to 10,000 entries every 100);
 // catchUpInsertRun inserts a run of 100 entries of ledger 1 at a random
 // earlier position with its own inserter (a read from storage) and removes

@@ -3,8 +3,8 @@
 // insertAndEvict inserts batchSize entries (the same entries, retained
 // again each op) and evicts them all by size through the removal queue;
 // with requeue=true every entry expects one read, so the queue requeues it
-// once before removing it. evictAll is JMH's RangeCacheEvictionBenchmark
-// (§7.5). impl=skiplist|paged. InsertAndEvictFloor is insertAndEvict
+// once before removing it. evictAll is JMH's RangeCacheEvictionBenchmark.
+// impl=skiplist|paged. InsertAndEvictFloor is insertAndEvict
 // reduced to the unavoidable work (retain, store a pointer, queue; then
 // release each): what no cache can go below. InsertAndEvict reports
 // B/entry, the heap each implementation takes per cached entry

@@ -73,7 +73,7 @@ func insertAndEvict() *harness.Benchmark {
 	}
 }
 
-// evictAll is JMH's RangeCacheEvictionBenchmark (reference §7.5): every
+// evictAll is JMH's RangeCacheEvictionBenchmark: every
 // invocation starts from a fresh cache of `entries` entries (built in an
 // invocation-level setup, outside the timing) and evicts them all by
 // timestamp; with useRequeuing, every entry expects one read, 90 % have

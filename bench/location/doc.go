@@ -13,7 +13,7 @@
 //   - cache: block cache capacity (8MiB, 32MiB, 128MiB for ci; pass
 //     -p cache=64MiB,256MiB,1GiB with the larger profiles);
 //   - shardBits: 6 (64 shards; the default, which is also RocksDB's rule
-//     from 32 MiB up and location-index.md §7.5's CI setting at 8 MiB,
+//     from 32 MiB up and this project's CI setting at 8 MiB,
 //     128 KiB shards), or -1 for RocksDB's rule (16 shards of 512 KiB at
 //     8 MiB);
 //   - lz4: LZ4 data blocks (BookKeeper's default) or not (the default

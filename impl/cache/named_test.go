@@ -309,7 +309,7 @@ func TestGetKeyWithDifferentInstance(t *testing.T) {
 // mutates it through a setter; here the test reaches the field, which no
 // API exposes). A get at its key then finds an entry that no longer
 // matches and returns nothing, a range read skips it, and clear still
-// terminates and unlinks it. As in the Java removeEntry (reference §3.5),
+// terminates and unlinks it. As in the Java removeEntry,
 // an entry that does not match its key is unlinked but neither counted
 // nor released: the cache cannot tell it is still the entry it took.
 func TestInvalidMatchingKey(t *testing.T) {

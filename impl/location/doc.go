@@ -36,7 +36,7 @@
 // block larger than the shard empties the shard, is inserted anyway and is
 // erased at its last release (PolicyRocksDB); PolicyPebble instead does not
 // cache such a block and leaves the shard alone. Stats reports the cache
-// counters of location-index.md §7.4; Perf accumulates a get's counters
+// counters (oversized inserts, shard flushes, evictions, usage); Perf accumulates a get's counters
 // (PerfContext).
 //
 // Index is the entry location index API (batches of locations, get,

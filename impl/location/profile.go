@@ -12,8 +12,8 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 )
 
-// Profile is a dataset of the location benchmarks (location-index.md
-// §7.5): Ledgers × EntriesPerLedger keys written in rounds of
+// Profile is a dataset of the location benchmarks (the ci, mid and
+// nightly profiles scale apache/bookkeeper#4909's dataset): Ledgers × EntriesPerLedger keys written in rounds of
 // BatchPerLedger entries per ledger (the order a bookie's write cache
 // flushes them), laid out by Build in the given LSM shape. The shapes keep
 // the ratio of the largest full filter to a cache shard of the seed's

@@ -24,8 +24,8 @@ func ciDataset(t *testing.T, layout Layout) string {
 	return dir
 }
 
-// TestCIProfileCounters checks the counters of location-index.md §7.5 on
-// the CI profile with an 8 MiB cache of 64 shards (128 KiB each): the full
+// TestCIProfileCounters checks the per-get and cache counters on the CI
+// profile with an 8 MiB cache of 64 shards (128 KiB each): the full
 // layout re-reads its filters on every get, inserts oversized blocks and
 // keeps no filter resident; the partitioned layout reads less than 64 KiB
 // per get, never inserts an oversized block and pins exactly its top-level
