@@ -1,7 +1,9 @@
 package benchctl
 
 import (
+	"errors"
 	"os"
+	"strconv"
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/harness"
@@ -26,7 +28,13 @@ func init() {
 			return nil
 		}})
 	harness.Register(&harness.Benchmark{Family: "clitest", Name: "Enum", Suites: []string{"clitest"},
-		Params: []harness.Param{{Name: "kind", Values: []string{"a", "b"}, Enum: true}}, Setup: op})
+		Params: []harness.Param{{Name: "kind", Values: []string{"a", "b"}, Enum: true},
+			{Name: "even", Values: []string{"2"}, Kind: harness.Int, Valid: func(v string) error {
+				if n, _ := strconv.Atoi(v); n%2 != 0 {
+					return errors.New("must be even")
+				}
+				return nil
+			}}}, Setup: op})
 	harness.Register(&harness.Benchmark{Family: "clitest", Name: "Group", Suites: []string{"clitest"}, Setup: func(t *harness.Trial) error {
 		noop := func(w *harness.Worker) (func(), error) { return func() {}, nil }
 		t.Group(harness.Op{Name: "left", Bind: noop}, harness.Op{Name: "right", Bind: noop})

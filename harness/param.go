@@ -53,6 +53,10 @@ type Param struct {
 	Enum    bool
 	Allowed []string
 	Doc     string
+	// Valid, when set, checks each value beyond its Kind (a byte size, a
+	// path that must exist): a value it refuses is bad input, found
+	// before anything runs.
+	Valid func(value string) error
 }
 
 func (p Param) allowed() []string {
@@ -86,6 +90,11 @@ func (p Param) Check(v string) error {
 	}
 	if a := p.allowed(); a != nil && !slices.Contains(a, v) {
 		return fmt.Errorf("parameter %s: unknown value %q (valid: %s)", p.Name, v, strings.Join(a, ", "))
+	}
+	if p.Valid != nil {
+		if err := p.Valid(v); err != nil {
+			return fmt.Errorf("parameter %s: value %q: %w", p.Name, v, err)
+		}
 	}
 	return nil
 }

@@ -19,7 +19,7 @@ var Layouts = []string{string(impl.Full), string(impl.Partitioned), "pebble"}
 var params = []harness.Param{
 	{Name: "profile", Values: []string{"ci"}, Enum: true, Allowed: []string{"ci", "mid", "nightly", "smoke"}},
 	{Name: "layout", Values: Layouts, Enum: true},
-	{Name: "cache", Values: impl.Profiles["ci"].Caches},
+	{Name: "cache", Values: impl.Profiles["ci"].Caches, Valid: func(v string) error { _, err := impl.ParseSize(v); return err }},
 	{Name: "shardBits", Values: []string{"6"}, Kind: harness.Int},
 	{Name: "lz4", Values: []string{"false"}, Kind: harness.Bool},
 }
