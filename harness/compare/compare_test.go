@@ -188,3 +188,26 @@ func TestNoBenchmarkInCommon(t *testing.T) {
 		t.Errorf("warnings %v, %v", ts.Warnings, err)
 	}
 }
+
+// TestNaNAndEmptyFiles: a NaN result is left out with a positioned warning
+// (it was summarised as a number), and a file without results is an error
+// (it made a one-column table with no warning).
+func TestNaNAndEmptyFiles(t *testing.T) {
+	dir := t.TempDir()
+	a := filepath.Join(dir, "a.txt")
+	os.WriteFile(a, []byte("BenchmarkX 1 10 ns/op\nBenchmarkX 1 NaN ns/op\nBenchmarkX 1 12 ns/op\n"), 0o644)
+	ts, err := Build([]string{a}, Options{})
+	if err != nil || !strings.Contains(strings.Join(ts.Warnings, "\n"), a+":2: NaN sec/op value, result left out") {
+		t.Errorf("NaN: %v, warnings %v", err, ts.Warnings)
+	}
+	var text strings.Builder
+	ts.Text(&text, nil)
+	if !strings.Contains(text.String(), "11.00n") { // the median of 10 and 12, without the NaN
+		t.Errorf("the NaN reached the summary:\n%s", text.String())
+	}
+	empty := filepath.Join(dir, "empty.txt")
+	os.WriteFile(empty, []byte("not benchmark output\n"), 0o644)
+	if _, err := Build([]string{a, "label=" + empty}, Options{}); err == nil || !strings.Contains(err.Error(), empty+" holds no benchmark result") {
+		t.Errorf("a file without results: %v", err)
+	}
+}
