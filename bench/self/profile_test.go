@@ -2,6 +2,7 @@ package self
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -60,8 +61,13 @@ func TestProfilesOfTheSelfSuite(t *testing.T) {
 					t.Errorf("kernel CPU profile: top frame %s, want self.Kernel (%+v)", top.Frame, s.Top)
 				}
 			case strings.TrimPrefix(c.Case.Benchmark, "Benchmark") == "Mutex" && pr.Kind != string(profile.CPU):
-				if !strings.Contains(top.Frame, "bench/self.Benchmarks.") || top.Value <= 0 || top.Count <= 0 {
-					t.Errorf("mutex %s profile: top frame %s at %v ns/op and %v contentions/op, want the op's body with non-zero delay", pr.Kind, top.Frame, top.Value, top.Count)
+				// The op's body, with a delay; under load the runtime's own
+				// locks (runtime.unlock) may rank above it.
+				i := slices.IndexFunc(s.Top, func(e profile.Entry) bool {
+					return strings.Contains(e.Frame, "bench/self.Benchmarks.") && e.Value > 0 && e.Count > 0
+				})
+				if i < 0 {
+					t.Errorf("mutex %s profile: no frame of the op's body with non-zero delay among %+v", pr.Kind, s.Top)
 				}
 			}
 		}

@@ -1,6 +1,9 @@
 package hostcheck
 
-import "time"
+import (
+	"sync/atomic"
+	"time"
+)
 
 // probeRounds sizes one probe run: 4 dependent shift-add pairs per round,
 // about 8 cycles, so 100k rounds take about 0.4 ms at 2 GHz. A probe keeps
@@ -22,7 +25,8 @@ func probeChain(n int, x uint64) uint64 {
 	return x
 }
 
-var probeSink uint64
+// probeSink keeps the chains observable; Probe may run on many goroutines.
+var probeSink atomic.Uint64
 
 // Probe runs a fixed chain of dependent adds and returns its speed in
 // dependent ops per microsecond: on a core that retires one such op per
@@ -34,7 +38,7 @@ func Probe() float64 {
 	best := time.Duration(0)
 	for range probeRuns {
 		start := time.Now()
-		probeSink += probeChain(probeRounds, probeSink|1)
+		probeSink.Add(probeChain(probeRounds, probeSink.Load()|1))
 		if el := time.Since(start); best == 0 || el < best {
 			best = el
 		}
