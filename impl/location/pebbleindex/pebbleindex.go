@@ -135,6 +135,11 @@ func (x *Index) GetLocation(ledger, entry int64) (uint64, error) {
 	}
 	v, closer, err := x.db.Get(location.EncodeKey(ledger, entry))
 	if errors.Is(err, pebble.ErrNotFound) {
+		// DeleteLedger marks the ledger before its range deletion is
+		// visible: a not-found that the deletion caused sees the mark.
+		if x.isDeleted(ledger) {
+			return 0, fmt.Errorf("ledger %d: %w", ledger, location.ErrLedgerDeleted)
+		}
 		return 0, location.ErrNotFound
 	}
 	if err != nil {
@@ -164,6 +169,9 @@ func (x *Index) LastEntry(ledger int64) (int64, error) {
 	if !it.Last() {
 		if err := it.Error(); err != nil {
 			return 0, err
+		}
+		if x.isDeleted(ledger) { // deleted while we looked (see GetLocation)
+			return 0, fmt.Errorf("ledger %d: %w", ledger, location.ErrLedgerDeleted)
 		}
 		return 0, fmt.Errorf("ledger %d: %w", ledger, location.ErrNotFound)
 	}
