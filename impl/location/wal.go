@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"os"
 )
 
@@ -78,15 +79,17 @@ func replayWAL(path string, apply func(key, value []byte) error) error {
 	if err != nil {
 		return err
 	}
+	maxSeen := 0
 	for off := 0; off < len(b); {
-		p, ok := recordAt(b, off)
+		p, ok := recordAt(b, off, math.MaxInt)
 		if !ok {
-			if next, found := nextRecord(b, off+1); found {
+			if next, found := nextRecord(b, off, maxSeen); found {
 				return fmt.Errorf("%w: log %s: bad record at offset %d, intact records from offset %d: damage in the middle of the log, not a torn tail", ErrCorrupt, path, off, next)
 			}
 			return nil // a torn tail
 		}
 		off += walHeader + len(p)
+		maxSeen = max(maxSeen, len(p))
 		for len(p) > 0 {
 			kl, a := binary.Uvarint(p)
 			if a <= 0 || uint64(len(p)-a) < kl {
@@ -110,13 +113,14 @@ func replayWAL(path string, apply func(key, value []byte) error) error {
 
 const walHeader = 8
 
-// recordAt returns the payload of the intact record at off.
-func recordAt(b []byte, off int) ([]byte, bool) {
+// recordAt returns the payload of the intact record at off whose payload
+// is at most limit bytes.
+func recordAt(b []byte, off, limit int) ([]byte, bool) {
 	if len(b)-off < walHeader {
 		return nil, false
 	}
 	n := binary.LittleEndian.Uint32(b[off:])
-	if n == 0 || uint64(n) > uint64(len(b)-off-walHeader) {
+	if n == 0 || uint64(n) > uint64(len(b)-off-walHeader) || uint64(n) > uint64(limit) {
 		return nil, false
 	}
 	p := b[off+walHeader : off+walHeader+int(n)]
@@ -126,13 +130,31 @@ func recordAt(b []byte, off int) ([]byte, bool) {
 	return p, true
 }
 
-// nextRecord finds the first offset at or after from where an intact
-// record starts.
-func nextRecord(b []byte, from int) (int, bool) {
-	for off := from; off+walHeader < len(b); off++ {
-		if _, ok := recordAt(b, off); ok {
+// nextRecord looks for an intact record after the bad one at bad. When
+// the bad record's length is intact (damage in its payload), the next
+// record starts right after it. Otherwise it scans forward a window sized
+// from the largest record seen (records are batches of similar size), for
+// records no larger than that either: the true next record lies within
+// the damaged one's length, and the bound keeps the scan linear in the
+// window instead of quadratic in the log.
+func nextRecord(b []byte, bad, maxSeen int) (int, bool) {
+	if len(b)-bad >= walHeader {
+		if next := bad + walHeader + int(binary.LittleEndian.Uint32(b[bad:])); next < len(b) {
+			if _, ok := recordAt(b, next, math.MaxInt); ok {
+				return next, true
+			}
+		}
+	}
+	limit := 2*maxSeen + walScanSlack
+	end := min(len(b), bad+1+limit+walHeader)
+	for off := bad + 1; off+walHeader < end; off++ {
+		if _, ok := recordAt(b, off, limit); ok {
 			return off, true
 		}
 	}
 	return 0, false
 }
+
+// walScanSlack bounds the scan for an intact record when no record has
+// been seen yet (the first one is damaged).
+const walScanSlack = 1 << 20
