@@ -161,3 +161,16 @@ func TestCompare(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupThreadsRoundUp: --threads that is not a multiple of a group's
+// size runs whole group instances, as JMH does, instead of failing the
+// fork after other results were written.
+func TestGroupThreadsRoundUp(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	code, _, stderr := benchctl(t, "run", "--suite", "clitest", "--bench", "^BenchmarkGroup$", "--threads", "3",
+		"--forks", "1", "--warmup", "0", "--measure", "1x10ms", "--out", out)
+	txt, _ := os.ReadFile(filepath.Join(out, "bench.txt"))
+	if code != 0 || !strings.Contains(string(txt), "goroutines=4") {
+		t.Errorf("exit %d\n%s\n%s", code, stderr, txt)
+	}
+}

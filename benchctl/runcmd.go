@@ -63,7 +63,7 @@ func (a *app) addRunFlags(c *cobra.Command, f *runFlags) {
 	fl.StringVar(&f.warmup, "warmup", "3x1s", "warmup iterations: COUNTxTIME, COUNTxNops or COUNT")
 	fl.StringVar(&f.measure, "measure", "5x1s", "measurement iterations: COUNTxTIME, COUNTxNops or COUNT")
 	fl.StringVar(&f.mode, "mode", "", "mode for every benchmark: avgt, thrpt, sample, ss (default: each benchmark's own)")
-	fl.IntVar(&f.threads, "threads", 0, "worker goroutines (a multiple of the group size for group benchmarks; default: each benchmark's own)")
+	fl.IntVar(&f.threads, "threads", 0, "worker goroutines (group benchmarks round up to whole group instances, as JMH does; default: each benchmark's own)")
 	fl.BoolVar(&f.quick, "quick", false, "quick run: 1 fork, 1x200ms warmup, 3x200ms measurement (explicit flags still win)")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of every generated input and of the fork order")
 	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "kill a fork that reports nothing for this long beyond its iteration time")

@@ -26,9 +26,9 @@ type Benchmark struct {
 	// Mode is the default mode (AverageTime when empty).
 	Mode Mode
 	// Goroutines is the default number of worker goroutines of a symmetric
-	// benchmark, or the total goroutines of a group benchmark, which must
-	// be a multiple of the group's size (default: one goroutine, or one
-	// group instance).
+	// benchmark, or the total goroutines of a group benchmark, rounded up
+	// to a multiple of the group's size as JMH does (default: one
+	// goroutine, or one group instance).
 	Goroutines int
 	// OpsPerInvocation is how many ops one call of the op body performs
 	// (JMH's @OperationsPerInvocation). Default 1.

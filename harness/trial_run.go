@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"runtime/debug"
 	"time"
@@ -142,7 +143,12 @@ func (tr *trialRun) bind(b *Benchmark) error {
 		threads = size * max(p.Instances, 1)
 	}
 	if threads%size != 0 {
-		return &trial.PhaseError{Phase: "setup", Err: fmt.Errorf("goroutines %d is not a multiple of the group size %d", threads, size)}
+		// As JMH does for @Group: round up to whole group instances (the
+		// group's size is known only now, after Setup), and say so.
+		rounded := (threads + size - 1) / size * size
+		fmt.Fprintf(os.Stderr, "harness: %s: %d goroutines is not a multiple of the group size %d: running %d (%d group instances)\n",
+			b.FullName(), threads, size, rounded, rounded/size)
+		threads = rounded
 	}
 	t.threads = threads
 	opi := int64(b.opsPerInvocation())
