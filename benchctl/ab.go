@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -61,10 +60,9 @@ finds it too), on a failed fork or on a revision that does not build.`,
 				return usageError{errors.New("--base is required")}
 			case len(o.Profiles) > 0:
 				return usageError{errors.New("--prof is not supported by ab: profile each revision with run --prof")}
-			case !(ab.alpha > 0 && ab.alpha < 1):
-				return usageError{fmt.Errorf("--alpha %g: must be between 0 and 1", ab.alpha)}
-			case ab.minChange < 0 || math.IsNaN(ab.minChange) || math.IsInf(ab.minChange, 0):
-				return usageError{fmt.Errorf("--min-change %g: must be a finite number, 0 or more", ab.minChange)}
+			}
+			if err := checkStats(ab.alpha, ab.minChange); err != nil {
+				return err
 			}
 			return a.doAB(cmd, o, cases, &f, &ab)
 		},

@@ -26,11 +26,8 @@ func (a *app) compareCmd() *cobra.Command {
 			if names != "" {
 				nameList = strings.Split(names, ",")
 			}
-			if o.MinChange < 0 || math.IsNaN(o.MinChange) || math.IsInf(o.MinChange, 0) {
-				return usageError{fmt.Errorf("--min-change %g: must be a finite number, 0 or more", o.MinChange)}
-			}
-			if !(o.Alpha > 0 && o.Alpha < 1) {
-				return usageError{fmt.Errorf("--alpha %g: must be between 0 and 1", o.Alpha)}
+			if err := checkStats(o.Alpha, o.MinChange); err != nil {
+				return err
 			}
 			if !(o.Confidence > 0 && o.Confidence < 1) {
 				return usageError{fmt.Errorf("--confidence %g: must be between 0 and 1", o.Confidence)}
@@ -83,4 +80,16 @@ func (a *app) compareCmd() *cobra.Command {
 	fl.StringVar(&chartPath, "chart", "", "also draw the change of the second column per benchmark, with whiskers, to this .svg or .png")
 	fl.StringVar(&names, "names", "", "column names, comma-separated, baseline first (\"Master,This change\")")
 	return c
+}
+
+// checkStats refuses a significance level outside (0, 1), NaN included,
+// and a minimum change that is negative or not finite.
+func checkStats(alpha, minChange float64) error {
+	if !(alpha > 0 && alpha < 1) {
+		return usageError{fmt.Errorf("--alpha %g: must be between 0 and 1", alpha)}
+	}
+	if minChange < 0 || math.IsNaN(minChange) || math.IsInf(minChange, 0) {
+		return usageError{fmt.Errorf("--min-change %g: must be a finite number, 0 or more", minChange)}
+	}
+	return nil
 }
