@@ -148,7 +148,18 @@ func (p *Process) Wait(grace time.Duration) error {
 	p.waited = true
 	p.toChild.Close()
 	done := make(chan error, 1)
-	go func() { done <- p.cmd.Wait() }()
+	pid := p.cmd.Process.Pid
+	go func() {
+		// Wait for the child to exit but leave it unreaped (WNOWAIT): its
+		// PID, which is its group's ID, cannot be reused before it is
+		// reaped, so killing the group kills the helpers it left running
+		// (they would run beside the next fork) and nothing else.
+		var info unix.Siginfo
+		for unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil) == unix.EINTR {
+		}
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		done <- p.cmd.Wait()
+	}()
 	select {
 	case p.waitErr = <-done:
 	case <-time.After(grace):
@@ -161,8 +172,6 @@ func (p *Process) Wait(grace time.Duration) error {
 	if errors.Is(p.waitErr, exec.ErrWaitDelay) {
 		p.waitErr = nil // the child exited cleanly; a helper held its output
 	}
-	// Helpers the child left running would run beside the next fork.
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
 	return p.waitErr
 }
 
