@@ -382,25 +382,34 @@ func (a *app) doAB(cmd *cobra.Command, o engine.Options, cases []engine.Case, f 
 		return failedError{"no selected benchmark is declared by both revisions"}
 	}
 	sides := []engine.Side{{Name: "baseline", Executable: base.bin}, {Name: "experiment", Executable: head.bin}}
+	// runAB measures both sides and returns the comparison, computed from
+	// the A/B file's contents before the file is written (so a write that
+	// fails loses no table), with the run's error.
 	runAB := func(seed uint64, file string) (*compare.Tables, bool, error) {
 		o.Seed = seed
-		path, failed, err := a.runSides(cmd, o, cases, s, root, revs[:], sides, filepath.Join(out, file), filepath.Join(out, "logs"), notes, replaceFile)
-		if err != nil {
-			return nil, failed, err
-		}
-		ts, err := compare.Build([]string{path}, compare.Options{Col: "toolchain", MinChange: ab.minChange, Alpha: ab.alpha})
-		if err != nil {
-			return nil, failed, failedError{err.Error()}
-		}
-		return ts, failed, nil
+		var ts *compare.Tables
+		path := filepath.Join(out, file)
+		_, failed, err := a.runSides(cmd, o, cases, s, root, revs[:], sides, path, filepath.Join(out, "logs"), notes, replaceFile,
+			func(data []byte) error {
+				t, err := compare.BuildData(path, data, compare.Options{Col: "toolchain", MinChange: ab.minChange, Alpha: ab.alpha})
+				if err != nil {
+					return failedError{err.Error()}
+				}
+				ts = t
+				return nil
+			})
+		return ts, failed, err
 	}
 	ts, failed, err := runAB(o.Seed, "ab.txt")
-	if err != nil {
+	if ts == nil {
 		return err
 	}
 	names := []string{fmt.Sprintf("baseline (%s)", shortCommit(revs[0].commit)), fmt.Sprintf("experiment (%s)", shortCommit(revs[1].commit))}
 	if err := ts.Markdown(a.stdout, names); err != nil {
 		return failedError{err.Error()}
+	}
+	if err != nil {
+		return err // the table is shown; ab.txt could not be written
 	}
 	for _, n := range notes {
 		fmt.Fprintf(a.stdout, "\n> %s\n", n)
@@ -458,9 +467,12 @@ func replaceFile(path string, data []byte) (string, error) {
 
 // runSides runs the sides interleaved and writes their A/B file (or, for
 // one side, a plain results file) to path with write, which returns the
-// path it wrote. It returns whether a fork failed.
+// path it wrote; shown, when set, gets the file's contents first, so what
+// was measured is shown even when the file cannot be written. It returns
+// whether a fork failed.
 func (a *app) runSides(cmd *cobra.Command, o engine.Options, cases []engine.Case, s *session, root string,
-	revs []revision, sides []engine.Side, path, logDir string, notes []string, write func(string, []byte) (string, error)) (string, bool, error) {
+	revs []revision, sides []engine.Side, path, logDir string, notes []string,
+	write func(string, []byte) (string, error), shown func([]byte) error) (string, bool, error) {
 	prog := newProgress(a.stderr)
 	rn := &engine.Runner{LogDir: logDir, Progress: prog.event, CPUs: o.CPUs, BeforeFork: s.beforeFork}
 	runs, runErr := rn.RunSides(cmd.Context(), o, cases, sides)
@@ -486,17 +498,22 @@ func (a *app) runSides(cmd *cobra.Command, o engine.Options, cases []engine.Case
 	if err := report.WriteSides(&buf, fileSides); err != nil {
 		return "", failed, failedError{err.Error()}
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return "", failed, failedError{err.Error()}
-	}
-	path, err := write(path, buf.Bytes())
-	if err != nil {
-		return "", failed, failedError{err.Error()}
-	}
 	for _, r := range runs {
 		if a.reportFailures(r) > 0 {
 			failed = true
 		}
+	}
+	if shown != nil {
+		if err := shown(buf.Bytes()); err != nil {
+			return "", failed, err
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", failed, failedError{fmt.Sprintf("%v (the results were not written)", err)}
+	}
+	path, err := write(path, buf.Bytes())
+	if err != nil {
+		return "", failed, failedError{fmt.Sprintf("%v (the results were not written)", err)}
 	}
 	if runErr != nil {
 		return path, failed, failedError{fmt.Sprintf("run interrupted: %v (results so far are in %s)", runErr, path)}

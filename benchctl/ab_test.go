@@ -262,3 +262,18 @@ func TestABBaseThatDoesNotBuild(t *testing.T) {
 		t.Errorf("worktrees left behind: %q", out)
 	}
 }
+
+// TestABShowsTheTableWhenTheFileCannotBeWritten: a write of ab.txt that
+// fails (here ab.txt is a directory, as a fault) still prints the
+// pull-request table, and exits 1 saying the results were not written.
+func TestABShowsTheTableWhenTheFileCannotBeWritten(t *testing.T) {
+	needGit(t)
+	dir, c := tinyRepo(t)
+	out := filepath.Join(t.TempDir(), "ab")
+	os.MkdirAll(filepath.Join(out, "ab.txt", "in-the-way"), 0o755)
+	code, stdout, stderr := abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[2], "--forks", "1",
+		"--warmup", "0", "--measure", "2x10ms", "--out", out)
+	if code != 1 || !strings.Contains(strings.Join(strings.Fields(stdout), " "), "| Benchmark | baseline") || !strings.Contains(stderr, "the results were not written") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+}

@@ -142,7 +142,7 @@ func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Cas
 	if err != nil {
 		return failedError{err.Error()}
 	}
-	path, failed, err := a.runSides(cmd, o, cases, s, root, revs, sides, path, logs, notes, recordNew)
+	path, failed, err := a.runSides(cmd, o, cases, s, root, revs, sides, path, logs, notes, recordNew, nil)
 	a.say("fork logs in %s", logs)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strings"
@@ -72,12 +73,32 @@ type Tables struct {
 
 // Build reads the files and summarizes every cell.
 func Build(paths []string, o Options) (*Tables, error) {
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("no files to compare")
+	}
+	f := &benchfmt.Files{Paths: paths, AllowLabels: true}
+	return build(f, f.Units, paths, true, o)
+}
+
+// BuildData is Build on results held in memory, read as a file named name
+// (a command prints its table before it writes the file, so a full disk
+// does not lose it).
+func BuildData(name string, data []byte, o Options) (*Tables, error) {
+	r := benchfmt.NewReader(bytes.NewReader(data), name)
+	return build(r, func() map[benchfmt.UnitMetadataKey]*benchfmt.UnitMetadata { return r.Units() }, []string{name}, false, o)
+}
+
+// records is what build reads: benchfmt.Files or a benchfmt.Reader.
+type records interface {
+	Scan() bool
+	Result() benchfmt.Record
+	Err() error
+}
+
+func build(files records, units func() map[benchfmt.UnitMetadataKey]*benchfmt.UnitMetadata, paths []string, labels bool, o Options) (*Tables, error) {
 	o.defaults()
 	if o.Alpha < 0 || o.Alpha > 1 || o.Confidence <= 0 || o.Confidence >= 1 {
 		return nil, fmt.Errorf("alpha %g or confidence %g out of range", o.Alpha, o.Confidence)
-	}
-	if len(paths) == 0 {
-		return nil, fmt.Errorf("no files to compare")
 	}
 	filter, err := benchproc.NewFilter(o.Filter)
 	if err != nil {
@@ -102,7 +123,6 @@ func Build(paths []string, o Options) (*Tables, error) {
 	rowsSeen := map[*Table]map[benchproc.Key]bool{}
 	colsSeen := map[*Table]map[benchproc.Key]bool{}
 	values := map[*Table]map[[2]benchproc.Key][]float64{}
-	files := benchfmt.Files{Paths: paths, AllowLabels: true}
 	results := map[string]int{}
 	for files.Scan() {
 		switch rec := files.Result().(type) {
@@ -148,14 +168,14 @@ func Build(paths []string, o Options) (*Tables, error) {
 	}
 	for _, p := range paths {
 		name := p
-		if _, after, ok := strings.Cut(p, "="); ok {
+		if _, after, ok := strings.Cut(p, "="); ok && labels {
 			name = after // a "label=path" argument, as benchfmt.Files reads it
 		}
 		if results[name] == 0 {
 			return nil, fmt.Errorf("%s holds no benchmark result: is it a Go benchmark-format file?", name)
 		}
 	}
-	meta := benchfmt.UnitMetadataMap(files.Units())
+	meta := benchfmt.UnitMetadataMap(units())
 	thr := benchmath.DefaultThresholds
 	thr.CompareAlpha = o.Alpha
 	benchproc.SortKeys(order)
