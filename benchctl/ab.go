@@ -266,11 +266,7 @@ func (a *app) buildBase(root, work string, p *program, baseRev revision, head *b
 	}
 	baseOnly := onlyIn(base.benches, head.benches)
 	if reason != "" {
-		var pkgs []string
-		for _, l := range head.benches {
-			pkgs = append(pkgs, l.Pkg)
-		}
-		replace, files, err := declarationOverlay(p, head.modDir, base.modDir, pkgs)
+		replace, files, err := declarationOverlay(p, head.modDir, base.modDir)
 		if err != nil {
 			return nil, nil, nil, failedError{err.Error()}
 		}

@@ -277,3 +277,28 @@ func TestABShowsTheTableWhenTheFileCannotBeWritten(t *testing.T) {
 		t.Errorf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 }
+
+// TestNightlyAgainstAnAnchorBeforeTheBenchmarks: nightly's anchor is built
+// as ab builds its base: from before the benchmark program, with the
+// working tree's declarations overlaid; the run is recorded as an A/B
+// file that says so.
+func TestNightlyAgainstAnAnchorBeforeTheBenchmarks(t *testing.T) {
+	needGit(t)
+	dir, c := tinyRepo(t)
+	results := filepath.Join(t.TempDir(), "results")
+	code, stdout, stderr := abApp(t, dir, "nightly", "--cmd", "./cmd/bench", "--anchor", c[0], "--bench", "^BenchmarkTinyWork$",
+		"--allow-unpinned", "--forks", "1", "--warmup", "0", "--measure", "2x10ms", "--results", results)
+	if code > 1 || !strings.Contains(stderr, "overlaid") || !strings.Contains(stdout, "recorded ") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	files, _ := filepath.Glob(filepath.Join(results, "nightly", "*", "*", "*", "*.txt"))
+	if len(files) != 1 {
+		t.Fatalf("recorded %v", files)
+	}
+	txt, _ := os.ReadFile(files[0])
+	for _, want := range []string{"toolchain: baseline", "toolchain: experiment", "baseline-commit: " + c[0], "overlaid"} {
+		if !strings.Contains(string(txt), want) {
+			t.Errorf("the recorded run lacks %q", want)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,22 +92,34 @@ func listBenchmarks(bin string) ([]listed, error) {
 
 // declarationOverlay maps the base tree's files to the head tree's so
 // that the base builds with the head's benchmark program and
-// declarations: the main package whole, and in every package of the
-// module that declares benchmarks, the files that import package harness
-// (a base file of that kind that the head lacks is removed). When the
-// base's go.mod does not require the harness's module, go.mod and go.sum
-// come from the head too. It returns the overlay and what it replaced.
-func declarationOverlay(p *program, headMod, baseMod string, benchPkgs []string) (map[string]string, []string, error) {
+// declarations: the main package whole, and in every other package of the
+// head's module, the files that import package harness (a base file of
+// that kind that the head lacks is removed). When the base's go.mod does
+// not require the harness's module, go.mod and go.sum come from the head
+// too. It returns the overlay and what it replaced.
+func declarationOverlay(p *program, headMod, baseMod string) (map[string]string, []string, error) {
 	replace := map[string]string{}
 	var what []string
 	dirs := map[string]bool{p.pkgRel: true}
-	for _, pkg := range benchPkgs {
-		if rel, ok := strings.CutPrefix(pkg, p.modulePath); ok && (rel == "" || rel[0] == '/') {
-			dirs[filepath.FromSlash(strings.TrimPrefix(rel, "/"))] = true
-			if rel == "" {
-				dirs["."] = true
-			}
+	err := filepath.WalkDir(headMod, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
 		}
+		rel, _ := filepath.Rel(headMod, path)
+		name := d.Name()
+		if rel != "." && (name == "testdata" || name == "vendor" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+			return filepath.SkipDir
+		}
+		if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && rel != "." {
+			return filepath.SkipDir // another module
+		}
+		if files, _ := goFiles(path, false); len(files) > 0 {
+			dirs[rel] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
 	}
 	keys := make([]string, 0, len(dirs))
 	for d := range dirs {

@@ -81,7 +81,9 @@ func CollectHeader(dir, command string) Header {
 		if hash, t, ok := strings.Cut(out, " "); ok {
 			h.Commit, h.CommitTime = hash, t
 		}
-		if st, err := git(dir, "status", "--porcelain", "--untracked-files=no"); err == nil {
+		// Untracked files count, as they do for Go's own vcs.modified: an
+		// untracked .go file is compiled in.
+		if st, err := git(dir, "status", "--porcelain"); err == nil {
 			h.Dirty = map[bool]string{true: "yes", false: "no"}[st != ""]
 		}
 	}
