@@ -174,3 +174,16 @@ func TestGroupThreadsRoundUp(t *testing.T) {
 		t.Errorf("exit %d\n%s\n%s", code, stderr, txt)
 	}
 }
+
+// TestNothingRegistered: a program that calls Main without registering a
+// benchmark gets a one-line usage error saying what to do.
+func TestNothingRegistered(t *testing.T) {
+	for _, args := range [][]string{{"list"}, {"run", "--quick"}} {
+		var out, errb bytes.Buffer
+		a := &app{name: "empty", registry: &harness.Registry{}, stdout: &out, stderr: &errb}
+		code := a.main(context.Background(), args)
+		if code != 2 || errb.String() != "empty: no benchmark is registered in this program: import the packages that call harness.Register\n" {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errb.String())
+		}
+	}
+}
