@@ -62,6 +62,8 @@ type Table struct {
 	HigherIsBetter bool
 	Rows, Cols     []benchproc.Key
 	Cells          map[[2]benchproc.Key]*Cell
+
+	nameless bool // the results without the column key, split off for Markdown
 }
 
 // Tables is the result of Build.

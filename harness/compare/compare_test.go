@@ -211,3 +211,65 @@ func TestNaNAndEmptyFiles(t *testing.T) {
 		t.Errorf("a file without results: %v", err)
 	}
 }
+
+// TestGeomeanMatchesBenchstat: the geomean row follows benchstat's rule
+// (every cell of a column, ratios per row, notes where a geomean is
+// undefined or the benchmark sets differ), on input where the columns
+// have different benchmarks and some summaries are zero. It used to take
+// only the rows every column has (146.7n where benchstat says 187.2n) and
+// print "?".
+func TestGeomeanMatchesBenchstat(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go tool benchstat")
+	}
+	dir := t.TempDir()
+	old, new := filepath.Join(dir, "old.txt"), filepath.Join(dir, "new.txt")
+	os.WriteFile(old, []byte("BenchmarkSort 1 100 ns/op 0 B/op\nBenchmarkSort 1 110 ns/op 0 B/op\nBenchmarkConcat 1 200 ns/op 8 B/op\nBenchmarkConcat 1 210 ns/op 8 B/op\nBenchmarkNoop 1 300 ns/op 0 B/op\nBenchmarkNoop 1 310 ns/op 0 B/op\n"), 0o644)
+	os.WriteFile(new, []byte("BenchmarkSort 1 90 ns/op 0 B/op\nBenchmarkSort 1 95 ns/op 0 B/op\nBenchmarkConcat 1 150 ns/op 8 B/op\nBenchmarkConcat 1 160 ns/op 8 B/op\n"), 0o644)
+	ts, err := Build([]string{old, new}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ours bytes.Buffer
+	ts.Text(&ours, nil)
+	ref, err := exec.Command("go", "tool", "benchstat", old, new).CombinedOutput()
+	if err != nil {
+		t.Fatalf("benchstat: %v\n%s", err, ref)
+	}
+	got, want := rowTokens(ours.String()), rowTokens(string(ref))
+	for _, row := range []string{"sec/op geomean", "B/op geomean"} {
+		if fmt.Sprint(got[row]) != fmt.Sprint(want[row]) {
+			t.Errorf("%s: ours %v, benchstat %v", row, got[row], want[row])
+		}
+	}
+	for _, note := range []string{"benchmark set differs from baseline; geomeans may not be comparable", "summaries must be >0 to compute geomean"} {
+		if !strings.Contains(ours.String(), note) || !strings.Contains(string(ref), note) {
+			t.Errorf("the note %q is not in both outputs:\nours:\n%s\nbenchstat:\n%s", note, ours.String(), ref)
+		}
+	}
+	if strings.Contains(ours.String(), "?") {
+		t.Errorf("a ? where benchstat leaves a footnote:\n%s", ours.String())
+	}
+}
+
+// TestMarkdownHasNoNamelessColumn: results without the column key (floor
+// and no-op benchmarks without /impl) go in a table of their own, not in a
+// column with no name.
+func TestMarkdownHasNoNamelessColumn(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bench.txt")
+	os.WriteFile(p, []byte("BenchmarkInsert/impl=skiplist 1 100 ns/op\nBenchmarkInsert/impl=skiplist 1 102 ns/op\nBenchmarkInsert/impl=paged 1 50 ns/op\nBenchmarkInsert/impl=paged 1 52 ns/op\nBenchmarkNoop 1 2 ns/op\nBenchmarkNoop 1 2.1 ns/op\n"), 0o644)
+	ts, err := Build([]string{p}, Options{Col: "/impl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	ts.Markdown(&md, []string{"Master", "This change"})
+	out := md.String()
+	head := regexp.MustCompile(`(?m)^\| Benchmark .*$`).FindAllString(out, -1)
+	if len(head) != 2 || strings.Contains(head[0], "|  |") || strings.Count(head[0], "|") != 5 || !strings.Contains(out, "without /impl (not compared)") {
+		t.Errorf("headers %q in:\n%s", head, out)
+	}
+	if strings.Contains(strings.Split(out, "without /impl")[0], "| Noop") {
+		t.Errorf("Noop is in the compared table:\n%s", out)
+	}
+}

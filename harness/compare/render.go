@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -17,17 +18,6 @@ import (
 )
 
 func (t *Table) cell(row, col benchproc.Key) *Cell { return t.Cells[[2]benchproc.Key{row, col}] }
-
-// complete reports whether every column has the row: only such rows enter
-// the geomean, so the geomeans of the columns compare like with like.
-func (t *Table) complete(row benchproc.Key) bool {
-	for _, col := range t.Cols {
-		if t.cell(row, col) == nil {
-			return false
-		}
-	}
-	return true
-}
 
 // colNames labels the columns: names in order where given, else the keys.
 func colNames(t *Table, names []string) []string {
@@ -72,8 +62,6 @@ func (ts *Tables) Text(w io.Writer, names []string) error {
 		}
 		fmt.Fprintln(tab, strings.Join(head, "\t")+"\t")
 		fmt.Fprintln(tab, strings.Join(units, "\t")+"\t")
-		ratios := make([][]float64, len(t.Cols))
-		centers := make([][]float64, len(t.Cols))
 		for _, row := range t.Rows {
 			sc := t.scaler(row)
 			fields := []string{row.StringValues()}
@@ -87,9 +75,6 @@ func (ts *Tables) Text(w io.Writer, names []string) error {
 					}
 					continue
 				}
-				if t.complete(row) {
-					centers[i] = append(centers[i], c.Summary.Center)
-				}
 				fields = append(fields, sc.Format(c.Summary.Center), "± "+c.Summary.PctRangeString())
 				if i == 0 {
 					continue
@@ -99,23 +84,28 @@ func (ts *Tables) Text(w io.Writer, names []string) error {
 					continue
 				}
 				cmp := t.Compare(base, c)
-				ratios[i] = append(ratios[i], cmp.Ratio)
 				fields = append(fields, deltaText(base, c, cmp), "("+cmp.String()+")")
 			}
 			fmt.Fprintln(tab, strings.Join(fields, "\t")+"\t")
 		}
+		var notes footnotes
 		if len(t.Rows) > 1 {
 			g := []string{"geomean"}
 			cls := benchunit.ClassOf(t.Unit)
-			for i := range t.Cols {
-				gm := geomean(centers[i])
-				if math.IsNaN(gm) {
-					g = append(g, "?", "")
-				} else {
-					g = append(g, benchunit.Scale(gm, cls), "")
+			for i, gc := range t.geomeans() {
+				center := ""
+				if gc.ok {
+					center = benchunit.Scale(gc.center, cls)
 				}
+				g = append(g, center, "")
 				if i > 0 {
-					g = append(g, formatRatio(geomean(ratios[i])), "")
+					ratio := ""
+					if gc.ratioOK {
+						ratio = formatRatio(gc.ratio)
+					}
+					g = append(g, ratio, strings.TrimSpace(notes.mark(gc.notes)))
+				} else if m := notes.mark(gc.notes); m != "" {
+					g[len(g)-1] = strings.TrimSpace(m)
 				}
 			}
 			fmt.Fprintln(tab, strings.Join(g, "\t")+"\t")
@@ -123,6 +113,7 @@ func (ts *Tables) Text(w io.Writer, names []string) error {
 		if err := tab.Flush(); err != nil {
 			return err
 		}
+		notes.write(w, "")
 	}
 	return nil
 }
@@ -178,96 +169,157 @@ func (ts *Tables) Markdown(w io.Writer, names []string) error {
 	for _, warn := range ts.sortedWarnings() {
 		fmt.Fprintf(w, "> warning: %s\n\n", warn)
 	}
-	for ti, t := range ts.Tables {
+	for ti, t := range ts.withoutNamelessColumns() {
 		if ti > 0 {
 			fmt.Fprintln(w)
 		}
-		if t.Config != "" && (ti == 0 || ts.Tables[ti-1].Config != t.Config) {
+		if t.Config != "" && (ti == 0 || ts.Tables[ti-1].Config != t.Config) && !t.nameless {
 			fmt.Fprintf(w, "<details><summary>configuration</summary>\n\n```\n%s\n```\n</details>\n\n", t.Config)
+		}
+		if t.nameless {
+			fmt.Fprintf(w, "**%s** of the benchmarks without %s (not compared), median (min–max)\n\n", t.Unit, ts.Options.Col)
+			if err := t.markdownRows(w, []string{"value"}, ts.Options); err != nil {
+				return err
+			}
+			continue
 		}
 		fmt.Fprintf(w, "**%s**, median (min–max) of each side; Change at α = %g", t.Unit, ts.Options.Alpha)
 		if ts.Options.MinChange > 0 {
 			fmt.Fprintf(w, ", ignoring changes under %g %%", ts.Options.MinChange)
 		}
 		fmt.Fprint(w, "\n\n")
-		cols := colNames(t, names)
-		header := []string{"Benchmark"}
-		align := []tw.Align{tw.AlignLeft}
-		for i, c := range cols {
-			header = append(header, c)
-			align = append(align, tw.AlignRight)
-			if i > 0 {
-				header = append(header, "Change")
-				align = append(align, tw.AlignRight)
-			}
-		}
-		tab := tablewriter.NewTable(w,
-			tablewriter.WithRenderer(renderer.NewMarkdown()),
-			tablewriter.WithHeaderAutoFormat(tw.Off),
-			tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-			tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
-		)
-		tab.Header(header)
-		ratios := make([][]float64, len(t.Cols))
-		centers := make([][]float64, len(t.Cols))
-		for _, row := range t.Rows {
-			sc := t.scaler(row)
-			base := t.cell(row, t.Cols[0])
-			rec := []string{row.StringValues()}
-			for i, col := range t.Cols {
-				c := t.cell(row, col)
-				if c == nil {
-					rec = append(rec, "")
-					if i > 0 {
-						rec = append(rec, "")
-					}
-					continue
-				}
-				if t.complete(row) {
-					centers[i] = append(centers[i], c.Summary.Center)
-				}
-				rec = append(rec, fmt.Sprintf("%s (%s–%s)", sc.Format(c.Summary.Center), sc.Format(c.Min), sc.Format(c.Max)))
-				if i == 0 {
-					continue
-				}
-				if base == nil {
-					rec = append(rec, "")
-					continue
-				}
-				cmp := t.Compare(base, c)
-				ratios[i] = append(ratios[i], cmp.Ratio)
-				change := "~"
-				if cmp.Significant(ts.Options.Alpha, ts.Options.MinChange) {
-					change = fmt.Sprintf("%+.1f %%", (cmp.Ratio-1)*100)
-				}
-				rec = append(rec, fmt.Sprintf("%s (%s)", change, cmp.String()))
-			}
-			if err := tab.Append(rec); err != nil {
-				return err
-			}
-		}
-		if len(t.Rows) > 1 {
-			rec := []string{"geomean"}
-			cls := benchunit.ClassOf(t.Unit)
-			for i := range t.Cols {
-				if gm := geomean(centers[i]); math.IsNaN(gm) {
-					rec = append(rec, "?")
-				} else {
-					rec = append(rec, benchunit.Scale(gm, cls))
-				}
-				if i > 0 {
-					rec = append(rec, formatRatio(geomean(ratios[i])))
-				}
-			}
-			if err := tab.Append(rec); err != nil {
-				return err
-			}
-		}
-		if err := tab.Render(); err != nil {
+		if err := t.markdownRows(w, names, ts.Options); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// markdownRows writes the table itself: a row per benchmark and the
+// geomean row, with its footnotes.
+func (t *Table) markdownRows(w io.Writer, names []string, o Options) error {
+	cols := colNames(t, names)
+	header := []string{"Benchmark"}
+	align := []tw.Align{tw.AlignLeft}
+	for i, c := range cols {
+		header = append(header, c)
+		align = append(align, tw.AlignRight)
+		if i > 0 {
+			header = append(header, "Change")
+			align = append(align, tw.AlignRight)
+		}
+	}
+	tab := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewMarkdown()),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+	)
+	tab.Header(header)
+	for _, row := range t.Rows {
+		sc := t.scaler(row)
+		base := t.cell(row, t.Cols[0])
+		rec := []string{row.StringValues()}
+		for i, col := range t.Cols {
+			c := t.cell(row, col)
+			if c == nil {
+				rec = append(rec, "")
+				if i > 0 {
+					rec = append(rec, "")
+				}
+				continue
+			}
+			rec = append(rec, fmt.Sprintf("%s (%s–%s)", sc.Format(c.Summary.Center), sc.Format(c.Min), sc.Format(c.Max)))
+			if i == 0 {
+				continue
+			}
+			if base == nil {
+				rec = append(rec, "")
+				continue
+			}
+			cmp := t.Compare(base, c)
+			change := "~"
+			if cmp.Significant(o.Alpha, o.MinChange) {
+				change = fmt.Sprintf("%+.1f %%", (cmp.Ratio-1)*100)
+			}
+			rec = append(rec, fmt.Sprintf("%s (%s)", change, cmp.String()))
+		}
+		if err := tab.Append(rec); err != nil {
+			return err
+		}
+	}
+	var notes footnotes
+	if len(t.Rows) > 1 {
+		rec := []string{"geomean"}
+		cls := benchunit.ClassOf(t.Unit)
+		for i, gc := range t.geomeans() {
+			center := ""
+			if gc.ok {
+				center = benchunit.Scale(gc.center, cls)
+			}
+			if i == 0 {
+				rec = append(rec, strings.TrimSpace(center+notes.mark(gc.notes)))
+				continue
+			}
+			ratio := ""
+			if gc.ratioOK {
+				ratio = formatRatio(gc.ratio)
+			}
+			rec = append(rec, center, strings.TrimSpace(ratio+notes.mark(gc.notes)))
+		}
+		if err := tab.Append(rec); err != nil {
+			return err
+		}
+	}
+	if err := tab.Render(); err != nil {
+		return err
+	}
+	if len(notes.texts) > 0 {
+		fmt.Fprintln(w)
+		notes.write(w, "")
+	}
+	return nil
+}
+
+// withoutNamelessColumns splits off, from each table with more than one
+// column, the column of results that lack the column key (a floor or
+// no-op benchmark without /impl, say): they go in a table of their own
+// after it, marked nameless, instead of a column with no name.
+func (ts *Tables) withoutNamelessColumns() []*Table {
+	var out []*Table
+	for _, t := range ts.Tables {
+		idx := -1
+		for i, c := range t.Cols {
+			if c.StringValues() == "" {
+				idx = i
+			}
+		}
+		if idx < 0 || len(t.Cols) < 2 {
+			out = append(out, t)
+			continue
+		}
+		named, alone := *t, *t
+		named.Cols = append(slices.Clone(t.Cols[:idx]), t.Cols[idx+1:]...)
+		alone.Cols, alone.nameless = []benchproc.Key{t.Cols[idx]}, true
+		named.Rows, alone.Rows = nil, nil
+		for _, row := range t.Rows {
+			has := false
+			for _, c := range named.Cols {
+				has = has || t.cell(row, c) != nil
+			}
+			if has {
+				named.Rows = append(named.Rows, row)
+			}
+			if t.cell(row, t.Cols[idx]) != nil {
+				alone.Rows = append(alone.Rows, row)
+			}
+		}
+		if len(named.Rows) > 0 {
+			out = append(out, &named)
+		}
+		out = append(out, &alone)
+	}
+	return out
 }
 
 // ColName is the label of column i of the first table.
