@@ -259,6 +259,7 @@ func (tr *trialRun) iteration(spec result.IterSpec) (*result.Iteration, error) {
 		return nil, err
 	}
 	it := &result.Iteration{
+		Counted:       ir.counted,
 		WallNs:        wall.Nanoseconds(),
 		AllocBytes:    m1.TotalAlloc - m0.TotalAlloc,
 		Allocs:        m1.Mallocs - m0.Mallocs,

@@ -273,3 +273,29 @@ func TestMarkdownHasNoNamelessColumn(t *testing.T) {
 		t.Errorf("Noop is in the compared table:\n%s", out)
 	}
 }
+
+// TestNoPercentageFromZero: a change from a zero baseline (allocations
+// below resolution) is never a percentage (it read "+41922299.88 %").
+func TestNoPercentageFromZero(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bench.txt")
+	var b strings.Builder
+	for range 6 {
+		b.WriteString("BenchmarkA/impl=old 1 10 ns/op 0 B/op\nBenchmarkA/impl=new 1 10 ns/op 48 B/op\n")
+	}
+	os.WriteFile(p, []byte(b.String()), 0o644)
+	ts, err := Build([]string{p}, Options{Col: "/impl"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md, text bytes.Buffer
+	ts.Markdown(&md, nil)
+	ts.Text(&text, nil)
+	for _, out := range []string{md.String(), text.String()} {
+		if strings.Contains(out, "Inf") || regexp.MustCompile(`\+[0-9.]{5,} ?%`).MatchString(out) {
+			t.Errorf("a percentage from a zero baseline:\n%s", out)
+		}
+	}
+	if !strings.Contains(md.String(), "no % from a zero baseline") {
+		t.Errorf("Markdown does not say why:\n%s", md.String())
+	}
+}

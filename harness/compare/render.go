@@ -239,7 +239,10 @@ func (t *Table) markdownRows(w io.Writer, names []string, o Options) error {
 			}
 			cmp := t.Compare(base, c)
 			change := "~"
-			if cmp.Significant(o.Alpha, o.MinChange) {
+			switch {
+			case base.Summary.Center == 0 && c.Summary.Center != 0:
+				change = "no % from a zero baseline" // a change from nothing is not a percentage
+			case cmp.Significant(o.Alpha, o.MinChange):
 				change = fmt.Sprintf("%+.1f %%", (cmp.Ratio-1)*100)
 			}
 			rec = append(rec, fmt.Sprintf("%s (%s)", change, cmp.String()))

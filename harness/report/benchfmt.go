@@ -181,6 +181,10 @@ func telemetry(cr *result.CaseResult, it *result.Iteration) string {
 	s := fmt.Sprintf("fork=%d iter=%d mode=%s goroutines=%d wall=%.1fms executed=%d probe-mhz=%.0f/%.0f drift=%.1f%% flagged=%s",
 		it.Fork, it.Index, cr.Mode, it.Total.Workers, float64(it.WallNs)/1e6, it.Executed,
 		it.ProbeBefore, it.ProbeAfter, 100*it.Drift(), flag)
+	s += fmt.Sprintf(" alloc-bytes=%d allocs=%d gcs=%d", it.AllocBytes, it.Allocs, it.GCs)
+	if it.BelowResolution() {
+		s += " allocs-below-resolution=yes"
+	}
 	if it.TimerNs > 0 {
 		s += fmt.Sprintf(" timer-ns=%.1f", it.TimerNs)
 	}

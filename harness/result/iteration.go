@@ -17,8 +17,10 @@ type Iteration struct {
 	Ops   []OpStats `json:"ops,omitempty"`
 	// Executed counts every op executed during the iteration, ramp-up,
 	// ramp-down and batch calibration included; allocation figures are
-	// divided by it.
+	// divided by it. Counted is set for an iteration of a fixed op count
+	// (or a single shot), whose allocation figures are exact.
 	Executed   int64  `json:"executed"`
+	Counted    bool   `json:"counted,omitempty"`
 	AllocBytes uint64 `json:"allocBytes"`
 	Allocs     uint64 `json:"allocs"`
 	GCs        uint32 `json:"gcs"`
@@ -73,11 +75,38 @@ func (it *Iteration) Drift() float64 {
 	return math.Abs(it.ProbeAfter-it.ProbeBefore) / it.ProbeBefore
 }
 
+// The resolution of a timed iteration's allocation figures: the runtime
+// allocates in the background (timers, GC workers, the harness's own
+// goroutine starts) a few times per iteration whatever the op does, so an
+// iteration that counted no more than this, spread over millions of ops,
+// measured nothing of the op. Its figures read as zero (never as
+// 1.287e-07 B/op, from which a percentage change would be computed); the
+// exact counts stay in the iteration (AllocBytes, Allocs, GCs) and in the
+// results' telemetry.
+const (
+	BackgroundBytes  = 4 << 10
+	BackgroundAllocs = 32
+)
+
+// BelowResolution reports whether the iteration's allocations are within
+// the background's (see BackgroundBytes). Counted iterations (a fixed op
+// count) are exact and never are.
+func (it *Iteration) BelowResolution() bool {
+	return !it.Counted && it.AllocBytes < BackgroundBytes && it.Allocs < BackgroundAllocs
+}
+
 // BytesPerOp, AllocsPerOp and GCsPerOp are the allocation figures per
-// executed op.
-func (it *Iteration) BytesPerOp() float64  { return perOp(float64(it.AllocBytes), it.Executed) }
-func (it *Iteration) AllocsPerOp() float64 { return perOp(float64(it.Allocs), it.Executed) }
-func (it *Iteration) GCsPerOp() float64    { return perOp(float64(it.GCs), it.Executed) }
+// executed op: zero for an iteration below their resolution.
+func (it *Iteration) BytesPerOp() float64  { return it.resolved(float64(it.AllocBytes)) }
+func (it *Iteration) AllocsPerOp() float64 { return it.resolved(float64(it.Allocs)) }
+func (it *Iteration) GCsPerOp() float64    { return it.resolved(float64(it.GCs)) }
+
+func (it *Iteration) resolved(v float64) float64 {
+	if it.BelowResolution() {
+		return 0
+	}
+	return perOp(v, it.Executed)
+}
 
 func perOp(v float64, ops int64) float64 {
 	if ops <= 0 {
