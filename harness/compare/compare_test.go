@@ -299,3 +299,19 @@ func TestNoPercentageFromZero(t *testing.T) {
 		t.Errorf("Markdown does not say why:\n%s", md.String())
 	}
 }
+
+// TestSampleWarningsSaidOnce: the per-cell "need >= N samples" warnings
+// of a quick run are one line with their count, not one per cell.
+func TestSampleWarningsSaidOnce(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "bench.txt")
+	os.WriteFile(p, []byte("BenchmarkA 1 10 ns/op\nBenchmarkA 1 11 ns/op\nBenchmarkB 1 20 ns/op\nBenchmarkB 1 21 ns/op\nBenchmarkC 1 30 ns/op\nBenchmarkC 1 31 ns/op\n"), 0o644)
+	ts, err := Build([]string{p}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	ts.Text(&text, nil)
+	if n := strings.Count(text.String(), "need >= 6 samples"); n != 1 || !strings.Contains(text.String(), "(3 summaries;") {
+		t.Errorf("%d sample-size warnings:\n%s", n, text.String())
+	}
+}

@@ -125,10 +125,24 @@ func formatRatio(r float64) string {
 	return fmt.Sprintf("%+.2f%%", (r-1)*100)
 }
 
+// sortedWarnings lists the warnings, sorted, with the sample-size warnings
+// of summaries (benchmath's "need >= N samples …", one per cell) said once
+// each, with how many cells they concern: a quick run has dozens.
 func (ts *Tables) sortedWarnings() []string {
-	w := append([]string(nil), ts.Warnings...)
+	var w []string
+	cells := map[string]int{}
+	for _, warn := range ts.Warnings {
+		if i := strings.Index(warn, ": need >= "); i >= 0 {
+			cells[warn[i+2:]]++
+			continue
+		}
+		w = append(w, warn)
+	}
+	for msg, n := range cells {
+		w = append(w, fmt.Sprintf("%s (%d summaries; more forks or iterations give more samples)", msg, n))
+	}
 	sort.Strings(w)
-	return w
+	return slices.Compact(w)
 }
 
 // CSV writes one line per table × row × column: the summary, and the
