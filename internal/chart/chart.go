@@ -1,11 +1,14 @@
 package chart
 
 import (
+	"bytes"
 	"fmt"
 	"image/color"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -106,10 +109,16 @@ func save(p *plot.Plot, path string, w, h vg.Length) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp := path + ".tmp" + filepath.Ext(path)
-	if err := p.Save(w, h, tmp); err != nil {
-		os.Remove(tmp)
+	// Rendered in memory and replaced atomically under a unique temporary
+	// name: two runs drawing the same chart (concurrent nightlies) do not
+	// collide.
+	wt, err := p.WriterTo(w, h, strings.TrimPrefix(filepath.Ext(path), "."))
+	if err != nil {
 		return fmt.Errorf("chart %s: %w", path, err)
 	}
-	return os.Rename(tmp, path)
+	var buf bytes.Buffer
+	if _, err := wt.WriteTo(&buf); err != nil {
+		return fmt.Errorf("chart %s: %w", path, err)
+	}
+	return atomicfile.Replace(path, buf.Bytes())
 }
