@@ -5,6 +5,8 @@ import (
 	"io"
 	"math"
 	"strings"
+
+	"golang.org/x/perf/benchunit"
 )
 
 // geoCol is one column's cell of the geomean row.
@@ -73,6 +75,18 @@ func (t *Table) geomeans() []geoCol {
 		}
 	}
 	return out
+}
+
+// text is the geomean's center, scaled for unit, and its change: "" for
+// what is undefined.
+func (g geoCol) text(unit string) (center, ratio string) {
+	if g.ok {
+		center = benchunit.Scale(g.center, benchunit.ClassOf(unit))
+	}
+	if g.ratioOK {
+		ratio = formatRatio(g.ratio)
+	}
+	return center, ratio
 }
 
 // footnotes numbers notes in the order they are first used, as

@@ -14,7 +14,6 @@ import (
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
 	"golang.org/x/perf/benchproc"
-	"golang.org/x/perf/benchunit"
 )
 
 func (t *Table) cell(row, col benchproc.Key) *Cell { return t.Cells[[2]benchproc.Key{row, col}] }
@@ -91,18 +90,10 @@ func (ts *Tables) Text(w io.Writer, names []string) error {
 		var notes footnotes
 		if len(t.Rows) > 1 {
 			g := []string{"geomean"}
-			cls := benchunit.ClassOf(t.Unit)
 			for i, gc := range t.geomeans() {
-				center := ""
-				if gc.ok {
-					center = benchunit.Scale(gc.center, cls)
-				}
+				center, ratio := gc.text(t.Unit)
 				g = append(g, center, "")
 				if i > 0 {
-					ratio := ""
-					if gc.ratioOK {
-						ratio = formatRatio(gc.ratio)
-					}
 					g = append(g, ratio, strings.TrimSpace(notes.mark(gc.notes)))
 				} else if m := notes.mark(gc.notes); m != "" {
 					g[len(g)-1] = strings.TrimSpace(m)
@@ -268,19 +259,11 @@ func (t *Table) markdownRows(w io.Writer, names []string, o Options) error {
 	var notes footnotes
 	if len(t.Rows) > 1 {
 		rec := []string{"geomean"}
-		cls := benchunit.ClassOf(t.Unit)
 		for i, gc := range t.geomeans() {
-			center := ""
-			if gc.ok {
-				center = benchunit.Scale(gc.center, cls)
-			}
+			center, ratio := gc.text(t.Unit)
 			if i == 0 {
 				rec = append(rec, strings.TrimSpace(center+notes.mark(gc.notes)))
 				continue
-			}
-			ratio := ""
-			if gc.ratioOK {
-				ratio = formatRatio(gc.ratio)
 			}
 			rec = append(rec, center, strings.TrimSpace(ratio+notes.mark(gc.notes)))
 		}
