@@ -26,6 +26,12 @@ func (a *app) compareCmd() *cobra.Command {
 			if names != "" {
 				nameList = strings.Split(names, ",")
 			}
+			if cmd.Flags().Changed("table") && o.Table == "" {
+				// benchstat's -table "": one table per unit, whatever the
+				// files' configurations (a go test file beside a benchctl
+				// one, say).
+				o.Table = compare.OneTable
+			}
 			if err := checkStats(o.Alpha, o.MinChange); err != nil {
 				return err
 			}

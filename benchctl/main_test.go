@@ -187,3 +187,17 @@ func TestNothingRegistered(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareAcrossConfigurations: --table "" (benchstat's) lines up a go
+// test file and a benchctl file, whose file-level keys differ, in one
+// table (it used to fall back to .config and split them).
+func TestCompareAcrossConfigurations(t *testing.T) {
+	dir := t.TempDir()
+	gt, bc := filepath.Join(dir, "go.txt"), filepath.Join(dir, "benchctl.txt")
+	os.WriteFile(gt, []byte("pkg: x\nBenchmarkAdd/impl=mutex-2 100 27 ns/op\nBenchmarkAdd/impl=mutex-2 100 28 ns/op\n"), 0o644)
+	os.WriteFile(bc, []byte("pkg: x\nmachine-id: m\ncommit: c\nBenchmarkAdd/impl=mutex-2 100 26 ns/op\nBenchmarkAdd/impl=mutex-2 100 27 ns/op\n"), 0o644)
+	code, stdout, stderr := benchctl(t, "compare", "--table", "", "go="+gt, "benchctl="+bc)
+	if code != 0 || strings.Count(stdout, "Add/impl=mutex-2") != 1 || !strings.Contains(stdout, "vs base") {
+		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}

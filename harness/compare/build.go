@@ -12,6 +12,11 @@ import (
 	"golang.org/x/perf/benchunit"
 )
 
+// OneTable, as Options.Table, makes one table per unit whatever the files'
+// configurations: benchstat's -table "" (an empty Table means the default,
+// .config).
+const OneTable = " "
+
 // Options configure a comparison. The zero value is benchstat's default.
 type Options struct {
 	Table, Row, Col string  // projections (default .config, .fullname, .file)
