@@ -53,13 +53,12 @@ finds it too), on a failed fork or on a revision that does not build.`,
 			if err != nil {
 				return err
 			}
-			switch {
-			case o.Forks == 0:
-				return usageError{errors.New("ab needs forks: --forks 0 cannot run two binaries")}
-			case ab.base == "":
+			if err := forksWithoutProfiles(o, "ab needs forks: --forks 0 cannot run two binaries",
+				"--prof is not supported by ab: profile each revision with run --prof"); err != nil {
+				return err
+			}
+			if ab.base == "" {
 				return usageError{errors.New("--base is required")}
-			case len(o.Profiles) > 0:
-				return usageError{errors.New("--prof is not supported by ab: profile each revision with run --prof")}
 			}
 			if err := checkStats(ab.alpha, ab.minChange); err != nil {
 				return err

@@ -40,11 +40,9 @@ last runs. A change of env-id at a change point is annotated, not alarmed.`,
 			if err != nil {
 				return err
 			}
-			switch {
-			case o.Forks == 0:
-				return usageError{errors.New("nightly needs forks")}
-			case len(o.Profiles) > 0:
-				return usageError{errors.New("--prof is not supported by nightly: profiles perturb the recorded numbers; use run --prof")}
+			if err := forksWithoutProfiles(o, "nightly needs forks",
+				"--prof is not supported by nightly: profiles perturb the recorded numbers; use run --prof"); err != nil {
+				return err
 			}
 			if err := report.CheckWritable(resultsDir); err != nil {
 				return usageError{fmt.Errorf("--results %s: %w", resultsDir, err)}

@@ -1,6 +1,7 @@
 package benchctl
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -62,7 +63,7 @@ func (s *session) header(dir string) report.Header {
 }
 
 // beforeFork waits, bounded, for a cool and idle host before each fork,
-// and says what it found; nil when no wait was asked for.
+// and says what it found; "" when no wait was asked for.
 func (s *session) beforeFork(engine.Case, int) string {
 	f, host := s.f, s.host
 	if f.cooldown == 0 && f.idleLoad == 0 {
@@ -97,4 +98,17 @@ func (s *session) beforeFork(engine.Case, int) string {
 		}
 	}
 	return strings.Join(notes, "; ")
+}
+
+// forksWithoutProfiles refuses, with the command's own words, what ab and
+// nightly cannot do: run in process (they compare or record forks), and
+// profile (profiling forks would perturb the forks they measure).
+func forksWithoutProfiles(o engine.Options, noForks, noProf string) error {
+	switch {
+	case o.Forks == 0:
+		return usageError{errors.New(noForks)}
+	case len(o.Profiles) > 0:
+		return usageError{errors.New(noProf)}
+	}
+	return nil
 }
