@@ -46,7 +46,7 @@ func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
 		{[]string{"run", "--suite", "clitest", "--forks", "two"}, `invalid argument "two" for "--forks"`},
 		{[]string{"run", "--suite", "clitest", "--mode", "fast"}, `unknown mode "fast" (valid: avgt, thrpt, sample, ss)`},
 		{[]string{"run", "--suite", "clitest", "--out", filepath.Join(file, "sub")}, "--out " + filepath.Join(file, "sub")},
-		{[]string{"run", "stray-arg"}, `unknown command "stray-arg"`},
+		{[]string{"run", "stray-arg"}, `package stray-arg is not in std`},
 		{[]string{"run", "--suite", "clitest", "-p", "kind=huge"}, `parameter kind: unknown value "huge" (valid: a, b)`},
 		{[]string{"run", "--suite", ""}, `--suite is empty`},
 		{[]string{"run", "--suite", "clitest", "-p", "even=3"}, `parameter even: value "3": must be even`},

@@ -15,6 +15,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness/report"
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/gotest"
 	"github.com/ledgerbench/ledgerbench/internal/profile"
 )
 
@@ -40,13 +41,16 @@ func (a *app) runCmd() *cobra.Command {
 		Example: fmt.Sprintf(`  %[1]s run --quick
   %[1]s run --suite SUITE --bench 'Insert' -p size=64,4096 --forks 5 --measure 10x500ms
   %[1]s run --bench Kernel --mode sample --measure 5x100000ops`, a.name),
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return a.runPackages(cmd, &f, args)
+			}
 			o, cases, err := a.plan(cmd, &f)
 			if err != nil {
 				return err
 			}
-			return a.doRun(cmd, o, cases, &f)
+			return a.doRun(cmd, o, cases, &f, nil, nil)
 		},
 	}
 	a.addRunFlags(c, &f)
@@ -117,26 +121,38 @@ func unjoin(err error) []error {
 // plan binds the flags and plans the run once: every later step takes
 // these cases. Bad input is a usage error.
 func (a *app) plan(cmd *cobra.Command, f *runFlags) (engine.Options, []engine.Case, error) {
-	o, err := f.options(cmd)
+	o, err := a.options(cmd, f)
 	if err != nil {
-		return o, nil, usageError{err}
-	}
-	for name, v := range map[string]float64{"--cooldown": f.cooldown, "--idle-load": f.idleLoad} {
-		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-			return o, nil, usageError{fmt.Errorf("%s %g: must be a finite number, 0 or more", name, v)}
-		}
-	}
-	if f.lockPath == "" && !f.ignoreLock {
-		return o, nil, usageError{errors.New("--lock is empty: name the run lock file, or pass --ignore-lock")}
-	}
-	if cmd.Flags().Changed("suite") && f.suite == "" {
-		return o, nil, usageError{errors.New("--suite is empty (all runs every benchmark)")}
+		return o, nil, err
 	}
 	cases, err := o.Plan(a.registry)
 	if err != nil {
 		return o, nil, usageError{flagError(err)}
 	}
 	return o, cases, nil
+}
+
+// options binds and checks the flags of a run, whatever it runs.
+func (a *app) options(cmd *cobra.Command, f *runFlags) (engine.Options, error) {
+	o, err := f.options(cmd)
+	if err != nil {
+		return o, usageError{err}
+	}
+	for name, v := range map[string]float64{"--cooldown": f.cooldown, "--idle-load": f.idleLoad} {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return o, usageError{fmt.Errorf("%s %g: must be a finite number, 0 or more", name, v)}
+		}
+	}
+	if f.lockPath == "" && !f.ignoreLock {
+		return o, usageError{errors.New("--lock is empty: name the run lock file, or pass --ignore-lock")}
+	}
+	if cmd.Flags().Changed("suite") && f.suite == "" {
+		return o, usageError{errors.New("--suite is empty (all runs every benchmark)")}
+	}
+	if err := o.Validate(); err != nil {
+		return o, usageError{flagError(err)}
+	}
+	return o, nil
 }
 
 // options binds the flags into engine.Options: the defaults (or the quick
@@ -189,19 +205,30 @@ func (f *runFlags) options(cmd *cobra.Command) (engine.Options, error) {
 	return o, nil
 }
 
-func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f *runFlags) error {
+// doRun measures the cases and writes the results. s is the prepared
+// session (nil: prepare one here); tp, for go test benchmarks, holds their
+// test binaries.
+func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f *runFlags, s *session, tp *testPlan) error {
 	// The lock and the host first: a run refused for either leaves no
 	// empty output directory behind.
-	s, err := a.prepare(&o, f)
-	if err != nil {
-		return err
+	if s == nil {
+		var err error
+		if s, err = a.prepare(&o, f); err != nil {
+			return err
+		}
+		defer s.release()
 	}
-	defer s.release()
 	out, err := f.outDir("runs")
 	if err != nil {
 		return err
 	}
 	header := s.header(a.dir)
+	if tp != nil {
+		header.Notes = append(header.Notes, tp.notes...)
+		if o.Warmup.Count > 0 && o.Warmup.Ops == 0 && o.Measure.Ops == 0 && o.Warmup.Time != o.Measure.Time {
+			a.say("go test benchmarks: the %d warmup runs use the measurement's -test.benchtime %s (one process has one benchtime); --warmup's %s is not used", o.Warmup.Count, gotest.Benchtime(o.Measure), o.Warmup.Time)
+		}
+	}
 	if o.Forks == 0 {
 		a.say("WARNING: --forks 0 runs every benchmark inside this process and gives up what forks give: no --timeout (a hung op hangs the run), signals stop it only between benchmarks, a crash or os.Exit in an op ends %s with the run's results unwritten, and heap, GC and scheduler state carry over between benchmarks", a.name)
 	}
@@ -214,7 +241,17 @@ func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f
 		ProfileDir: filepath.Join(out, "profiles"), CPUs: o.CPUs,
 		BeforeFork: s.beforeFork,
 	}
-	run, runErr := rn.Run(cmd.Context(), o, cases)
+	var run *result.Run
+	var runErr error
+	if tp != nil {
+		var runs []*result.Run
+		runs, runErr = rn.RunSides(cmd.Context(), o, cases, []engine.Side{{Tests: tp.bins}})
+		if runs != nil {
+			run = runs[0]
+		}
+	} else {
+		run, runErr = rn.Run(cmd.Context(), o, cases)
+	}
 	prog.close()
 	if run == nil {
 		return failedError{runErr.Error()}
@@ -246,6 +283,9 @@ func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f
 	}
 	if failed > 0 {
 		return failedError{fmt.Sprintf("%d fork(s) failed; every result obtained is in %s", failed, out)}
+	}
+	if tp != nil && len(tp.broken) > 0 {
+		return failedError{fmt.Sprintf("%d package(s) did not build (%s); every result obtained is in %s", len(tp.broken), strings.Join(tp.broken, ", "), out)}
 	}
 	return nil
 }

@@ -119,6 +119,7 @@ func writeRun(w *benchfmt.Writer, comment func(string, ...any), h Header, run *r
 				}
 			}
 		}
+		goTest := len(cr.Iterations) > 0 && cr.Iterations[0].GoTest
 		for _, pr := range cr.Profiles {
 			if pr.Kind != string(profile.Instructions) || pr.InstructionsPerOp <= 0 {
 				continue
@@ -135,7 +136,11 @@ func writeRun(w *benchfmt.Writer, comment func(string, ...any), h Header, run *r
 			if err := w.Write(res); err != nil {
 				return err
 			}
-			comment("%s: instructions/op from callgrind (GOMAXPROCS=1, GOGC=off, collected in the measured loop only)", cr.Case.Name())
+			if goTest {
+				comment("%s: instructions/op from callgrind (GOMAXPROCS=1, GOGC=off): the whole test binary counted at b.N=%d and %d: their difference per op", cr.Case.Name(), pr.Ops, 2*pr.Ops)
+			} else {
+				comment("%s: instructions/op from callgrind (GOMAXPROCS=1, GOGC=off, collected in the measured loop only)", cr.Case.Name())
+			}
 		}
 		for _, pr := range cr.Profiles {
 			if pr.Kind != string(profile.Perf) || len(pr.Counters) == 0 {
@@ -152,6 +157,9 @@ func writeRun(w *benchfmt.Writer, comment func(string, ...any), h Header, run *r
 		}
 		for i, d := range cr.Startup {
 			line := fmt.Sprintf("%s start-up %d: exec to hello %.1fms", cr.Case.Name(), i+1, float64(d)/1e6)
+			if goTest {
+				line = fmt.Sprintf("%s start-up %d: exec to the test binary's first output line %.1fms", cr.Case.Name(), i+1, float64(d)/1e6)
+			}
 			if i < len(cr.Ready) {
 				line += fmt.Sprintf(", exec to first iteration %.1fms", float64(cr.Ready[i])/1e6)
 			}
@@ -174,6 +182,11 @@ func writeRun(w *benchfmt.Writer, comment func(string, ...any), h Header, run *r
 
 // telemetry is the comment line that precedes an iteration's result.
 func telemetry(cr *result.CaseResult, it *result.Iteration) string {
+	if it.GoTest {
+		// The fork's own line as go test printed it: no probe, no GC
+		// count, and go test's own B/op and allocs/op.
+		return fmt.Sprintf("fork=%d iter=%d mode=%s go-test b.N=%d", it.Fork, it.Index, cr.Mode, it.Executed)
+	}
 	flag := "no"
 	if it.Flagged {
 		flag = "yes"
@@ -212,8 +225,10 @@ func iterationValues(mode result.Mode, s *result.OpStats, it *result.Iteration) 
 	if it != nil {
 		vals = append(vals,
 			benchfmt.Value{Value: it.BytesPerOp(), Unit: "B/op"},
-			benchfmt.Value{Value: it.AllocsPerOp(), Unit: "allocs/op"},
-			benchfmt.Value{Value: it.GCsPerOp(), Unit: "gc/op"})
+			benchfmt.Value{Value: it.AllocsPerOp(), Unit: "allocs/op"})
+		if !it.GoTest {
+			vals = append(vals, benchfmt.Value{Value: it.GCsPerOp(), Unit: "gc/op"})
+		}
 	}
 	for _, u := range slices.Sorted(maps.Keys(s.Metrics)) {
 		vals = append(vals, benchfmt.Value{Value: s.Metrics[u], Unit: u})

@@ -79,7 +79,7 @@ func Summarize(cr *result.CaseResult) Summary {
 	}
 	add("B/op", "B/op", func(it *result.Iteration) (float64, bool) { return it.BytesPerOp(), true })
 	add("allocs/op", "allocs/op", func(it *result.Iteration) (float64, bool) { return it.AllocsPerOp(), true })
-	add("gc/op", "gc/op", func(it *result.Iteration) (float64, bool) { return it.GCsPerOp(), true })
+	add("gc/op", "gc/op", func(it *result.Iteration) (float64, bool) { return it.GCsPerOp(), !it.GoTest })
 	for _, unit := range metricUnits(its) {
 		add(unit, unit, func(it *result.Iteration) (float64, bool) {
 			v, ok := it.Total.Metrics[unit]

@@ -19,8 +19,14 @@ type Iteration struct {
 	// ramp-down and batch calibration included; allocation figures are
 	// divided by it. Counted is set for an iteration of a fixed op count
 	// (or a single shot), whose allocation figures are exact.
-	Executed   int64  `json:"executed"`
-	Counted    bool   `json:"counted,omitempty"`
+	Executed int64 `json:"executed"`
+	Counted  bool  `json:"counted,omitempty"`
+	// GoTest is set for one result line of a go test benchmark: its
+	// time per op and B/op and allocs/op are the test binary's own
+	// figures (AllocBytes and Allocs hold them times Executed, b.N), and it
+	// has no GC count, frequency probe or wall time of its own (WallNs is
+	// its ns/op times b.N).
+	GoTest     bool   `json:"goTest,omitempty"`
 	AllocBytes uint64 `json:"allocBytes"`
 	Allocs     uint64 `json:"allocs"`
 	GCs        uint32 `json:"gcs"`

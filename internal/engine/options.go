@@ -176,6 +176,8 @@ func (o *Options) Config() result.Config {
 // mode is the mode a case runs in.
 func (o *Options) mode(c Case) result.Mode {
 	switch {
+	case c.Test != nil:
+		return result.AverageTime
 	case o.Mode != "":
 		return o.Mode
 	case c.Bench.Mode != "":

@@ -62,6 +62,9 @@ type Event struct {
 type Side struct {
 	Name       string
 	Executable string
+	// Tests are the side's test binaries by package import path, for
+	// the cases of go test benchmarks.
+	Tests map[string]TestBinary
 }
 
 // Run runs every case of o's plan: forks in rounds in which the cases run
@@ -90,6 +93,9 @@ func (rn *Runner) RunSides(ctx context.Context, o Options, cases []Case, sides [
 	}
 	if len(sides) > 1 && o.Forks == 0 {
 		return nil, errors.New("an A/B run needs forks")
+	}
+	if o.Forks == 0 && slices.ContainsFunc(cases, func(c Case) bool { return c.Test != nil }) {
+		return nil, errors.New("go test benchmarks run in their test binaries' processes: they need forks (got 0)")
 	}
 	runs := make([]*result.Run, len(sides))
 	for s := range sides {
@@ -135,7 +141,9 @@ func (rn *Runner) RunSides(ctx context.Context, o Options, cases []Case, sides [
 					}
 				}
 				var ferr *result.ForkError
-				if runs[s].InProcess {
+				if c.Test != nil {
+					ferr = rn.testFork(ctx, sides[s], o, c, forkNo, cr)
+				} else if runs[s].InProcess {
 					ferr = rn.inProcess(c, o.planFor(c, forkNo), cr)
 				} else {
 					ferr = rn.fork(ctx, sides[s].Executable, o.planFor(c, forkNo), o.Timeout, cr)
@@ -162,7 +170,13 @@ func (rn *Runner) RunSides(ctx context.Context, o Options, cases []Case, sides [
 					return runs, err
 				}
 				rn.progress(Event{Case: c, Fork: 1, Done: done, Total: total, Estimated: forkTime, Profile: k, Side: sides[s].Name})
-				pr, note := rn.profileFork(ctx, o, k, c, cr, sides[s])
+				var pr result.ProfileRun
+				var note string
+				if c.Test != nil {
+					pr, note = rn.testProfileFork(ctx, o, k, c, cr, sides[s])
+				} else {
+					pr, note = rn.profileFork(ctx, o, k, c, cr, sides[s])
+				}
 				if note != "" {
 					runs[s].ProfileNotes = append(runs[s].ProfileNotes, note)
 					done += len(runs[s].Cases)

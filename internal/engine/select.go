@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"path"
 	"regexp"
 	"slices"
 	"sort"
@@ -12,17 +13,27 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/trial"
 )
 
-// Case is one benchmark at one parameter point: the unit that forks run.
+// Case is one benchmark at one parameter point, or one go test
+// benchmark (Test set, Bench nil): the unit that forks run.
 type Case struct {
 	Bench  *harness.Benchmark
 	Params result.Params
+	Test   *GoTest
 }
 
 // Name is the benchfmt name "BenchmarkX/a=1/b=2".
-func (c Case) Name() string { return c.Bench.FullName() + c.Params.Suffix() }
+func (c Case) Name() string {
+	if c.Test != nil {
+		return c.Test.Name
+	}
+	return c.Bench.FullName() + c.Params.Suffix()
+}
 
 // Result is the case's identity in the result model.
 func (c Case) Result() result.Case {
+	if t := c.Test; t != nil {
+		return result.Case{Benchmark: t.Name, ID: t.Pkg + "." + t.Name, Family: path.Base(t.Pkg), Pkg: t.Pkg}
+	}
 	return result.Case{Benchmark: c.Bench.FullName(), ID: c.Bench.ID(), Family: c.Bench.Family,
 		Pkg: c.Bench.Pkg(), Params: c.Params, Units: c.Bench.Units}
 }

@@ -33,17 +33,28 @@ type Spec struct {
 	// these CPUs: the child inherits the affinity of the thread that forks
 	// it, which Start sets for the duration of the fork.
 	CPUs []int
+	// Dir is the child's working directory ("" keeps the parent's).
+	Dir string
+	// Stdout, when set, also receives the child's stdout (only).
+	Stdout io.Writer
+	// NoLink starts a program that does not speak the fork protocol (a go
+	// test binary): no link on fds 3 and 4, no protocol marker in its
+	// environment; Next reports io.EOF. The rest (its process group, its
+	// death with the parent, the stderr tail, pinning) is the same.
+	NoLink bool
 }
 
 // Process is the parent's handle on a running child.
 type Process struct {
-	cmd     *exec.Cmd
-	toChild *os.File
-	frames  chan result
-	tail    *tail
-	started time.Time
-	waitErr error
-	waited  bool
+	cmd      *exec.Cmd
+	toChild  *os.File
+	frames   chan result
+	tail     *tail
+	started  time.Time
+	waitErr  error
+	waited   bool
+	exited   chan struct{}
+	exitOnce sync.Once
 }
 
 type result struct {
@@ -54,44 +65,63 @@ type result struct {
 // ErrTimeout is returned by Next when no frame arrived in time.
 var ErrTimeout = errors.New("timed out waiting for the child")
 
-// Start starts a child process with its link on fds 3 and 4.
+// Start starts a child process with its link on fds 3 and 4 (none with
+// Spec.NoLink).
 func Start(ctx context.Context, s Spec) (*Process, error) {
-	fromChildR, fromChildW, err := os.Pipe()
-	if err != nil {
-		return nil, err
+	var fromChildR, fromChildW, toChildR, toChildW *os.File
+	if !s.NoLink {
+		var err error
+		if fromChildR, fromChildW, err = os.Pipe(); err != nil {
+			return nil, err
+		}
+		if toChildR, toChildW, err = os.Pipe(); err != nil {
+			fromChildR.Close()
+			fromChildW.Close()
+			return nil, err
+		}
 	}
-	toChildR, toChildW, err := os.Pipe()
-	if err != nil {
-		fromChildR.Close()
-		fromChildW.Close()
-		return nil, err
+	closeAll := func(fs ...*os.File) {
+		for _, f := range fs {
+			if f != nil {
+				f.Close()
+			}
+		}
 	}
 	cmd := exec.CommandContext(ctx, s.Path, s.Args...)
-	cmd.Env = append(append(os.Environ(), s.Env...), fmt.Sprintf("%s=%d", EnvVar, Version))
-	cmd.ExtraFiles = []*os.File{fromChildW, toChildR} // fds 3 and 4
+	cmd.Env = append(os.Environ(), s.Env...)
+	cmd.Dir = s.Dir
+	if !s.NoLink {
+		cmd.Env = append(cmd.Env, fmt.Sprintf("%s=%d", EnvVar, Version))
+		cmd.ExtraFiles = []*os.File{fromChildW, toChildR} // fds 3 and 4
+	}
 	// The child leads a process group of its own, so a kill reaches the
 	// helpers it started; it dies with the parent (SIGKILL of benchctl
 	// leaves no fork measuring beside the next run); and a helper that
 	// keeps its stdout or stderr open delays Wait by WaitDelay at most.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.WaitDelay = WaitDelay
-	p := &Process{cmd: cmd, toChild: toChildW, frames: make(chan result, 16), tail: &tail{max: TailLines}}
+	p := &Process{cmd: cmd, toChild: toChildW, frames: make(chan result, 16), tail: &tail{max: TailLines}, exited: make(chan struct{})}
 	cmd.Cancel = func() error { p.Kill(); return nil }
 	logw := s.Log
 	if logw == nil {
 		logw = io.Discard
 	}
-	cmd.Stdout = &lockedWriter{w: logw}
-	cmd.Stderr = io.MultiWriter(cmd.Stdout, p.tail)
+	lw := &lockedWriter{w: logw}
+	cmd.Stdout = lw
+	if s.Stdout != nil {
+		cmd.Stdout = io.MultiWriter(lw, s.Stdout)
+	}
+	cmd.Stderr = io.MultiWriter(lw, p.tail)
 	p.started = time.Now()
 	if err := startPinned(cmd, s.CPUs); err != nil {
-		for _, f := range []*os.File{fromChildR, fromChildW, toChildR, toChildW} {
-			f.Close()
-		}
+		closeAll(fromChildR, fromChildW, toChildR, toChildW)
 		return nil, fmt.Errorf("start fork: %w", err)
 	}
-	fromChildW.Close()
-	toChildR.Close()
+	if s.NoLink {
+		p.frames <- result{err: io.EOF}
+		return p, nil
+	}
+	closeAll(fromChildW, toChildR)
 	go func() {
 		defer fromChildR.Close()
 		for {
@@ -105,11 +135,29 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	return p, nil
 }
 
+// Exited is closed when the child has exited (it is not reaped: Wait
+// does that).
+func (p *Process) Exited() <-chan struct{} {
+	p.exitOnce.Do(func() {
+		pid := p.cmd.Process.Pid
+		go func() {
+			var info unix.Siginfo
+			for unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil) == unix.EINTR {
+			}
+			close(p.exited)
+		}()
+	})
+	return p.exited
+}
+
 // Started is when the child was started.
 func (p *Process) Started() time.Time { return p.started }
 
 // Send writes one frame to the child.
 func (p *Process) Send(t Type, payload []byte) error {
+	if p.toChild == nil {
+		return errors.New("send: the child has no link (Spec.NoLink)")
+	}
 	return Write(p.toChild, Frame{Type: t, Payload: payload})
 }
 
@@ -146,7 +194,9 @@ func (p *Process) Wait(grace time.Duration) error {
 		return p.waitErr
 	}
 	p.waited = true
-	p.toChild.Close()
+	if p.toChild != nil {
+		p.toChild.Close()
+	}
 	done := make(chan error, 1)
 	pid := p.cmd.Process.Pid
 	go func() {

@@ -22,15 +22,28 @@ var CallgrindEnv = []string{"GOMAXPROCS=1", "GOGC=off", "GODEBUG=asyncpreemptoff
 // callgrind, collecting inside MeasuredLoop only, with its output in out.
 // It fails when valgrind is not installed.
 func CallgrindCommand(exe, out string, args ...string) (string, []string, error) {
+	return CallgrindIn(exe, out, []string{MeasuredLoop}, args...)
+}
+
+// CallgrindIn returns the program and arguments that run exe under
+// callgrind with collection toggled on entry to and exit from each of
+// toggles (none: the whole process is counted), with its output in out.
+// It fails when valgrind is not installed or exe lacks toggles[0].
+func CallgrindIn(exe, out string, toggles []string, args ...string) (string, []string, error) {
 	vg, err := exec.LookPath("valgrind")
 	if err != nil {
 		return "", nil, fmt.Errorf("unavailable: valgrind is not installed (apt-get install valgrind): %w", err)
 	}
-	if err := hasSymbol(exe, MeasuredLoop); err != nil {
-		return "", nil, err
+	if len(toggles) > 0 {
+		if err := hasSymbol(exe, toggles[0]); err != nil {
+			return "", nil, err
+		}
 	}
-	return vg, append([]string{"--tool=callgrind", "--toggle-collect=" + MeasuredLoop,
-		"--callgrind-out-file=" + out, exe}, args...), nil
+	argv := []string{"--tool=callgrind"}
+	for _, t := range toggles {
+		argv = append(argv, "--toggle-collect="+t)
+	}
+	return vg, append(append(argv, "--callgrind-out-file="+out, exe), args...), nil
 }
 
 // ParseCallgrind returns the instruction total of a callgrind output file.

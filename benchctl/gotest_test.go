@@ -1,0 +1,246 @@
+package benchctl
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// gobench is the fixture module of ordinary testing.B benchmarks.
+func gobench(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds test binaries")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("the go command is not installed")
+	}
+	dir, err := filepath.Abs(filepath.Join("testdata", "gobench"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// quick are the run flags of the package tests: short and one fork.
+var quick = []string{"--forks", "1", "--warmup", "1x20ms", "--measure", "2x20ms"}
+
+// results reads a bench.txt: every result line's name and its values by
+// unit.
+func results(t *testing.T, path string) map[string][]map[string]float64 {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]map[string]float64{}
+	r := benchfmt.NewReader(bytes.NewReader(data), path)
+	for r.Scan() {
+		res, ok := r.Result().(*benchfmt.Result)
+		if !ok {
+			continue
+		}
+		if pkg := res.GetConfig("pkg"); pkg != "example.com/gobench/calc" && pkg != "example.com/gobench/faulty" {
+			t.Errorf("%s: pkg %q", res.Name, pkg)
+		}
+		vals := map[string]float64{}
+		for _, v := range res.Values {
+			u, x := v.Unit, v.Value
+			if v.OrigUnit != "" {
+				u, x = v.OrigUnit, v.OrigValue
+			}
+			vals[u] = x
+		}
+		out[string(res.Name.Full())] = append(out[string(res.Name.Full())], vals)
+	}
+	return out
+}
+
+func TestRunGoTestBenchmarks(t *testing.T) {
+	dir := gobench(t)
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := abApp(t, dir, append([]string{"run", "./calc", "--out", out}, quick...)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	res := results(t, filepath.Join(out, "bench.txt"))
+	procs := regexp.MustCompile(`-\d+$`)
+	got := map[string]bool{}
+	for name := range res {
+		got[procs.ReplaceAllString(name, "")] = true
+	}
+	// Every kind of benchmark, each leaf of the sub-benchmark tree, the
+	// one that reads testdata through a relative path; not the skipped one.
+	for _, want := range []string{"SumN", "SumLoop", "Parallel", "Metric", "Sizes/size=8/alloc", "Sizes/size=8/sum",
+		"Sizes/size=512/alloc", "Sizes/size=512/sum", "Testdata", "Print"} {
+		if !got[want] {
+			t.Errorf("no results of Benchmark%s (got %v)", want, got)
+		}
+	}
+	if got["Skip"] || got["Sizes"] || got["NotAResult"] {
+		t.Errorf("results of a benchmark that skipped, a parent or a printed line: %v", got)
+	}
+	for name, lines := range res {
+		if len(lines) != 2 {
+			t.Errorf("%s: %d result lines, want the 2 measured (the warmup is not written)", name, len(lines))
+		}
+		for _, v := range lines {
+			if v["ns/op"] <= 0 {
+				t.Errorf("%s: ns/op %v", name, v)
+			}
+			if _, ok := v["gc/op"]; ok {
+				t.Errorf("%s: a gc/op figure go test never measured", name)
+			}
+		}
+	}
+	for name, lines := range res {
+		v := lines[0]
+		switch procs.ReplaceAllString(name, "") {
+		case "Sizes/size=512/alloc":
+			if v["B/op"] != 512 || v["allocs/op"] != 1 {
+				t.Errorf("%s: go test's own allocation figures lost: %v", name, v)
+			}
+		case "Metric":
+			if v["widgets/op"] != 3 || v["MB/s"] <= 0 {
+				t.Errorf("%s: b.ReportMetric or b.SetBytes lost: %v", name, v)
+			}
+		}
+	}
+	txt, _ := os.ReadFile(filepath.Join(out, "bench.txt"))
+	for _, want := range []string{
+		"BenchmarkSkip skipped itself (b.Skip): calc_test.go",
+		`BenchmarkPrint fork 1: output line`, `cannot be read as a result`, `"BenchmarkNotAResult 12 lines ns/op"`,
+		"fork=1 iter=1 mode=avgt go-test b.N=",
+	} {
+		if !strings.Contains(string(txt), want) {
+			t.Errorf("bench.txt lacks %q", want)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "bench.json")); err != nil {
+		t.Error(err)
+	}
+	if !strings.Contains(stdout, "BenchmarkSizes/size=8/alloc") || !strings.Contains(stdout, "widgets/op") {
+		t.Errorf("console table:\n%s", stdout)
+	}
+	if code, cmp, stderr := abApp(t, dir, "compare", filepath.Join(out, "bench.txt")); code != 0 || !strings.Contains(cmp, "Sizes/size=8/alloc") {
+		t.Errorf("compare: exit %d\n%s\n%s", code, cmp, stderr)
+	}
+}
+
+func TestRunGoTestFaults(t *testing.T) {
+	dir := gobench(t)
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := abApp(t, dir, append([]string{"run", "./faulty", "--timeout", "1s", "--out", out}, quick...)...)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{
+		"FAILED BenchmarkPanic fork 1: the test binary failed (child exit status 2)", "| panic: fixture: boom",
+		"FAILED BenchmarkExit fork 1: the test binary failed (child exit status 3)",
+		"FAILED BenchmarkHang fork 1: hung: no result for", "; killed",
+		"FAILED BenchmarkFatal fork 1: the test binary failed:", "faulty_test.go:34: fixture: the benchmark failed",
+		"4 fork(s) failed",
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+	res := results(t, filepath.Join(out, "bench.txt"))
+	var ok int
+	for name, lines := range res {
+		if !strings.HasPrefix(name, "OK") {
+			t.Errorf("results of a failed benchmark: %s", name)
+		}
+		ok += len(lines)
+	}
+	if ok != 2 {
+		t.Errorf("%d results of BenchmarkOK, want 2 (every result obtained is kept)", ok)
+	}
+	if txt, _ := os.ReadFile(filepath.Join(out, "bench.txt")); !strings.Contains(string(txt), "# benchctl: FAILED BenchmarkHang fork 1") {
+		t.Errorf("bench.txt does not record the failures:\n%s", txt)
+	}
+}
+
+func TestGoTestBadInput(t *testing.T) {
+	dir := gobench(t)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"./nothing/..."}, 2, "package ./nothing/..."},
+		{[]string{"./empty"}, 2, "./empty: no benchmarks"},
+		{[]string{"./broken"}, 1, "broken/broken_test.go:6:2: undefined: undefinedFunction"},
+		{[]string{"./calc", "--bench", "Nope"}, 2, "--bench Nope matches no benchmark that runs; the benchmarks are:\n  example.com/gobench/calc: BenchmarkSumN"},
+		{[]string{"./calc", "--bench", "Sizes/("}, 2, "--bench Sizes/("},
+		{[]string{"./calc", "--suite", "x"}, 2, "--suite applies to registered benchmarks"},
+		{[]string{"./calc", "-p", "size=1"}, 2, "--param applies to registered benchmarks"},
+		{[]string{"./calc", "--forks", "0"}, 2, "--forks 0: go test benchmarks run in their test binaries' own processes"},
+		{[]string{"./calc", "--prof", "offcpu"}, 2, "--prof offcpu is not available for go test benchmarks"},
+		{[]string{"-", "./calc"}, 2, "must not start with -"},
+	} {
+		out := filepath.Join(t.TempDir(), "out")
+		args := append(append(append([]string{"run"}, quick...), tc.args...), "--out", out)
+		code, _, stderr := abApp(t, dir, args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("run %s: exit %d, stderr %q; want exit %d and %q", strings.Join(tc.args, " "), code, stderr, tc.code, tc.want)
+		}
+		if _, err := os.Stat(out); err == nil && tc.code == 2 {
+			t.Errorf("run %s: created %s on bad input", strings.Join(tc.args, " "), out)
+		}
+	}
+}
+
+func TestGoTestProfiles(t *testing.T) {
+	dir := gobench(t)
+	out := filepath.Join(t.TempDir(), "run")
+	prof := "cpu,allocs,block,mutex"
+	_, vgErr := exec.LookPath("valgrind")
+	if vgErr == nil {
+		prof += ",instructions"
+	}
+	code, stdout, stderr := abApp(t, dir, append([]string{"run", "./calc", "--bench", "SumN|Sizes/size=8/alloc", "--prof", prof, "--out", out}, quick...)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, bench := range []string{"BenchmarkSumN", "BenchmarkSizes/size=8/alloc"} {
+		for _, k := range []string{"cpu", "allocs", "block", "mutex"} {
+			if _, err := os.Stat(filepath.Join(out, "profiles", bench, k+".pb.gz")); err != nil {
+				t.Errorf("no %s profile of %s: %v", k, bench, err)
+			}
+		}
+	}
+	summary, err := os.ReadFile(filepath.Join(out, "profiles", "summary.md"))
+	if err != nil || !strings.Contains(string(summary), "example.com/gobench/calc.BenchmarkSizes.func1.1") {
+		t.Errorf("the summary lacks the benchmark's own frame: %v\n%s", err, summary)
+	}
+	if vgErr != nil {
+		t.Log("valgrind is not installed: instructions not checked")
+		return
+	}
+	res := results(t, filepath.Join(out, "bench.txt"))
+	for name, lines := range res {
+		for _, v := range lines {
+			ins, ok := v["instructions/op"]
+			if !ok {
+				continue
+			}
+			// Sum of 64 bytes is a loop of 64 adds: a few instructions each.
+			if strings.HasPrefix(name, "SumN") && (ins < 64 || ins > 64*10) {
+				t.Errorf("%s: %g instructions/op", name, ins)
+			}
+			if ins <= 0 {
+				t.Errorf("%s: %g instructions/op", name, ins)
+			}
+		}
+	}
+	if txt, _ := os.ReadFile(filepath.Join(out, "bench.txt")); !strings.Contains(string(txt), "instructions/op from callgrind") {
+		t.Error("bench.txt has no instructions/op")
+	}
+}

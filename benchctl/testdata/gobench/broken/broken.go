@@ -1,0 +1,2 @@
+// Package broken is a fixture whose test file does not compile.
+package broken

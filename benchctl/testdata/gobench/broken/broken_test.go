@@ -1,0 +1,7 @@
+package broken
+
+import "testing"
+
+func BenchmarkBroken(b *testing.B) {
+	undefinedFunction()
+}

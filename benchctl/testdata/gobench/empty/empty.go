@@ -1,0 +1,2 @@
+// Package empty is a fixture without test files.
+package empty

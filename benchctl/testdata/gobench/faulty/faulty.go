@@ -1,0 +1,2 @@
+// Package faulty is a fixture of benchmarks that fail in every way.
+package faulty

@@ -1,0 +1,36 @@
+package faulty
+
+import (
+	"os"
+	"testing"
+	"time"
+)
+
+func BenchmarkOK(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+	}
+}
+
+func BenchmarkPanic(b *testing.B) {
+	if b.N > 1 {
+		panic("fixture: boom")
+	}
+}
+
+func BenchmarkExit(b *testing.B) {
+	if b.N > 1 {
+		os.Exit(3)
+	}
+}
+
+func BenchmarkHang(b *testing.B) {
+	if b.N > 1 {
+		time.Sleep(time.Hour)
+	}
+}
+
+func BenchmarkFatal(b *testing.B) {
+	if b.N > 1 {
+		b.Fatal("fixture: the benchmark failed")
+	}
+}
