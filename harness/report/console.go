@@ -25,8 +25,19 @@ func WriteTable(w io.Writer, run *result.Run) error {
 		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
 	)
 	t.Header("Benchmark", "Mode", "Cnt", "Score", "Error", "Units", "B/op", "allocs/op", "Flagged")
+	// go test benchmarks of several packages are named after their
+	// package too: two packages may each have a BenchmarkCompress.
+	pkgs := map[string]bool{}
+	for _, cr := range run.Cases {
+		if cr.Case.GoTest {
+			pkgs[cr.Case.Pkg] = true
+		}
+	}
 	for _, cr := range run.Cases {
 		s := Summarize(cr)
+		if cr.Case.GoTest && len(pkgs) > 1 {
+			s.Name = cr.Case.Family + "." + s.Name
+		}
 		if s.Primary.N == 0 {
 			status := "FAILED"
 			if len(cr.Failures) == 0 {

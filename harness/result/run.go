@@ -64,6 +64,9 @@ type Case struct {
 	Pkg    string
 	Params Params
 	Units  []Unit
+	// GoTest is set for a testing.B benchmark of package Pkg's test
+	// binary (Family is then the package's last path element).
+	GoTest bool
 }
 
 // Name is the benchfmt name "BenchmarkX/a=1/b=2".

@@ -444,7 +444,7 @@ func profileN(o Options, cr *result.CaseResult) int64 {
 }
 
 func (rn *Runner) profileDir(side Side, cr *result.CaseResult) (string, error) {
-	dir := filepath.Join(rn.ProfileDir, side.Name, filepath.FromSlash(cr.Case.Name()))
+	dir := filepath.Join(rn.ProfileDir, side.Name, filepath.FromSlash(rn.fileName(cr.Case)))
 	return dir, os.MkdirAll(dir, 0o755)
 }
 

@@ -42,6 +42,8 @@ type Runner struct {
 	// BeforeFork, when set, runs before every fork (cool-down, idle
 	// wait); what it returns is recorded with the case.
 	BeforeFork func(c Case, fork int) string
+
+	qualify bool // the cases come from several packages: see fileName
 }
 
 // Event reports the progress of a run.
@@ -97,6 +99,13 @@ func (rn *Runner) RunSides(ctx context.Context, o Options, cases []Case, sides [
 	if o.Forks == 0 && slices.ContainsFunc(cases, func(c Case) bool { return c.Test != nil }) {
 		return nil, errors.New("go test benchmarks run in their test binaries' processes: they need forks (got 0)")
 	}
+	pkgs := map[string]bool{}
+	for _, c := range cases {
+		if c.Test != nil {
+			pkgs[c.Test.Pkg] = true
+		}
+	}
+	rn.qualify = len(pkgs) > 1
 	runs := make([]*result.Run, len(sides))
 	for s := range sides {
 		runs[s] = &result.Run{Config: o.Config(), InProcess: o.Forks == 0, Start: time.Now(), Side: sides[s].Name}
@@ -201,7 +210,7 @@ func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, c 
 		pr.Err = err
 		return pr, ""
 	}
-	dir := filepath.Join(rn.ProfileDir, side.Name, filepath.FromSlash(cr.Case.Name()))
+	dir := filepath.Join(rn.ProfileDir, side.Name, filepath.FromSlash(rn.fileName(cr.Case)))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		pr.Err = err
 		return pr, ""
@@ -360,13 +369,23 @@ func (rn *Runner) fork(ctx context.Context, exe string, p *trial.Plan, timeout t
 	return fe
 }
 
+// fileName names a case's logs and profiles: its benchfmt name, after
+// its package's import path when the run's go test benchmarks come from
+// several packages (two packages may each have a BenchmarkCompress).
+func (rn *Runner) fileName(c result.Case) string {
+	if rn.qualify {
+		return c.Pkg + "/" + c.Name()
+	}
+	return c.Name()
+}
+
 // logFile opens DIR/logs/<case>.<suffix>.log, capped at LogCap, or
 // returns nil.
 func (rn *Runner) logFile(c result.Case, suffix string) *cappedLog {
 	if rn.LogDir == "" {
 		return nil
 	}
-	name := unsafeName.ReplaceAllString(c.Name(), "_") + "." + suffix + ".log"
+	name := unsafeName.ReplaceAllString(rn.fileName(c), "_") + "." + suffix + ".log"
 	if err := os.MkdirAll(rn.LogDir, 0o755); err != nil {
 		return nil
 	}

@@ -32,7 +32,7 @@ func (c Case) Name() string {
 // Result is the case's identity in the result model.
 func (c Case) Result() result.Case {
 	if t := c.Test; t != nil {
-		return result.Case{Benchmark: t.Name, ID: t.Pkg + "." + t.Name, Family: path.Base(t.Pkg), Pkg: t.Pkg}
+		return result.Case{Benchmark: t.Name, ID: t.Pkg + "." + t.Name, Family: path.Base(t.Pkg), Pkg: t.Pkg, GoTest: true}
 	}
 	return result.Case{Benchmark: c.Bench.FullName(), ID: c.Bench.ID(), Family: c.Bench.Family,
 		Pkg: c.Bench.Pkg(), Params: c.Params, Units: c.Bench.Units}
