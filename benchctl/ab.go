@@ -47,9 +47,9 @@ regression of a time or throughput beyond --min-change (with --confirm, only if 
 finds it too), on a failed fork or on a revision that does not build.`,
 		Example: fmt.Sprintf(`  %[1]s ab --base origin/main --head . --forks 5
   %[1]s ab --base v0.1.0 --head HEAD --bench Insert --min-change 3 --confirm`, a.name),
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o, cases, err := a.plan(cmd, &f)
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o, cases, err := a.planOrPackages(cmd, &f, args)
 			if err != nil {
 				return err
 			}
@@ -63,7 +63,7 @@ finds it too), on a failed fork or on a revision that does not build.`,
 			if err := checkStats(ab.alpha, ab.minChange); err != nil {
 				return err
 			}
-			return a.doAB(cmd, o, cases, &f, &ab)
+			return a.doAB(cmd, o, cases, &f, &ab, args)
 		},
 	}
 	a.addRunFlags(c, &f)
@@ -330,7 +330,7 @@ func runnable(cases []engine.Case, sides ...*built) []engine.Case {
 	return out
 }
 
-func (a *app) doAB(cmd *cobra.Command, o engine.Options, cases []engine.Case, f *runFlags, ab *abFlags) error {
+func (a *app) doAB(cmd *cobra.Command, o engine.Options, cases []engine.Case, f *runFlags, ab *abFlags, patterns []string) error {
 	root, err := a.repoRoot()
 	if err != nil {
 		return usageError{err}
@@ -339,9 +339,13 @@ func (a *app) doAB(cmd *cobra.Command, o engine.Options, cases []engine.Case, f 
 	if err != nil {
 		return usageError{err}
 	}
-	prog, err := findProgram(a.srcDir(), root, ab.cmd)
-	if err != nil {
-		return usageError{err}
+	var prog *program
+	if len(patterns) == 0 {
+		if prog, err = findProgram(a.srcDir(), root, ab.cmd); err != nil {
+			return usageError{err}
+		}
+	} else if ab.cmd != "" {
+		return usageError{fmt.Errorf("--cmd names a benchmark program; with package arguments ab builds their test binaries")}
 	}
 	s, err := a.prepare(&o, f)
 	if err != nil {
@@ -366,17 +370,29 @@ func (a *app) doAB(cmd *cobra.Command, o engine.Options, cases []engine.Case, f 
 			c()
 		}
 	}()
-	base, head, notes, err := a.buildPair(root, work, prog, revs, cases, &cleanups)
-	if err != nil {
-		return err
+	var sides []engine.Side
+	var notes, broken []string
+	if len(patterns) > 0 {
+		tp, err := a.buildTestPair(cmd.Context(), root, work, revs, o, patterns, &cleanups)
+		if err != nil {
+			return err
+		}
+		sides, cases, notes, broken = tp.sides, tp.cases, tp.notes, tp.broken
+	} else {
+		base, head, n, err := a.buildPair(root, work, prog, revs, cases, &cleanups)
+		if err != nil {
+			return err
+		}
+		notes = n
+		cases = runnable(cases, base, head)
+		sides = []engine.Side{{Name: "baseline", Executable: base.bin}, {Name: "experiment", Executable: head.bin}}
 	}
 	for _, n := range notes {
 		a.say("%s", n)
 	}
-	if cases = runnable(cases, base, head); len(cases) == 0 {
+	if len(cases) == 0 {
 		return failedError{"no selected benchmark is declared by both revisions"}
 	}
-	sides := []engine.Side{{Name: "baseline", Executable: base.bin}, {Name: "experiment", Executable: head.bin}}
 	// runAB measures both sides and returns the comparison, computed from
 	// the A/B file's contents before the file is written (so a write that
 	// fails loses no table), with the run's error.
@@ -442,6 +458,8 @@ func (a *app) doAB(cmd *cobra.Command, o engine.Options, cases []engine.Case, f 
 	switch {
 	case failed:
 		return failedError{"a fork failed; every result obtained is in " + out}
+	case len(broken) > 0:
+		return failedError{fmt.Sprintf("%d package(s) did not build (%s); every result obtained is in %s", len(broken), strings.Join(broken, ", "), out)}
 	case len(regs) > 0:
 		return failedError{fmt.Sprintf("%d significant regression(s) beyond --min-change %g %%", len(regs), ab.minChange)}
 	}

@@ -244,3 +244,78 @@ func TestGoTestProfiles(t *testing.T) {
 		t.Error("bench.txt has no instructions/op")
 	}
 }
+
+// goRepo makes a git repository of a module of plain testing.B
+// benchmarks: the first commit has BenchmarkWork; the second adds
+// BenchmarkNew in a file of its own and makes Work 4× slower.
+func goRepo(t *testing.T) (dir string, commits [2]string) {
+	t.Helper()
+	needGit(t)
+	gobench(t)
+	dir = t.TempDir()
+	write := func(name, text string) {
+		t.Helper()
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitT := func(args ...string) string {
+		t.Helper()
+		out, err := git(dir, append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	work := "package work\n\n// Work spins.\nfunc Work(x uint64) uint64 {\n\tfor i := 0; i < ROUNDS; i++ {\n\t\tx = x*6364136223846793005 + 1442695040888963407\n\t}\n\treturn x\n}\n"
+	gitT("init", "-q")
+	write("go.mod", "module example.com/abgo\n\ngo 1.24\n")
+	write("work/work.go", strings.Replace(work, "ROUNDS", "64", 1))
+	write("work/work_test.go", "package work\n\nimport \"testing\"\n\nvar sink uint64\n\nfunc BenchmarkWork(b *testing.B) {\n\tfor i := 0; i < b.N; i++ {\n\t\tsink = Work(sink)\n\t}\n}\n")
+	gitT("add", ".")
+	gitT("commit", "-q", "-m", "work")
+	commits[0] = gitT("rev-parse", "HEAD")
+	write("work/work.go", strings.Replace(work, "ROUNDS", "256", 1))
+	write("work/new_test.go", "package work\n\nimport \"testing\"\n\nfunc BenchmarkNew(b *testing.B) {\n\tfor b.Loop() {\n\t\tsink = Work(sink)\n\t}\n}\n")
+	gitT("add", ".")
+	gitT("commit", "-q", "-m", "slower, and a new benchmark")
+	commits[1] = gitT("rev-parse", "HEAD")
+	return dir, commits
+}
+
+func TestABOfGoTestBenchmarks(t *testing.T) {
+	dir, c := goRepo(t)
+	out := filepath.Join(t.TempDir(), "ab")
+	code, stdout, stderr := abApp(t, dir, "ab", "--base", c[0], "--head", c[1], "./work", "--forks", "2", "--warmup", "1x20ms", "--measure", "2x30ms", "--out", out)
+	if code != 1 || !strings.Contains(stderr, "significant regression") {
+		t.Fatalf("exit %d, want 1 for the 4× slower Work\n%s\n%s", code, stdout, stderr)
+	}
+	note := "lacks BenchmarkNew of example.com/abgo/work: its code is measured with the experiment's test files overlaid (new_test.go work_test.go)"
+	if !strings.Contains(stdout, note) || !regexp.MustCompile(`\| Work(-\d+)? `).MatchString(stdout) || !regexp.MustCompile(`\| New(-\d+)? `).MatchString(stdout) {
+		t.Errorf("the table lacks a benchmark or the overlay note:\n%s\n%s", stdout, stderr)
+	}
+	txt, err := os.ReadFile(filepath.Join(out, "ab.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(txt), note) {
+		t.Errorf("ab.txt lacks the overlay note:\n%s", txt)
+	}
+	// Both sides measured both benchmarks, forks interleaved.
+	counts := map[string]int{}
+	r := benchfmt.NewReader(bytes.NewReader(txt), "ab.txt")
+	for r.Scan() {
+		if res, ok := r.Result().(*benchfmt.Result); ok {
+			counts[res.GetConfig("toolchain")+" "+regexp.MustCompile(`-\d+$`).ReplaceAllString(string(res.Name), "")]++
+			if res.GetConfig("pkg") != "example.com/abgo/work" {
+				t.Errorf("pkg %q", res.GetConfig("pkg"))
+			}
+		}
+	}
+	for _, k := range []string{"baseline Work", "experiment Work", "baseline New", "experiment New"} {
+		if counts[k] != 4 {
+			t.Errorf("%s: %d results, want 4 (2 forks × 2): %v", k, counts[k], counts)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -22,13 +23,18 @@ import (
 // test binaries (in a temporary directory the caller removes), the cases
 // found in them, and what could not be built or listed.
 type testPlan struct {
-	work   string
-	bins   map[string]engine.TestBinary
-	cases  []engine.Case
-	notes  []string // in the results' header too
-	broken []string // packages that did not build: the run fails
-	// names lists every benchmark found per package, selected or not.
-	names map[string][]string
+	work, dir string // the binaries' directory; the module they are built from
+	pat       *gotest.Pattern
+	procs     int
+	timeout   time.Duration
+	pkgs      map[string]gotest.Package
+	bins      map[string]engine.TestBinary
+	cases     []engine.Case
+	notes     []string // in the results' header too
+	broken    []string // packages that did not build: the run fails
+	// names lists every top-level benchmark found per package, selected
+	// or not; leaves the selected benchmarks to run.
+	names, leaves map[string][]string
 }
 
 // checkPackageFlags refuses the run flags that mean nothing for go test
@@ -72,7 +78,29 @@ func testProcs(o engine.Options) int {
 // not build is reported and left out (the run fails at its end); a
 // pattern that matches nothing, or a selection that finds no benchmark, is
 // an error.
-func (a *app) planPackages(ctx context.Context, dir string, o engine.Options, patterns []string, overlay string) (*testPlan, error) {
+func (a *app) planPackages(ctx context.Context, dir string, o engine.Options, patterns []string) (*testPlan, error) {
+	work, err := os.MkdirTemp("", "benchctl-tests-")
+	if err != nil {
+		return nil, failedError{err.Error()}
+	}
+	tp, err := a.buildPackages(ctx, dir, work, "", o, patterns)
+	if err == nil && len(tp.cases) == 0 {
+		err = tp.nothing(o.Bench, patterns)
+	}
+	if err != nil {
+		os.RemoveAll(work)
+		return nil, err
+	}
+	for _, n := range tp.notes {
+		a.say("%s", n)
+	}
+	return tp, nil
+}
+
+// buildPackages resolves the patterns from dir and builds and lists every
+// package into work, naming the binaries after prefix. Only bad patterns
+// are an error; a package that does not build is in broken.
+func (a *app) buildPackages(ctx context.Context, dir, work, prefix string, o engine.Options, patterns []string) (*testPlan, error) {
 	pat, err := gotest.Split(o.Bench)
 	if err != nil {
 		return nil, usageError{fmt.Errorf("--bench %w", err)}
@@ -81,55 +109,61 @@ func (a *app) planPackages(ctx context.Context, dir string, o engine.Options, pa
 	if err != nil {
 		return nil, usageError{err}
 	}
-	work, err := os.MkdirTemp("", "benchctl-tests-")
-	if err != nil {
-		return nil, failedError{err.Error()}
-	}
-	tp := &testPlan{work: work, bins: map[string]engine.TestBinary{}, names: map[string][]string{}}
-	procs := testProcs(o)
+	tp := &testPlan{work: work, dir: dir, pat: pat, procs: testProcs(o), timeout: o.Timeout,
+		bins: map[string]engine.TestBinary{}, names: map[string][]string{}, pkgs: map[string]gotest.Package{}, leaves: map[string][]string{}}
 	var noTests []string
 	for i, p := range pkgs {
-		if p.TestFiles == 0 {
+		if len(p.TestFiles) == 0 {
 			noTests = append(noTests, p.ImportPath)
 			continue
 		}
-		bin := filepath.Join(work, fmt.Sprintf("%03d-%s.test", i, filepath.Base(p.ImportPath)))
-		a.say("building the test binary of %s", p.ImportPath)
-		if err := gotest.Build(ctx, dir, p, bin, overlay); err != nil {
+		tp.pkgs[p.ImportPath] = p
+		bin := filepath.Join(work, fmt.Sprintf("%s%03d-%s.test", prefix, i, filepath.Base(p.ImportPath)))
+		if err := a.buildTest(ctx, tp, p, bin, ""); err != nil {
 			a.say("FAILED %v", err)
 			tp.broken = append(tp.broken, p.ImportPath)
 			tp.notes = append(tp.notes, fmt.Sprintf("%s does not build: its benchmarks were not run", p.ImportPath))
-			continue
-		}
-		l, err := gotest.Benchmarks(ctx, bin, p.Dir, pat, procs, o.Timeout)
-		if err != nil {
-			a.say("FAILED %v", err)
-			tp.broken = append(tp.broken, p.ImportPath)
-			continue
-		}
-		tp.bins[p.ImportPath] = engine.TestBinary{Path: bin, Dir: p.Dir}
-		tp.names[p.ImportPath] = l.Top
-		for _, n := range l.Notes {
-			tp.notes = append(tp.notes, p.ImportPath+": "+n)
-		}
-		for _, name := range slices.Sorted(maps.Keys(l.Skipped)) {
-			tp.notes = append(tp.notes, fmt.Sprintf("%s: %s skipped itself (b.Skip): %s", p.ImportPath, name, l.Skipped[name]))
-		}
-		for _, name := range l.Names {
-			tp.cases = append(tp.cases, engine.Case{Test: &engine.GoTest{Pkg: p.ImportPath, Name: name, Procs: procs}})
 		}
 	}
 	if len(noTests) > 0 {
 		tp.notes = append(tp.notes, "no test files, so no benchmarks: "+strings.Join(noTests, ", "))
 	}
-	for _, n := range tp.notes {
-		a.say("%s", n)
-	}
-	if len(tp.cases) == 0 {
-		defer os.RemoveAll(work)
-		return nil, tp.nothing(o.Bench, patterns)
-	}
+	tp.cases = tp.allCases()
 	return tp, nil
+}
+
+// buildTest builds p's test binary into bin (with overlay, when set) and
+// lists its benchmarks into tp, replacing what tp had of p.
+func (a *app) buildTest(ctx context.Context, tp *testPlan, p gotest.Package, bin, overlay string) error {
+	a.say("building the test binary of %s", p.ImportPath)
+	if err := gotest.Build(ctx, tp.dir, p, bin, overlay); err != nil {
+		return err
+	}
+	l, err := gotest.Benchmarks(ctx, bin, p.Dir, tp.pat, tp.procs, tp.timeout)
+	if err != nil {
+		return err
+	}
+	tp.bins[p.ImportPath] = engine.TestBinary{Path: bin, Dir: p.Dir}
+	tp.names[p.ImportPath] = l.Top
+	tp.leaves[p.ImportPath] = l.Names
+	for _, n := range l.Notes {
+		tp.notes = append(tp.notes, p.ImportPath+": "+n)
+	}
+	for _, name := range slices.Sorted(maps.Keys(l.Skipped)) {
+		tp.notes = append(tp.notes, fmt.Sprintf("%s: %s skipped itself (b.Skip): %s", p.ImportPath, name, l.Skipped[name]))
+	}
+	return nil
+}
+
+// allCases are the cases of every listed package, in the packages' order.
+func (tp *testPlan) allCases() []engine.Case {
+	var out []engine.Case
+	for _, pkg := range slices.Sorted(maps.Keys(tp.leaves)) {
+		for _, name := range tp.leaves[pkg] {
+			out = append(out, engine.Case{Test: &engine.GoTest{Pkg: pkg, Name: name, Procs: tp.procs}})
+		}
+	}
+	return out
 }
 
 // nothing is the error of a plan without cases, listing what exists.
@@ -166,10 +200,24 @@ func (a *app) runPackages(cmd *cobra.Command, f *runFlags, patterns []string) er
 		return err
 	}
 	defer s.release()
-	tp, err := a.planPackages(cmd.Context(), a.srcDir(), o, patterns, "")
+	tp, err := a.planPackages(cmd.Context(), a.srcDir(), o, patterns)
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(tp.work)
 	return a.doRun(cmd, o, tp.cases, f, s, tp)
+}
+
+// planOrPackages binds the flags of ab or nightly: planned against the
+// registry without arguments, or checked for go test benchmarks with
+// package arguments (which are built later, per revision).
+func (a *app) planOrPackages(cmd *cobra.Command, f *runFlags, patterns []string) (engine.Options, []engine.Case, error) {
+	if len(patterns) == 0 {
+		return a.plan(cmd, f)
+	}
+	o, err := a.options(cmd, f)
+	if err != nil {
+		return o, nil, err
+	}
+	return o, nil, checkPackageFlags(cmd, o)
 }

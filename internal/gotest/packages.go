@@ -18,8 +18,9 @@ type Package struct {
 	// Dir is the package's source directory: its test binary runs there,
 	// as go test runs it, so testdata and relative paths work.
 	Dir string
-	// TestFiles counts its _test.go files (in package and external).
-	TestFiles int
+	// TestFiles are its _test.go files (in-package and external), by
+	// name in Dir.
+	TestFiles []string
 }
 
 type listed struct {
@@ -83,7 +84,7 @@ func list(ctx context.Context, dir, pattern string) ([]Package, error) {
 			errs = append(errs, fmt.Errorf("package %s: %s", l.ImportPath, strings.TrimSpace(l.Error.Err)))
 			continue
 		}
-		out = append(out, Package{ImportPath: l.ImportPath, Dir: l.Dir, TestFiles: len(l.TestGoFiles) + len(l.XTestGoFiles)})
+		out = append(out, Package{ImportPath: l.ImportPath, Dir: l.Dir, TestFiles: append(l.TestGoFiles, l.XTestGoFiles...)})
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
