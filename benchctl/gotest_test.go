@@ -319,3 +319,36 @@ func TestABOfGoTestBenchmarks(t *testing.T) {
 		}
 	}
 }
+
+func TestNightlyOfGoTestBenchmarks(t *testing.T) {
+	dir, c := goRepo(t)
+	results := filepath.Join(t.TempDir(), "results")
+	flags := []string{"--allow-unpinned", "--forks", "1", "--warmup", "0", "--measure", "3x20ms", "--results", results}
+	// A plain run of the working tree, then one against the tag of the
+	// first commit, which lacks BenchmarkNew.
+	code, stdout, stderr := abApp(t, dir, append([]string{"nightly", "./work", "--anchor", "none"}, flags...)...)
+	if code != 0 || !strings.Contains(stdout, "recorded "+filepath.Join(results, "nightly")) {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if _, err := git(dir, "tag", "v0.1.0", c[0]); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = abApp(t, dir, append([]string{"nightly", "./work"}, flags...)...)
+	if code == 2 || !strings.Contains(stderr, "its code is measured with the experiment's test files overlaid") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	runs, _ := filepath.Glob(filepath.Join(results, "nightly", "*", "*", "*", "*.txt"))
+	if len(runs) != 2 {
+		t.Fatalf("recorded runs %v, want 2", runs)
+	}
+	for _, r := range runs {
+		txt, _ := os.ReadFile(r)
+		if !strings.Contains(string(txt), "pkg: example.com/abgo/work") || !strings.Contains(string(txt), "\nWork-") && !strings.Contains(string(txt), "\nBenchmarkWork") {
+			t.Errorf("%s lacks the package's benchmarks:\n%s", r, txt)
+		}
+	}
+	readme, err := os.ReadFile(filepath.Join(results, "README.md"))
+	if err != nil || !strings.Contains(string(readme), "Work") {
+		t.Errorf("README %v:\n%s", err, readme)
+	}
+}

@@ -34,9 +34,9 @@ machine's fingerprint in DIR/machines/<machine-id>.json. It then reads every run
 (never mixing machines), finds change points in each benchmark's series (E-divisive means with a
 permutation test), regenerates DIR/README.md and exits 1 when a new regression appears among the
 last runs. A change of env-id at a change point is annotated, not alarmed.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o, cases, err := a.plan(cmd, &f)
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o, cases, err := a.planOrPackages(cmd, &f, args)
 			if err != nil {
 				return err
 			}
@@ -47,7 +47,7 @@ last runs. A change of env-id at a change point is annotated, not alarmed.`,
 			if err := report.CheckWritable(resultsDir); err != nil {
 				return usageError{fmt.Errorf("--results %s: %w", resultsDir, err)}
 			}
-			return a.doNightly(cmd, o, cases, &f, resultsDir, anchor, cmdFlag, allowUnpinned)
+			return a.doNightly(cmd, o, cases, &f, resultsDir, anchor, cmdFlag, allowUnpinned, args)
 		},
 	}
 	a.addRunFlags(c, &f)
@@ -58,7 +58,7 @@ last runs. A change of env-id at a change point is annotated, not alarmed.`,
 	return c
 }
 
-func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Case, f *runFlags, resultsDir, anchor, cmdFlag string, allowUnpinned bool) error {
+func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Case, f *runFlags, resultsDir, anchor, cmdFlag string, allowUnpinned bool, patterns []string) error {
 	root, err := a.repoRoot()
 	if err != nil {
 		return usageError{fmt.Errorf("nightly records commits: %w", err)}
@@ -91,8 +91,48 @@ func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Cas
 	}
 	sides := []engine.Side{{Executable: exe}}
 	var revs []revision
-	var notes []string
-	if anchor != "none" {
+	var notes, broken []string
+	switch {
+	case len(patterns) > 0 && anchor == "none":
+		// The packages' benchmarks in the working tree, which is HEAD.
+		tp, err := a.planPackages(cmd.Context(), a.srcDir(), o, patterns)
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tp.work)
+		sides, cases, notes, broken = []engine.Side{{Tests: tp.bins}}, tp.cases, tp.notes, tp.broken
+	case len(patterns) > 0:
+		rs, err := a.anchorRevisions(root, anchor, head)
+		if err != nil {
+			return usageError{err}
+		}
+		rs[1].tree = true // the working tree, recorded as HEAD
+		if !f.ignoreLock {
+			removeStaleWorktrees(root)
+		}
+		work, err := os.MkdirTemp("", "benchctl-nightly-")
+		if err != nil {
+			return failedError{err.Error()}
+		}
+		defer os.RemoveAll(work)
+		var cleanups []func()
+		defer func() {
+			for _, c := range cleanups {
+				c()
+			}
+		}()
+		tp, err := a.buildTestPair(cmd.Context(), root, work, rs, o, patterns, &cleanups)
+		if err != nil {
+			return err
+		}
+		for _, n := range tp.notes {
+			a.say("%s", n)
+		}
+		if len(tp.cases) == 0 {
+			return failedError{"no selected benchmark is in both the anchor and HEAD"}
+		}
+		sides, cases, notes, broken, revs = tp.sides, tp.cases, tp.notes, tp.broken, rs[:]
+	case anchor != "none":
 		rs, err := a.anchorRevisions(root, anchor, head)
 		if err != nil {
 			return usageError{err}
@@ -195,6 +235,8 @@ func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Cas
 	switch {
 	case failed:
 		return failedError{"a fork failed; the results obtained are in " + path}
+	case len(broken) > 0:
+		return failedError{fmt.Sprintf("%d package(s) did not build (%s); the results obtained are in %s", len(broken), strings.Join(broken, ", "), path)}
 	case len(regs) > 0:
 		return failedError{fmt.Sprintf("%d new regression(s) on machine %s; see %s", len(regs), check.MachineID, filepath.Join(resultsDir, "README.md"))}
 	}
