@@ -145,6 +145,9 @@ func (a *app) buildTest(ctx context.Context, tp *testPlan, p gotest.Package, bin
 	}
 	tp.bins[p.ImportPath] = engine.TestBinary{Path: bin, Dir: p.Dir}
 	tp.names[p.ImportPath] = l.Top
+	if len(l.Top) == 0 {
+		tp.notes = append(tp.notes, p.ImportPath+": its tests have no benchmarks")
+	}
 	tp.leaves[p.ImportPath] = l.Names
 	for _, n := range l.Notes {
 		tp.notes = append(tp.notes, p.ImportPath+": "+n)
