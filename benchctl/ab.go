@@ -29,7 +29,7 @@ func (a *app) abCmd() *cobra.Command {
 	var f runFlags
 	var ab abFlags
 	c := &cobra.Command{
-		Use:   "ab --base REV [--head REV|.] [--cmd ./path/to/main] [run flags]",
+		Use:   "ab --base REV [--head REV|.] [--cmd ./path/to/main] [run flags] [PACKAGES...]",
 		Short: "Build two revisions and run their forks interleaved; print the pull-request table",
 		Long: `ab builds this benchmark program (the main package that calls benchctl.Main, or --cmd) at
 two revisions of its git repository, in worktrees and with the same toolchain, runs every case's
@@ -42,10 +42,16 @@ existed), the base's code is measured with the experiment's benchmark declaratio
 (go build -overlay: the main package, and the files that import package harness), and the output
 and ab.txt say so. Benchmarks on one side only are listed.
 
+With package arguments, ab builds those packages' test binaries at both revisions instead and
+interleaves their go test benchmarks (see run). A baseline package that lacks a benchmark the
+experiment has is rebuilt with the experiment's _test.go files overlaid (go test -overlay), and
+the table and ab.txt say so.
+
 --head . (the default) measures the working tree as it is. Exit status 1 on a significant
 regression of a time or throughput beyond --min-change (with --confirm, only if a second A/B run
 finds it too), on a failed fork or on a revision that does not build.`,
 		Example: fmt.Sprintf(`  %[1]s ab --base origin/main --head . --forks 5
+  %[1]s ab --base origin/main ./internal/cache --bench Get
   %[1]s ab --base v0.1.0 --head HEAD --bench Insert --min-change 3 --confirm`, a.name),
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

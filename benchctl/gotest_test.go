@@ -352,3 +352,22 @@ func TestNightlyOfGoTestBenchmarks(t *testing.T) {
 		t.Errorf("README %v:\n%s", err, readme)
 	}
 }
+
+func TestListGoTestBenchmarks(t *testing.T) {
+	dir := gobench(t)
+	code, stdout, stderr := abApp(t, dir, "list", "./calc", "--bench", "Sizes/size=8|Skip", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	for _, want := range []string{`"name": "BenchmarkSizes/size=8/alloc"`, `"name": "BenchmarkSizes/size=8/sum"`, `"pkg": "example.com/gobench/calc"`} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("list lacks %s:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "size=512") || strings.Contains(stdout, `"BenchmarkSkip"`) {
+		t.Errorf("list shows a benchmark --bench does not select, or one that skips itself:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "BenchmarkSkip skipped itself") {
+		t.Errorf("stderr does not say BenchmarkSkip skipped:\n%s", stderr)
+	}
+}

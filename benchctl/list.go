@@ -2,9 +2,12 @@ package benchctl
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -12,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 )
 
@@ -49,11 +53,15 @@ func describe(b *harness.Benchmark) listed {
 func (a *app) listCmd() *cobra.Command {
 	var suite, bench string
 	var asJSON bool
+	var timeout time.Duration
 	c := &cobra.Command{
-		Use:   "list [--suite S] [--bench RE] [--json]",
-		Short: "List benchmarks with their parameters and defaults",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		Use:   "list [--suite S] [--bench RE] [--json] [PACKAGES...]",
+		Short: "List benchmarks with their parameters and defaults (or the go test benchmarks of packages)",
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return a.listPackages(cmd, bench, timeout, asJSON, args)
+			}
 			var re *regexp.Regexp
 			if bench != "" {
 				var err error
@@ -95,5 +103,48 @@ func (a *app) listCmd() *cobra.Command {
 	c.Flags().StringVar(&suite, "suite", "all", "suite: "+strings.Join(engine.Suites(a.registry), ", "))
 	c.Flags().StringVar(&bench, "bench", "", "regexp on benchmark names")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the benchmarks as JSON (id, name, pkg, suites, params)")
+	c.Flags().DurationVar(&timeout, "timeout", 10*time.Minute, "with packages: kill a benchmark's listing process after this long")
 	return c
+}
+
+// listPackages lists the go test benchmarks of the packages: every leaf
+// that run would measure, after building the test binaries.
+func (a *app) listPackages(cmd *cobra.Command, bench string, timeout time.Duration, asJSON bool, patterns []string) error {
+	if cmd.Flags().Changed("suite") {
+		return usageError{errors.New("--suite applies to registered benchmarks; go test benchmarks (package arguments) have no suites")}
+	}
+	o := engine.DefaultOptions()
+	o.Bench, o.Timeout = bench, timeout
+	tp, err := a.planPackages(cmd.Context(), a.srcDir(), o, patterns)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tp.work)
+	var out []listed
+	for _, c := range tp.cases {
+		r := c.Result()
+		out = append(out, listed{ID: r.ID, Name: r.Benchmark, Pkg: r.Pkg, Mode: string(result.AverageTime), Goroutines: c.Test.Procs})
+	}
+	if asJSON {
+		enc := json.NewEncoder(a.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	t := tablewriter.NewTable(a.stdout,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+	)
+	t.Header("Benchmark", "Package", "-test.cpu")
+	for _, l := range out {
+		if err := t.Append(l.Name, l.Pkg, fmt.Sprint(l.Goroutines)); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	if len(tp.broken) > 0 {
+		return failedError{fmt.Sprintf("%d package(s) did not build: %s", len(tp.broken), strings.Join(tp.broken, ", "))}
+	}
+	return nil
 }

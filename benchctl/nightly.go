@@ -24,7 +24,7 @@ func (a *app) nightlyCmd() *cobra.Command {
 	var resultsDir, anchor, cmdFlag string
 	var allowUnpinned bool
 	c := &cobra.Command{
-		Use:   "nightly [run flags] [--results DIR] [--anchor REV|none]",
+		Use:   "nightly [run flags] [--results DIR] [--anchor REV|none] [PACKAGES...]",
 		Short: "Record a run per machine, find change points in each benchmark's series, regenerate results/README.md",
 		Long: `nightly checks the host (refusing one that is not pinned unless --allow-unpinned), runs the
 selected benchmarks with this binary as HEAD — against an anchor revision when there is one (the
@@ -33,7 +33,9 @@ records the run, append-only, as DIR/nightly/<machine-id>/YYYY/MM/<stamp>_<commi
 machine's fingerprint in DIR/machines/<machine-id>.json. It then reads every run of the machine
 (never mixing machines), finds change points in each benchmark's series (E-divisive means with a
 permutation test), regenerates DIR/README.md and exits 1 when a new regression appears among the
-last runs. A change of env-id at a change point is annotated, not alarmed.`,
+last runs. A change of env-id at a change point is annotated, not alarmed. With package
+arguments it records those packages' go test benchmarks instead (see run), built from the working
+tree, and from the anchor as ab builds its baseline.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, cases, err := a.planOrPackages(cmd, &f, args)

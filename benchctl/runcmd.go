@@ -36,9 +36,29 @@ type runFlags struct {
 func (a *app) runCmd() *cobra.Command {
 	var f runFlags
 	c := &cobra.Command{
-		Use:   "run [flags]",
+		Use:   "run [flags] [PACKAGES...]",
 		Short: "Run benchmarks in forked workers and write bench.txt and bench.json",
+		Long: `run measures the benchmarks this program registers, or, given Go package patterns (./...,
+./internal/cache, or a package of the module graph such as github.com/cespare/xxhash/v2), the
+ordinary testing.B benchmarks of those packages.
+
+For packages, each package's test binary is built once (go test -c, with this module's graph and
+the local toolchain) and always runs in the package's own directory, as go test runs it. Its
+benchmarks are listed with -test.list, and their sub-benchmarks are found by running each selected
+top-level benchmark once at b.N=1 (-test.benchtime=1x) in a process of its own, bounded by
+--timeout. --bench has go test -bench's semantics: the pattern is split at slashes into one
+unanchored regexp per level. Each benchmark then runs alone in --forks processes
+(-test.bench matching its path exactly), interleaved with the others in seeded rounds. Each
+process runs the benchmark --warmup COUNT + --measure COUNT times (-test.count) at the
+measurement's -test.benchtime (TIME, or Nx for COUNTxNops), and the warmup runs are discarded.
+It also passes -benchmem, -test.v (so a benchmark's own prints never split a result line) and
+-test.cpu (--threads, else the number of --cpus, else GOMAXPROCS). bench.txt keeps go test's own
+ns/op, B/op, allocs/op, MB/s and b.ReportMetric units under the package's real pkg key. --prof cpu,
+block, mutex and allocs use the test binary's own profile flags at a fixed b.N. --prof
+instructions runs callgrind twice, at b.N=K and 2K, and divides the difference by K.`,
 		Example: fmt.Sprintf(`  %[1]s run --quick
+  %[1]s run ./... --bench . --quick
+  %[1]s run github.com/cespare/xxhash/v2 --bench 'Sum64/4KB' --forks 5 --prof cpu
   %[1]s run --suite SUITE --bench 'Insert' -p size=64,4096 --forks 5 --measure 10x500ms
   %[1]s run --bench Kernel --mode sample --measure 5x100000ops`, a.name),
 		Args: cobra.ArbitraryArgs,
