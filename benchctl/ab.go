@@ -18,6 +18,9 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 )
 
+// abForks is ab's default fork count per side.
+const abForks = 5
+
 // abFlags are the flags of `ab` beyond the run flags.
 type abFlags struct {
 	base, head, cmd     string
@@ -47,6 +50,9 @@ interleaves their go test benchmarks (see run). A baseline package that lacks a 
 experiment has is rebuilt with the experiment's _test.go files overlaid (go test -overlay), and
 the table and ab.txt say so.
 
+Each fork is one sample of the comparison (the median of its iterations), so ab runs 5 forks
+per side unless --forks says otherwise: the test cannot reach p < 0.05 with fewer than 4 a side.
+
 --head . (the default) measures the working tree as it is. Exit status 1 on a significant
 regression of a time or throughput beyond --min-change (with --confirm, only if a second A/B run
 finds it too), on a failed fork or on a revision that does not build.`,
@@ -62,6 +68,11 @@ finds it too), on a failed fork or on a revision that does not build.`,
 			if err := forksWithoutProfiles(o, "ab needs forks: --forks 0 cannot run two binaries",
 				"--prof is not supported by ab: profile each revision with run --prof"); err != nil {
 				return err
+			}
+			if !cmd.Flags().Changed("forks") && !f.quick {
+				// Each fork is one sample of the comparison: 3 a side can
+				// never reach p < 0.05, 5 a side can reach 0.008.
+				o.Forks = abForks
 			}
 			if ab.base == "" {
 				return usageError{errors.New("--base is required")}

@@ -144,7 +144,7 @@ func TestABFindsTheRegression(t *testing.T) {
 	dir, c := tinyRepo(t)
 	out := filepath.Join(t.TempDir(), "ab")
 	code, stdout, stderr := abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[2], "--bench", "^BenchmarkTinyWork$",
-		"--forks", "3", "--warmup", "1x30ms", "--measure", "3x30ms", "--out", out)
+		"--forks", "4", "--warmup", "1x30ms", "--measure", "3x30ms", "--out", out)
 	if code != 1 || !strings.Contains(stderr, "REGRESSION TinyWork") || !strings.Contains(stderr, "sec/op") {
 		t.Fatalf("exit %d, want 1 with the regression\n%s\n%s", code, stdout, stderr)
 	}
@@ -183,7 +183,7 @@ func TestABOverlaysABaseThatPredatesTheProgram(t *testing.T) {
 	dir, c := tinyRepo(t)
 	out := filepath.Join(t.TempDir(), "ab")
 	code, stdout, stderr := abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", c[0], "--head", c[2],
-		"--forks", "3", "--warmup", "1x30ms", "--measure", "3x30ms", "--out", out)
+		"--forks", "4", "--warmup", "1x30ms", "--measure", "3x30ms", "--out", out)
 	if code != 1 || !strings.Contains(stderr, "REGRESSION TinyWork") {
 		t.Fatalf("exit %d, want 1 with the regression\n%s\n%s", code, stdout, stderr)
 	}

@@ -35,6 +35,9 @@ func (a *app) compareCmd() *cobra.Command {
 			if err := checkStats(o.Alpha, o.MinChange); err != nil {
 				return err
 			}
+			if o.Samples != compare.Forks && o.Samples != compare.Iterations {
+				return usageError{fmt.Errorf("--samples %q: want %s or %s", o.Samples, compare.Forks, compare.Iterations)}
+			}
 			if !(o.Confidence > 0 && o.Confidence < 1) {
 				return usageError{fmt.Errorf("--confidence %g: must be between 0 and 1", o.Confidence)}
 			}
@@ -82,6 +85,7 @@ func (a *app) compareCmd() *cobra.Command {
 	fl.Float64Var(&o.Alpha, "alpha", 0.05, "significance level of the Mann-Whitney U test")
 	fl.Float64Var(&o.Confidence, "confidence", 0.95, "confidence level of the summaries' intervals")
 	fl.Float64Var(&o.MinChange, "min-change", 0, "in Markdown, report changes smaller than this many percent as ~")
+	fl.StringVar(&o.Samples, "samples", compare.Forks, "unit of replication: fork (one sample per fork of a benchctl file, the median of its iterations) or iteration (one per result line, benchstat's numbers)")
 	fl.StringVar(&format, "format", "text", "text, csv or md")
 	fl.StringVar(&chartPath, "chart", "", "also draw the change of the second column per benchmark, with whiskers, to this .svg or .png")
 	fl.StringVar(&names, "names", "", "column names, comma-separated, baseline first (\"Master,This change\")")

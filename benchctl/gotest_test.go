@@ -287,7 +287,7 @@ func goRepo(t *testing.T) (dir string, commits [2]string) {
 func TestABOfGoTestBenchmarks(t *testing.T) {
 	dir, c := goRepo(t)
 	out := filepath.Join(t.TempDir(), "ab")
-	code, stdout, stderr := abApp(t, dir, "ab", "--base", c[0], "--head", c[1], "./work", "--forks", "2", "--warmup", "1x20ms", "--measure", "2x30ms", "--out", out)
+	code, stdout, stderr := abApp(t, dir, "ab", "--base", c[0], "--head", c[1], "./work", "--forks", "4", "--warmup", "1x20ms", "--measure", "2x30ms", "--out", out)
 	if code != 1 || !strings.Contains(stderr, "significant regression") {
 		t.Fatalf("exit %d, want 1 for the 4× slower Work\n%s\n%s", code, stdout, stderr)
 	}
@@ -314,8 +314,8 @@ func TestABOfGoTestBenchmarks(t *testing.T) {
 		}
 	}
 	for _, k := range []string{"baseline Work", "experiment Work", "baseline New", "experiment New"} {
-		if counts[k] != 4 {
-			t.Errorf("%s: %d results, want 4 (2 forks × 2): %v", k, counts[k], counts)
+		if counts[k] != 8 {
+			t.Errorf("%s: %d results, want 8 (4 forks × 2): %v", k, counts[k], counts)
 		}
 	}
 }

@@ -245,8 +245,8 @@ func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f
 	header := s.header(a.dir)
 	if tp != nil {
 		header.Notes = append(header.Notes, tp.notes...)
-		if o.Warmup.Count > 0 && o.Warmup.Ops == 0 && o.Measure.Ops == 0 && o.Warmup.Time != o.Measure.Time {
-			a.say("go test benchmarks: the %d warmup runs use the measurement's -test.benchtime %s (one process has one benchtime); --warmup's %s is not used", o.Warmup.Count, gotest.Benchtime(o.Measure), o.Warmup.Time)
+		if w := o.Warmup; w.Count > 0 && gotest.Benchtime(w) != gotest.Benchtime(o.Measure) {
+			a.say("go test benchmarks: the %d warmup runs use the measurement's -test.benchtime %s (one process has one benchtime), not %s", w.Count, gotest.Benchtime(o.Measure), gotest.Benchtime(w))
 		}
 	}
 	if o.Forks == 0 {

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"os"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchproc"
 	"golang.org/x/perf/benchunit"
+
+	"github.com/ledgerbench/ledgerbench/harness/result"
 )
 
 // OneTable, as Options.Table, makes one table per unit whatever the files'
@@ -26,7 +29,25 @@ type Options struct {
 	// MinChange is the smallest relative change, in percent, reported as
 	// a change in Markdown; smaller significant changes print "~".
 	MinChange float64
+	// Samples is the unit of replication: Forks (the default) makes each
+	// fork of a benchctl file one sample, the median of its iterations;
+	// Iterations makes each result line one, as benchstat does. Results
+	// without a fork marker (files of go test or other tools) are always
+	// counted by line.
+	Samples string
 }
+
+// The units of replication of Options.Samples.
+const (
+	Forks      = "fork"
+	Iterations = "iteration"
+)
+
+// SpreadRatio is how many times the spread of the forks' means must
+// exceed what the spread of their iterations explains (σ/√k for k
+// iterations per fork) before a comparison says so: the process, not the
+// iteration, then dominates the noise.
+const SpreadRatio = 3
 
 func (o *Options) defaults() {
 	if o.Table == "" {
@@ -47,15 +68,28 @@ func (o *Options) defaults() {
 	if o.Confidence == 0 {
 		o.Confidence = 0.95
 	}
+	if o.Samples == "" {
+		o.Samples = Forks
+	}
 }
 
 // Cell is one row × column of one table: its sample and summary.
 type Cell struct {
+	// Values are the samples: one per fork (its iterations' median) when
+	// Forks > 0, else one per result line.
 	Values  []float64
 	Sample  *benchmath.Sample
 	Summary benchmath.Summary
-	Min     float64
+	Min     float64 // of Raw
 	Max     float64
+	// Raw are the result lines' values, in file order; Forks is the
+	// number of forks they came from (0: no fork marker, or Iterations).
+	Raw   []float64
+	Forks int
+	// Between is the standard deviation of the forks' means and Within
+	// the pooled standard deviation of the iterations around their fork's
+	// mean (both NaN when they cannot be computed).
+	Between, Within float64
 }
 
 // Table is one unit of one configuration.
@@ -83,8 +117,17 @@ func Build(paths []string, o Options) (*Tables, error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("no files to compare")
 	}
+	markers := map[string]map[int]int{}
+	for _, p := range paths {
+		if _, after, ok := strings.Cut(p, "="); ok {
+			p = after
+		}
+		if data, err := os.ReadFile(p); err == nil {
+			markers[p] = result.ForkMarkers(data)
+		}
+	}
 	f := &benchfmt.Files{Paths: paths, AllowLabels: true}
-	return build(f, f.Units, paths, true, o)
+	return build(f, f.Units, paths, true, markers, o)
 }
 
 // BuildData is Build on results held in memory, read as a file named name
@@ -92,7 +135,8 @@ func Build(paths []string, o Options) (*Tables, error) {
 // does not lose it).
 func BuildData(name string, data []byte, o Options) (*Tables, error) {
 	r := benchfmt.NewReader(bytes.NewReader(data), name)
-	return build(r, func() map[benchfmt.UnitMetadataKey]*benchfmt.UnitMetadata { return r.Units() }, []string{name}, false, o)
+	return build(r, func() map[benchfmt.UnitMetadataKey]*benchfmt.UnitMetadata { return r.Units() }, []string{name}, false,
+		map[string]map[int]int{name: result.ForkMarkers(data)}, o)
 }
 
 // records is what build reads: benchfmt.Files or a benchfmt.Reader.
@@ -102,8 +146,11 @@ type records interface {
 	Err() error
 }
 
-func build(files records, units func() map[benchfmt.UnitMetadataKey]*benchfmt.UnitMetadata, paths []string, labels bool, o Options) (*Tables, error) {
+func build(files records, units func() map[benchfmt.UnitMetadataKey]*benchfmt.UnitMetadata, paths []string, labels bool, markers map[string]map[int]int, o Options) (*Tables, error) {
 	o.defaults()
+	if o.Samples != Forks && o.Samples != Iterations {
+		return nil, fmt.Errorf("samples %q: want %s or %s", o.Samples, Forks, Iterations)
+	}
 	if o.Alpha < 0 || o.Alpha > 1 || o.Confidence <= 0 || o.Confidence >= 1 {
 		return nil, fmt.Errorf("alpha %g or confidence %g out of range", o.Alpha, o.Confidence)
 	}
@@ -130,6 +177,7 @@ func build(files records, units func() map[benchfmt.UnitMetadataKey]*benchfmt.Un
 	rowsSeen := map[*Table]map[benchproc.Key]bool{}
 	colsSeen := map[*Table]map[benchproc.Key]bool{}
 	values := map[*Table]map[[2]benchproc.Key][]float64{}
+	forksOf := map[*Table]map[[2]benchproc.Key][]int{}
 	results := map[string]int{}
 	for files.Scan() {
 		switch rec := files.Result().(type) {
@@ -156,6 +204,7 @@ func build(files records, units func() map[benchfmt.UnitMetadataKey]*benchfmt.Un
 					byKey[tk] = t
 					order = append(order, tk)
 					rowsSeen[t], colsSeen[t], values[t] = map[benchproc.Key]bool{}, map[benchproc.Key]bool{}, map[[2]benchproc.Key][]float64{}
+					forksOf[t] = map[[2]benchproc.Key][]int{}
 				}
 				if !rowsSeen[t][row] {
 					rowsSeen[t][row] = true
@@ -167,6 +216,7 @@ func build(files records, units func() map[benchfmt.UnitMetadataKey]*benchfmt.Un
 				}
 				cell := [2]benchproc.Key{row, col}
 				values[t][cell] = append(values[t][cell], rec.Values[i].Value)
+				forksOf[t][cell] = append(forksOf[t][cell], markers[file][line])
 			}
 		}
 	}
@@ -194,11 +244,19 @@ func build(files records, units func() map[benchfmt.UnitMetadataKey]*benchfmt.Un
 		if m := meta.Get(t.Unit, "better"); m != nil && m.Value == "higher" {
 			t.HigherIsBetter = true
 		}
-		for key, vs := range values[t] {
-			s := benchmath.NewSample(vs, &thr)
-			c := &Cell{Values: vs, Sample: s, Summary: t.Assumption.Summary(s, o.Confidence), Min: math.Inf(1), Max: math.Inf(-1)}
-			for _, v := range vs {
+		for key, raw := range values[t] {
+			c := &Cell{Raw: raw, Values: raw, Min: math.Inf(1), Max: math.Inf(-1), Between: math.NaN(), Within: math.NaN()}
+			if o.Samples == Forks {
+				c.byFork(forksOf[t][key])
+			}
+			c.Sample = benchmath.NewSample(c.Values, &thr)
+			c.Summary = t.Assumption.Summary(c.Sample, o.Confidence)
+			for _, v := range raw {
 				c.Min, c.Max = math.Min(c.Min, v), math.Max(c.Max, v)
+			}
+			if ratio := c.SpreadRatio(); ratio > SpreadRatio {
+				out.Warnings = append(out.Warnings, fmt.Sprintf("%s %s: the forks' means spread %.1f× what their iterations explain: each process's own state (memory layout, heap, scheduling) dominates this benchmark's noise; more forks narrow it, more iterations do not",
+					key[0].StringValues(), t.Unit, ratio))
 			}
 			for _, w := range c.Summary.Warnings {
 				out.Warnings = append(out.Warnings, fmt.Sprintf("%s %s: %v", key[0].StringValues(), t.Unit, w))
@@ -207,6 +265,7 @@ func build(files records, units func() map[benchfmt.UnitMetadataKey]*benchfmt.Un
 		}
 		out.Tables = append(out.Tables, t)
 	}
+	out.Warnings = append(out.Warnings, out.powerless()...)
 	if common, cols := commonRows(out.Tables); cols > 1 && common == 0 {
 		out.Warnings = append(out.Warnings, "the columns have no benchmark in common: nothing is compared")
 	}

@@ -41,6 +41,9 @@ func (ts *Tables) Text(w io.Writer, names []string) error {
 	for _, warn := range ts.sortedWarnings() {
 		fmt.Fprintln(w, "warning:", warn)
 	}
+	if n := ts.SamplesNote(); n != "" {
+		fmt.Fprintln(w, n)
+	}
 	for ti, t := range ts.Tables {
 		if ti > 0 {
 			fmt.Fprintln(w)
@@ -130,7 +133,11 @@ func (ts *Tables) sortedWarnings() []string {
 		w = append(w, warn)
 	}
 	for msg, n := range cells {
-		w = append(w, fmt.Sprintf("%s (%d summaries; more forks or iterations give more samples)", msg, n))
+		more := "more forks or iterations give more samples"
+		if ts.forkLevel() {
+			more = "each fork is one sample: more forks give more"
+		}
+		w = append(w, fmt.Sprintf("%s (%d summaries; %s)", msg, n, more))
 	}
 	sort.Strings(w)
 	return slices.Compact(w)
@@ -173,6 +180,9 @@ func g(v float64) string { return fmt.Sprintf("%g", v) }
 func (ts *Tables) Markdown(w io.Writer, names []string) error {
 	for _, warn := range ts.sortedWarnings() {
 		fmt.Fprintf(w, "> warning: %s\n\n", warn)
+	}
+	if n := ts.SamplesNote(); n != "" {
+		fmt.Fprintf(w, "> %s\n\n", n)
 	}
 	for ti, t := range ts.withoutNamelessColumns() {
 		if ti > 0 {
@@ -328,4 +338,25 @@ func (ts *Tables) ColName(i int, names []string) string {
 		return ""
 	}
 	return colNames(ts.Tables[0], names)[i]
+}
+
+// forkLevel reports whether any cell counts forks as its samples.
+func (ts *Tables) forkLevel() bool {
+	for _, t := range ts.Tables {
+		for _, c := range t.Cells {
+			if c.Forks > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// SamplesNote says what the samples of the comparison are, when forks
+// are ("" when every cell counts result lines, as benchstat does).
+func (ts *Tables) SamplesNote() string {
+	if !ts.forkLevel() {
+		return ""
+	}
+	return "samples: one per fork (the median of its iterations), since iterations of one process are not independent; n counts forks. --samples iteration counts result lines, as benchstat does."
 }

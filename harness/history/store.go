@@ -1,6 +1,7 @@
 package history
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -13,6 +14,8 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchmath"
+
+	"github.com/ledgerbench/ledgerbench/harness/result"
 )
 
 // NightlyPath is where a nightly run of commit on machine is recorded:
@@ -60,7 +63,8 @@ func WriteMachine(dir, machineID string, facts any) error {
 	return os.WriteFile(p, append(b, '\n'), 0o644)
 }
 
-// Point is one run's value of one benchmark: the median of its samples.
+// Point is one run's value of one benchmark: the median of its samples,
+// one per fork when the file marks forks (N counts them).
 type Point struct {
 	File   string
 	Commit string
@@ -87,15 +91,17 @@ func Load(paths []string) (series []*Series, used []string, warnings []string) {
 	byKey := map[string]*Series{}
 	var order []string
 	for _, p := range paths {
-		f, err := os.Open(p)
+		data, err := os.ReadFile(p)
 		if err != nil {
 			warnings = append(warnings, err.Error())
 			continue
 		}
+		markers := result.ForkMarkers(data)
 		vals := map[string][]float64{}
+		forks := map[string][]int{}
 		commit, env := map[string]string{}, map[string]string{}
 		higher := map[string]bool{}
-		r := benchfmt.NewReader(f, p)
+		r := benchfmt.NewReader(bytes.NewReader(data), p)
 		for r.Scan() {
 			switch rec := r.Result().(type) {
 			case *benchfmt.SyntaxError:
@@ -123,6 +129,8 @@ func Load(paths []string) (series []*Series, used []string, warnings []string) {
 					}
 					k := string(rec.Name.Full()) + "\x00" + v.Unit
 					vals[k] = append(vals[k], v.Value)
+					_, line := rec.Pos()
+					forks[k] = append(forks[k], markers[line])
 					commit[k], env[k] = c, string(rec.GetConfig("env-id"))
 				}
 			}
@@ -130,7 +138,6 @@ func Load(paths []string) (series []*Series, used []string, warnings []string) {
 		if err := r.Err(); err != nil {
 			warnings = append(warnings, fmt.Sprintf("%s: reading stopped: %v; the results after it are left out", p, err))
 		}
-		f.Close()
 		if len(vals) == 0 {
 			warnings = append(warnings, fmt.Sprintf("%s: no time or throughput result: not counted as a run", p))
 			continue
@@ -149,9 +156,10 @@ func Load(paths []string) (series []*Series, used []string, warnings []string) {
 				byKey[k] = s
 				order = append(order, k)
 			}
-			sample := benchmath.NewSample(vals[k], &benchmath.DefaultThresholds)
+			per := perFork(vals[k], forks[k])
+			sample := benchmath.NewSample(per, &benchmath.DefaultThresholds)
 			med := benchmath.AssumeNothing.Summary(sample, 0.95).Center
-			s.Points = append(s.Points, Point{File: p, Commit: commit[k], EnvID: env[k], Value: med, N: len(vals[k])})
+			s.Points = append(s.Points, Point{File: p, Commit: commit[k], EnvID: env[k], Value: med, N: len(per)})
 		}
 	}
 	sort.Strings(order)
@@ -218,4 +226,30 @@ func (s Shift) Change() float64 { return 100 * (s.After/s.Before - 1) }
 
 func (s Shift) String() string {
 	return fmt.Sprintf("%+.1f %% at run %d", s.Change(), s.Index)
+}
+
+// perFork summarizes a run's values one per fork, the median of the
+// fork's iterations, when every value carries a fork marker; otherwise
+// (a file of another tool) it returns them as they are. A run's point is
+// then the median of its forks, so one process's own state weighs as one
+// fork, whatever its iteration count.
+func perFork(vals []float64, forks []int) []float64 {
+	groups := map[int][]float64{}
+	var order []int
+	for i, f := range forks {
+		if f == 0 {
+			return vals
+		}
+		if _, ok := groups[f]; !ok {
+			order = append(order, f)
+		}
+		groups[f] = append(groups[f], vals[i])
+	}
+	sort.Ints(order)
+	out := make([]float64, 0, len(order))
+	for _, f := range order {
+		sample := benchmath.NewSample(groups[f], &benchmath.DefaultThresholds)
+		out = append(out, benchmath.AssumeNothing.Summary(sample, 0.95).Center)
+	}
+	return out
 }

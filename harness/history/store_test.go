@@ -125,3 +125,23 @@ func TestLoadWarnsOnUnreadableRuns(t *testing.T) {
 		}
 	}
 }
+
+func TestLoadCountsForks(t *testing.T) {
+	// Fork 1 has five fast iterations, forks 2 and 3 one slow each: the
+	// median of all seven lines is fast, the median of the forks slow.
+	p := filepath.Join(t.TempDir(), "run.txt")
+	var b strings.Builder
+	b.WriteString("commit: abc\n")
+	for i, v := range []float64{10, 10, 10, 10, 10} {
+		fmt.Fprintf(&b, "BenchmarkX 100 %g ns/op\n# benchctl: fork=1 iter=%d\n", v, i)
+	}
+	b.WriteString("BenchmarkX 100 20 ns/op\n# benchctl: fork=2 iter=0\nBenchmarkX 100 21 ns/op\n# benchctl: fork=3 iter=0\n")
+	os.WriteFile(p, []byte(b.String()), 0o644)
+	series, _, warnings := Load([]string{p})
+	if len(series) != 1 || len(warnings) != 0 {
+		t.Fatalf("series %v, warnings %v", series, warnings)
+	}
+	if pt := series[0].Points[0]; pt.N != 3 || pt.Value != 20e-9 {
+		t.Errorf("point %+v: want the median of 3 forks, 20ns", pt)
+	}
+}

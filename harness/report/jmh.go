@@ -42,6 +42,10 @@ type jmhMetric struct {
 	ScorePercentiles map[string]jmhFloat `json:"scorePercentiles"`
 	ScoreUnit        string              `json:"scoreUnit"`
 	RawData          [][]jmhFloat        `json:"rawData"`
+	// Beyond JMH's schema: the spread of the forks' means (what
+	// scoreError is computed from) and of the iterations within a fork.
+	ForkSpread      jmhFloat `json:"forkSpread"`
+	IterationSpread jmhFloat `json:"iterationSpread"`
 }
 
 // jmhFloat encodes NaN and infinities as JMH does: as the strings "NaN",
@@ -89,6 +93,8 @@ func toJMH(m Metric) *jmhMetric {
 		ScorePercentiles: map[string]jmhFloat{},
 		ScoreUnit:        m.Unit,
 		RawData:          [][]jmhFloat{},
+		ForkSpread:       jmhFloat(m.ForkSpread),
+		IterationSpread:  jmhFloat(m.IterationSpread),
 	}
 	for p, v := range m.Percentiles {
 		j.ScorePercentiles[percentileKey(p)] = jmhFloat(v)

@@ -15,9 +15,13 @@ import (
 // Confidence is the level of the score's error interval, as JMH prints it.
 const Confidence = 0.999
 
-// Metric is one metric of one case summarized over every measurement
-// iteration of every fork, as JMH summarizes: the mean, and the half width
-// of its Student-t interval at [Confidence] (NaN with fewer than 3 values).
+// Metric is one metric of one case: the mean over every measurement
+// iteration of every fork, as JMH scores, and an error from the forks: the
+// half width of the Student-t interval at [Confidence] of the forks' means,
+// one per fork (NaN with fewer than 2 forks). Iterations of one process
+// share its memory layout, heap and scheduling; an error computed from
+// them as if they were independent is too narrow whenever processes
+// differ, so the fork is the unit of the error.
 type Metric struct {
 	Name  string // "" for the primary score; secondary metrics are named
 	Unit  string
@@ -26,6 +30,10 @@ type Metric struct {
 	Lo    float64
 	Hi    float64
 	N     int
+	// ForkSpread is the standard deviation of the forks' means;
+	// IterationSpread the pooled standard deviation of the iterations
+	// around their fork's mean (NaN when not computable).
+	ForkSpread, IterationSpread float64
 	// Raw holds the values per fork, in fork order.
 	Raw [][]float64
 	// Percentiles maps a percentile (0…100) to its value: of the per-op
@@ -152,14 +160,30 @@ func collect(name, unit string, its []*result.Iteration, get func(*result.Iterat
 		all = append(all, v)
 	}
 	m.N = len(all)
+	m.ForkSpread, m.IterationSpread = math.NaN(), math.NaN()
 	if m.N == 0 {
 		return m
 	}
-	sum := benchmath.AssumeNormal.Summary(benchmath.NewSample(all, &benchmath.DefaultThresholds), Confidence)
-	m.Score, m.Lo, m.Hi = sum.Center, sum.Lo, sum.Hi
-	m.Error = (sum.Hi - sum.Lo) / 2
-	if m.N < 3 || math.IsInf(m.Error, 0) {
-		m.Error, m.Lo, m.Hi = math.NaN(), math.NaN(), math.NaN()
+	m.Score = stats.Mean(all)
+	var means []float64
+	var ss float64
+	for _, fork := range m.Raw {
+		mean := stats.Mean(fork)
+		means = append(means, mean)
+		for _, v := range fork {
+			ss += (v - mean) * (v - mean)
+		}
+	}
+	if n := m.N - len(means); n > 0 {
+		m.IterationSpread = math.Sqrt(ss / float64(n))
+	}
+	m.Error, m.Lo, m.Hi = math.NaN(), math.NaN(), math.NaN()
+	if len(means) >= 2 {
+		m.ForkSpread = stats.StdDev(means)
+		sum := benchmath.AssumeNormal.Summary(benchmath.NewSample(means, &benchmath.DefaultThresholds), Confidence)
+		if e := (sum.Hi - sum.Lo) / 2; !math.IsInf(e, 0) && !math.IsNaN(e) {
+			m.Error, m.Lo, m.Hi = e, m.Score-e, m.Score+e
+		}
 	}
 	sample := stats.Sample{Xs: all}.Copy().Sort()
 	m.Percentiles = map[float64]float64{}

@@ -1,0 +1,124 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"golang.org/x/perf/benchproc"
+	"strings"
+	"testing"
+)
+
+// abFile is an A/B file of one benchmark with a fork-level random effect:
+// each fork's level is drawn once (sdFork, relative), each iteration adds
+// its own noise (sdIter); the experiment is shift times slower.
+func abFile(rng *rand.Rand, forks, iters int, sdFork, sdIter, shift float64) []byte {
+	var b strings.Builder
+	for _, side := range []string{"baseline", "experiment"} {
+		fmt.Fprintf(&b, "toolchain: %s\n", side)
+		for f := 1; f <= forks; f++ {
+			level := 100 * (1 + sdFork*rng.NormFloat64())
+			if side == "experiment" {
+				level *= shift
+			}
+			for i := range iters {
+				fmt.Fprintf(&b, "BenchmarkX-2 1000 %.4f ns/op\n# benchctl: fork=%d iter=%d mode=avgt\n", level*(1+sdIter*rng.NormFloat64()), f, i)
+			}
+		}
+	}
+	return []byte(b.String())
+}
+
+// rate is the share of n simulated A/B files whose comparison is
+// significant at α = 0.05, counted with samples.
+func rate(t *testing.T, seed uint64, n int, samples string, shift float64) float64 {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 7))
+	hits := 0
+	for range n {
+		ts, err := BuildData("ab.txt", abFile(rng, 5, 5, 0.05, 0.005, shift), Options{Col: "toolchain", Samples: samples})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab := ts.Tables[0]
+		row := tab.Rows[0]
+		cmp := tab.Compare(tab.cell(row, tab.Cols[0]), tab.cell(row, tab.Cols[1]))
+		if cmp.P < 0.05 {
+			hits++
+		}
+	}
+	return float64(hits) / float64(n)
+}
+
+func TestForkLevelKeepsTheFalseAlarmRate(t *testing.T) {
+	// A/A: the same distribution on both sides, with forks that differ
+	// by 5 % and iterations by 0.5 %. Counting iterations as independent
+	// turns the forks' levels into "changes"; counting forks does not.
+	forks := rate(t, 1, 200, Forks, 1)
+	iters := rate(t, 1, 200, Iterations, 1)
+	if forks > 0.08 {
+		t.Errorf("fork-level false-positive rate %.3f over 200 A/A comparisons, want ≤ 0.08 (α = 0.05)", forks)
+	}
+	if iters < 0.3 {
+		t.Errorf("iteration-level false-positive rate %.3f: the simulation has no fork effect to show", iters)
+	}
+	t.Logf("A/A false-positive rate at α=0.05: fork-level %.3f, iteration-level %.3f", forks, iters)
+}
+
+func TestForkLevelDetectsAShift(t *testing.T) {
+	// 20 % slower, well beyond the forks' 5 % spread: 5 forks a side see it.
+	if p := rate(t, 2, 100, Forks, 1.2); p < 0.9 {
+		t.Errorf("fork-level power on a 20 %% shift %.2f, want ≥ 0.9", p)
+	}
+}
+
+func TestSpreadFinding(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 7))
+	ts, err := BuildData("ab.txt", abFile(rng, 5, 5, 0.05, 0.005, 1), Options{Col: "toolchain"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := ts.Tables[0].Cells[[2]benchproc.Key{ts.Tables[0].Rows[0], ts.Tables[0].Cols[0]}]
+	if c.Forks != 5 || len(c.Values) != 5 || len(c.Raw) != 25 {
+		t.Fatalf("cell: %d forks, %d samples, %d raw; want 5, 5, 25", c.Forks, len(c.Values), len(c.Raw))
+	}
+	if r := c.SpreadRatio(); !(r > SpreadRatio) {
+		t.Errorf("spread ratio %.2f for forks 10× noisier than their iterations", r)
+	}
+	if !strings.Contains(strings.Join(ts.Warnings, "\n"), "each process's own state") {
+		t.Errorf("no spread finding in %q", ts.Warnings)
+	}
+	// Without a fork effect there is no finding.
+	ts, _ = BuildData("ab.txt", abFile(rng, 5, 5, 0, 0.005, 1), Options{Col: "toolchain"})
+	if strings.Contains(strings.Join(ts.Warnings, "\n"), "each process's own state") {
+		t.Errorf("a spread finding without a fork effect: %q", ts.Warnings)
+	}
+	// benchstat's numbers stay available: one sample per line.
+	ts, _ = BuildData("ab.txt", abFile(rng, 5, 5, 0.05, 0.005, 1), Options{Col: "toolchain", Samples: Iterations})
+	if c := ts.Tables[0].Cells[[2]benchproc.Key{ts.Tables[0].Rows[0], ts.Tables[0].Cols[0]}]; len(c.Values) != 25 || c.Forks != 0 {
+		t.Errorf("iterations: %d samples, %d forks", len(c.Values), c.Forks)
+	}
+}
+
+func TestMinPAndPowerlessComparisons(t *testing.T) {
+	for _, tc := range []struct {
+		n1, n2 int
+		want   float64
+	}{{3, 3, 0.1}, {4, 4, 2.0 / 70}, {5, 5, 2.0 / 252}, {1, 1, 1}, {0, 5, 1}} {
+		if got := MinP(tc.n1, tc.n2); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("MinP(%d, %d) = %g, want %g", tc.n1, tc.n2, got, tc.want)
+		}
+	}
+	rng := rand.New(rand.NewPCG(4, 7))
+	// 3 forks a side, 50 % slower: the test cannot say so at 0.05.
+	ts, err := BuildData("ab.txt", abFile(rng, 3, 5, 0.01, 0.005, 1.5), Options{Col: "toolchain"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "1 comparison(s) of 3 against 3 samples cannot be significant at α = 0.05: the smallest p-value their test can give is 0.100; 4 samples a side can reach it"
+	if !slices.Contains(ts.Warnings, want) {
+		t.Errorf("warnings %q lack %q", ts.Warnings, want)
+	}
+}
