@@ -28,7 +28,7 @@ func init() {
 			return nil
 		}})
 	harness.Register(&harness.Benchmark{Family: "clitest", Name: "Enum", Suites: []string{"clitest"},
-		Params: []harness.Param{{Name: "kind", Values: []string{"a", "b"}, Enum: true},
+		Params: []harness.Param{{Name: "kind", Values: []string{"b", "a"}, Enum: true, Baseline: "b"},
 			{Name: "even", Values: []string{"2"}, Kind: harness.Int, Valid: func(v string) error {
 				if n, _ := strconv.Atoi(v); n%2 != 0 {
 					return errors.New("must be even")

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -47,7 +48,7 @@ func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
 		{[]string{"run", "--suite", "clitest", "--mode", "fast"}, `unknown mode "fast" (valid: avgt, thrpt, sample, ss)`},
 		{[]string{"run", "--suite", "clitest", "--out", filepath.Join(file, "sub")}, "--out " + filepath.Join(file, "sub")},
 		{[]string{"run", "stray-arg"}, `package stray-arg is not in std`},
-		{[]string{"run", "--suite", "clitest", "-p", "kind=huge"}, `parameter kind: unknown value "huge" (valid: a, b)`},
+		{[]string{"run", "--suite", "clitest", "-p", "kind=huge"}, `parameter kind: unknown value "huge" (valid: b, a)`},
 		{[]string{"run", "--suite", ""}, `--suite is empty`},
 		{[]string{"run", "--suite", "clitest", "-p", "even=3"}, `parameter even: value "3": must be even`},
 		{[]string{"run", "--suite", "clitest", "--cooldown", "NaN"}, `--cooldown NaN: must be a finite number`},
@@ -199,5 +200,31 @@ func TestCompareAcrossConfigurations(t *testing.T) {
 	code, stdout, stderr := benchctl(t, "compare", "--table", "", "go="+gt, "benchctl="+bc)
 	if code != 0 || strings.Count(stdout, "Add/impl=mutex-2") != 1 || !strings.Contains(stdout, "vs base") {
 		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+func TestRunEndsWithThePullRequestTable(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := benchctl(t, "run", "--suite", "clitest", "--bench", "Noop|Enum", "--forks", "2", "--warmup", "0", "--measure", "2x10ms", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	i := strings.Index(stdout, "## /kind against b")
+	if i < 0 || i < strings.Index(stdout, "| BenchmarkEnum/kind=b/even=2") {
+		t.Fatalf("no pull-request table after the JMH table:\n%s", stdout)
+	}
+	pr := stdout[i:]
+	// The declared baseline is the first column, though it sorts after a;
+	// the benchmark without the axis has its own table; the samples are forks.
+	if !regexp.MustCompile(`\| Benchmark +\| +b +\| +a +\| +Change +\|`).MatchString(pr) {
+		t.Errorf("the baseline b is not the first column:\n%s", pr)
+	}
+	if strings.Contains(pr, "no benchmark in common") {
+		t.Errorf("the floor's own table counts as a column:\n%s", pr)
+	}
+	for _, want := range []string{"of the benchmarks without /kind (not compared)", "| Noop", "samples: one per fork", "comparison(s) of 2 against 2 samples cannot be significant"} {
+		if !strings.Contains(pr, want) {
+			t.Errorf("the pull-request table lacks %q:\n%s", want, pr)
+		}
 	}
 }

@@ -283,6 +283,11 @@ func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f
 		return failedError{fmt.Sprintf("rendering the table: %v", err)}
 	}
 	a.stdout.Write(table.Bytes())
+	// The pull-request table of each declared implementation axis: what
+	// the run was for, after the JMH table.
+	if err := prTables(a.stdout, header, run); err != nil {
+		a.say("the pull-request table could not be made: %v", err)
+	}
 	failed := a.reportFailures(run)
 	if err := report.WriteRun(out, header, run); err != nil {
 		return failedError{fmt.Sprintf("writing results: %v", err)}

@@ -85,6 +85,7 @@ func (b *Benchmark) validate() error {
 		errs = append(errs, fmt.Errorf("%s: negative Goroutines or OpsPerInvocation", b.Name))
 	}
 	seen := map[string]bool{"op": true}
+	axes := 0
 	for _, p := range b.Params {
 		if !nameRE.MatchString(p.Name) {
 			errs = append(errs, fmt.Errorf("%s: parameter name %q is not an identifier", b.Name, p.Name))
@@ -99,6 +100,14 @@ func (b *Benchmark) validate() error {
 		for _, v := range p.Values {
 			if err := p.Check(v); err != nil {
 				errs = append(errs, fmt.Errorf("%s: default: %w", b.Name, err))
+			}
+		}
+		if p.Baseline != "" {
+			if err := p.Check(p.Baseline); err != nil {
+				errs = append(errs, fmt.Errorf("%s: baseline: %w", b.Name, err))
+			}
+			if axes++; axes == 2 {
+				errs = append(errs, fmt.Errorf("%s: two parameters declare a Baseline; one axis has it", b.Name))
 			}
 		}
 	}

@@ -57,6 +57,12 @@ type Param struct {
 	// path that must exist): a value it refuses is bad input, found
 	// before anything runs.
 	Valid func(value string) error
+	// Baseline, when set, makes this parameter the benchmark's
+	// implementation axis and names the value the others are compared
+	// against: after a run, the pull-request table compares each other
+	// value of the axis with it. It must be a valid value; at most one
+	// parameter of a benchmark has one.
+	Baseline string
 }
 
 func (p Param) allowed() []string {

@@ -40,7 +40,7 @@ func catchUp() *harness.Benchmark {
 	return &harness.Benchmark{
 		Family: Family, Name: "CatchUp", Suites: []string{"cache"},
 		Doc:    "group: tailInsert and catchUpInsertRun (100 entries at a random earlier position) on one cache",
-		Params: []harness.Param{{Name: "impl", Values: insert.Impls, Enum: true}},
+		Params: []harness.Param{{Name: "impl", Values: insert.Impls, Enum: true, Baseline: insert.Baseline}},
 		Setup: func(t *harness.Trial) error {
 			impl := t.Param("impl")
 			if err := insert.ReportBytesPerEntry(t); err != nil {

@@ -13,7 +13,7 @@ import (
 const Family = "cursor"
 
 var (
-	implParam    = harness.Param{Name: "impl", Values: impl.Implementations, Enum: true}
+	implParam    = harness.Param{Name: "impl", Values: impl.Implementations, Enum: true, Baseline: "sortedset"}
 	cursorsParam = harness.Param{Name: "cursors", Values: []string{"10", "100", "500"}, Kind: harness.Int}
 	ratioParam   = harness.Param{Name: "ratio", Values: []string{"0", "1", "10", "100"}, Kind: harness.Int}
 )

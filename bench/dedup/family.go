@@ -15,7 +15,7 @@ const Family = "dedup"
 const prefilled = 64
 
 var params = []harness.Param{
-	{Name: "impl", Values: impl.Implementations, Enum: true},
+	{Name: "impl", Values: impl.Implementations, Enum: true, Baseline: "locked"},
 	{Name: "path", Values: []string{"admit", "full"}, Enum: true},
 }
 

@@ -16,7 +16,7 @@ func insertAndEvict() *harness.Benchmark {
 		Family: Family, Name: "InsertAndEvict", Suites: []string{"cache"},
 		Doc: "insert batchSize entries, then evict them all by size (requeueing once when they expect a read)",
 		Params: []harness.Param{
-			{Name: "impl", Values: insert.Impls, Enum: true},
+			{Name: "impl", Values: insert.Impls, Enum: true, Baseline: insert.Baseline},
 			{Name: "batchSize", Values: []string{"100", "1000"}, Kind: harness.Int},
 			{Name: "requeue", Values: []string{"false", "true"}, Kind: harness.Bool},
 		},
@@ -84,7 +84,7 @@ func evictAll() *harness.Benchmark {
 		Family: Family, Name: "EvictAll", Suites: []string{"cache"}, Mode: harness.SampleTime,
 		Doc: "time to evict a whole cache of `entries` entries by timestamp",
 		Params: []harness.Param{
-			{Name: "impl", Values: insert.Impls, Enum: true},
+			{Name: "impl", Values: insert.Impls, Enum: true, Baseline: insert.Baseline},
 			{Name: "useRequeuing", Values: []string{"false", "true"}, Kind: harness.Bool},
 			{Name: "entries", Values: []string{"1000000"}, Kind: harness.Int},
 		},

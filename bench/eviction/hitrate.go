@@ -21,7 +21,7 @@ func hitRate() *harness.Benchmark {
 		Params: []harness.Param{
 			{Name: "workload", Values: workloads, Enum: true},
 			{Name: "policy", Values: Policies, Enum: true},
-			{Name: "impl", Values: insert.Impls, Enum: true},
+			{Name: "impl", Values: insert.Impls, Enum: true, Baseline: insert.Baseline},
 		},
 		Setup: func(t *harness.Trial) error {
 			build := Workloads[t.Param("workload")]

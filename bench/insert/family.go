@@ -23,6 +23,10 @@ const (
 // Impls are the range cache implementations, master first.
 var Impls = []string{"skiplist", "paged"}
 
+// Baseline is the implementation the pages of apache/pulsar#26821 are
+// compared against: the skip list the broker caches entries in today.
+const Baseline = "skiplist"
+
 // NewCache returns the named implementation.
 func NewCache(name string, q *cache.RemovalQueue) (cache.RangeCache, error) {
 	switch name {
@@ -39,7 +43,7 @@ func insertAtTail() *harness.Benchmark {
 		Family: Family, Name: "InsertAtTail", Suites: []string{"cache"},
 		Doc: "tail inserts with a head trim every 100 ops keeping cachedEntries entries",
 		Params: []harness.Param{
-			{Name: "impl", Values: Impls, Enum: true},
+			{Name: "impl", Values: Impls, Enum: true, Baseline: Baseline},
 			{Name: "cachedEntries", Values: []string{"1000", "100000"}, Kind: harness.Int},
 		},
 		Setup: func(t *harness.Trial) error {

@@ -19,7 +19,7 @@ func readRange() *harness.Benchmark {
 		Family: Family, Name: "ReadRange", Suites: []string{"cache"},
 		Doc: "read a range of batchSize positions of which hitPercent % are cached (getRange, release each)",
 		Params: []harness.Param{
-			{Name: "impl", Values: insert.Impls, Enum: true},
+			{Name: "impl", Values: insert.Impls, Enum: true, Baseline: insert.Baseline},
 			{Name: "batchSize", Values: []string{"100", "1000"}, Kind: harness.Int},
 			{Name: "hitPercent", Values: []string{"0", "10", "100"}, Kind: harness.Int},
 		},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 
 	"golang.org/x/perf/benchfmt"
@@ -35,6 +36,10 @@ type Options struct {
 	// without a fork marker (files of go test or other tools) are always
 	// counted by line.
 	Samples string
+	// Baseline, when set, is the column value that goes first (the
+	// baseline every other column is compared with), whatever the sort
+	// order of the column projection.
+	Baseline string
 }
 
 // The units of replication of Options.Samples.
@@ -240,6 +245,9 @@ func build(files records, units func() map[benchfmt.UnitMetadataKey]*benchfmt.Un
 		t := byKey[k]
 		benchproc.SortKeys(t.Rows)
 		benchproc.SortKeys(t.Cols)
+		if i := slices.IndexFunc(t.Cols, func(k benchproc.Key) bool { return k.StringValues() == o.Baseline }); o.Baseline != "" && i > 0 {
+			t.Cols = append(append([]benchproc.Key{t.Cols[i]}, t.Cols[:i]...), t.Cols[i+1:]...)
+		}
 		t.Assumption = meta.GetAssumption(t.Unit)
 		if m := meta.Get(t.Unit, "better"); m != nil && m.Value == "higher" {
 			t.HigherIsBetter = true
@@ -411,10 +419,13 @@ func (ts *Tables) ChangeBars(col int) (unit string, bars []Bar) {
 // columns a table has.
 func commonRows(tables []*Table) (common, cols int) {
 	for _, t := range tables {
-		cols = max(cols, len(t.Cols))
+		// The results without the column key (floors beside an axis) are
+		// not compared: they have no column of their own.
+		named := slices.DeleteFunc(slices.Clone(t.Cols), func(k benchproc.Key) bool { return k.StringValues() == "" })
+		cols = max(cols, len(named))
 		for _, row := range t.Rows {
 			all := true
-			for _, col := range t.Cols {
+			for _, col := range named {
 				if t.Cells[[2]benchproc.Key{row, col}] == nil {
 					all = false
 				}

@@ -184,11 +184,12 @@ func (ts *Tables) Markdown(w io.Writer, names []string) error {
 	if n := ts.SamplesNote(); n != "" {
 		fmt.Fprintf(w, "> %s\n\n", n)
 	}
-	for ti, t := range ts.withoutNamelessColumns() {
+	tables := ts.withoutNamelessColumns()
+	for ti, t := range tables {
 		if ti > 0 {
 			fmt.Fprintln(w)
 		}
-		if t.Config != "" && (ti == 0 || ts.Tables[ti-1].Config != t.Config) && !t.nameless {
+		if t.Config != "" && (ti == 0 || tables[ti-1].Config != t.Config) && !t.nameless {
 			fmt.Fprintf(w, "<details><summary>configuration</summary>\n\n```\n%s\n```\n</details>\n\n", t.Config)
 		}
 		if t.nameless {

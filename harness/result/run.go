@@ -67,6 +67,10 @@ type Case struct {
 	// GoTest is set for a testing.B benchmark of package Pkg's test
 	// binary (Family is then the package's last path element).
 	GoTest bool
+	// Axis is the parameter the benchmark declares as its implementation
+	// axis, and Baseline the value of it the others are compared with
+	// ("" when it declares none).
+	Axis, Baseline string
 }
 
 // Name is the benchfmt name "BenchmarkX/a=1/b=2".

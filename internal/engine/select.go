@@ -34,8 +34,14 @@ func (c Case) Result() result.Case {
 	if t := c.Test; t != nil {
 		return result.Case{Benchmark: t.Name, ID: t.Pkg + "." + t.Name, Family: path.Base(t.Pkg), Pkg: t.Pkg, GoTest: true}
 	}
-	return result.Case{Benchmark: c.Bench.FullName(), ID: c.Bench.ID(), Family: c.Bench.Family,
+	r := result.Case{Benchmark: c.Bench.FullName(), ID: c.Bench.ID(), Family: c.Bench.Family,
 		Pkg: c.Bench.Pkg(), Params: c.Params, Units: c.Bench.Units}
+	for _, p := range c.Bench.Params {
+		if p.Baseline != "" {
+			r.Axis, r.Baseline = p.Name, p.Baseline
+		}
+	}
+	return r
 }
 
 // Expand returns the parameter points of b with o replacing defaults.

@@ -15,7 +15,7 @@ import (
 )
 
 var impl = harness.Param{Name: "impl", Values: []string{"mutex", "atomic"}, Enum: true,
-	Doc: "the counter implementation"}
+	Doc: "the counter implementation", Baseline: "mutex"}
 
 func newCounter(t *harness.Trial) (counter.Counter, error) {
 	c, ok := counter.New(t.Param("impl"))
