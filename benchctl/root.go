@@ -103,6 +103,6 @@ Exit codes: 0 ok, 1 a benchmark failed or a regression was found, 2 bad usage.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w (see `%s --help`)", err, c.CommandPath())}
 	})
-	root.AddCommand(a.listCmd(), a.runCmd(), a.checkCmd(), a.tuneCmd(), a.resetCmd(), a.compareCmd(), a.abCmd(), a.nightlyCmd())
+	root.AddCommand(a.listCmd(), a.runCmd(), a.checkCmd(), a.tuneCmd(), a.resetCmd(), a.compareCmd(), a.abCmd(), a.nightlyCmd(), a.calibrateCmd())
 	return root
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,6 +32,8 @@ type runFlags struct {
 	cpus, lockPath                                 string
 	cooldown, idleLoad                             float64
 	cooldownTimeout, idleTimeout                   time.Duration
+	precision                                      string
+	budget                                         time.Duration
 }
 
 func (a *app) runCmd() *cobra.Command {
@@ -100,6 +103,8 @@ func (a *app) addRunFlags(c *cobra.Command, f *runFlags) {
 	fl.DurationVar(&f.idleTimeout, "idle-timeout", 5*time.Minute, "longest idle wait before going on with a warning")
 	fl.BoolVar(&f.ignoreLock, "ignore-lock", false, "run even when another run holds the host's run lock")
 	fl.StringVar(&f.lockPath, "lock", hostcheck.DefaultLockPath(), "the run lock file")
+	fl.StringVar(&f.precision, "precision", "", "keep adding forks (--forks is then the least) until each case's 95 % interval is within ±this of its score, e.g. 1%, or --budget is spent")
+	fl.DurationVar(&f.budget, "budget", 10*time.Minute, "with --precision, the longest the run may take")
 	fl.StringVar(&f.prof, "prof", "", "profilers, run in extra forks after the measured ones: cpu,offcpu,block,mutex,allocs,instructions,perf")
 }
 
@@ -108,6 +113,7 @@ func (a *app) addRunFlags(c *cobra.Command, f *runFlags) {
 var flagOf = map[string]string{
 	"Suite": "--suite", "Bench": "--bench", "Params": "-p", "Forks": "--forks", "Warmup": "--warmup",
 	"Measure": "--measure", "Mode": "--mode", "Threads": "--threads", "Timeout": "--timeout", "Profiles": "--prof",
+	"Precision": "--precision", "Budget": "--budget",
 }
 
 // flagError rewords the engine's option errors with the flags' names.
@@ -209,6 +215,16 @@ func (f *runFlags) options(cmd *cobra.Command) (engine.Options, error) {
 		o.Mode = m
 	}
 	o.Threads = f.threads
+	if f.precision != "" {
+		p, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(f.precision, "%")), 64)
+		if err != nil || !(p > 0 && p < 100) {
+			return o, fmt.Errorf("--precision %q: want a percentage above 0 and below 100, such as 1%%", f.precision)
+		}
+		o.Precision, o.Budget = p/100, f.budget
+		if !set("forks") {
+			o.Forks = max(o.Forks, 3)
+		}
+	}
 	if f.prof != "" {
 		kinds, err := profile.ParseKinds(f.prof)
 		if err != nil {
@@ -283,6 +299,9 @@ func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f
 		return failedError{fmt.Sprintf("rendering the table: %v", err)}
 	}
 	a.stdout.Write(table.Bytes())
+	if o.Precision > 0 {
+		a.reportPrecision(o, run)
+	}
 	// The pull-request table of each declared implementation axis: what
 	// the run was for, after the JMH table.
 	if err := prTables(a.stdout, header, run); err != nil {
@@ -344,4 +363,31 @@ func (f *runFlags) outDir(kind string) (string, error) {
 		return "", usageError{fmt.Errorf("--out %s: %w", out, err)}
 	}
 	return out, nil
+}
+
+// reportPrecision says which cases reached the precision asked for, and
+// notes it with each case.
+func (a *app) reportPrecision(o engine.Options, run *result.Run) {
+	var reached int
+	var missed []string
+	for _, cr := range run.Cases {
+		forks := map[int]bool{}
+		for _, it := range cr.Iterations {
+			forks[it.Fork] = true
+		}
+		w := engine.RelativeHalfWidth(cr)
+		note := fmt.Sprintf("precision: ±%.2f %% after %d forks (asked ±%g %%)", 100*w, len(forks), 100*o.Precision)
+		if w <= o.Precision {
+			reached++
+		} else {
+			missed = append(missed, fmt.Sprintf("%s ±%.2f %% after %d forks", cr.Case.Name(), 100*w, len(forks)))
+			note += ", not reached"
+		}
+		cr.Notes = append(cr.Notes, note)
+	}
+	a.say("precision ±%g %% (95 %% interval of the forks' mean): %d of %d cases reached it in %s (budget %s)",
+		100*o.Precision, reached, len(run.Cases), run.End.Sub(run.Start).Round(time.Second), o.Budget)
+	for _, m := range missed {
+		a.say("  not reached: %s", m)
+	}
 }

@@ -1,6 +1,7 @@
 package self
 
 import (
+	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -18,6 +19,19 @@ const KernelRounds = 64
 // and does not depend on data or memory.
 func Kernel(x uint64) uint64 {
 	for i := 0; i < KernelRounds; i++ {
+		x ^= x >> 29
+		x *= 0xbf58476d1ce4e5b9
+	}
+	return x
+}
+
+// SpinRounds is the length of Spin's chain at extra=0: long enough that 5
+// more percent is a whole number of steps.
+const SpinRounds = 200
+
+// Spin is Kernel's step repeated rounds times.
+func Spin(x uint64, rounds int) uint64 {
+	for i := 0; i < rounds; i++ {
 		x ^= x >> 29
 		x *= 0xbf58476d1ce4e5b9
 	}
@@ -45,6 +59,27 @@ func Benchmarks() []*harness.Benchmark {
 					x := w.Rand().Uint64() | 1
 					return func() {
 						x = Kernel(x)
+						w.Sink(x)
+					}, nil
+				})
+				return nil
+			},
+		},
+		{
+			Family: Family, Name: "Spin", Suites: []string{"self"},
+			Params: []harness.Param{{Name: "extra", Values: []string{"0", "5"}, Kind: harness.Int, Baseline: "0",
+				Doc: "percent of extra work per op: 5 is a known change of +5 % for calibrating the statistics"}},
+			Doc: "a chain of SpinRounds × (100+extra)/100 dependent multiply-xorshift steps: a change of known size",
+			Setup: func(t *harness.Trial) error {
+				extra := t.Int("extra")
+				if extra < 0 || extra > 1000 {
+					return fmt.Errorf("extra %d: want 0 to 1000 percent", extra)
+				}
+				rounds := SpinRounds * (100 + extra) / 100
+				t.Run(func(w *harness.Worker) (func(), error) {
+					x := w.Rand().Uint64() | 1
+					return func() {
+						x = Spin(x, rounds)
 						w.Sink(x)
 					}, nil
 				})

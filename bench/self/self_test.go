@@ -12,6 +12,7 @@ func BenchmarkKernel(b *testing.B) { harness.RunDefault(b, Family+"/Kernel") }
 func BenchmarkMutex(b *testing.B)  { harness.RunDefault(b, Family+"/Mutex") }
 func BenchmarkAlloc(b *testing.B)  { harness.RunDefault(b, Family+"/Alloc") }
 func BenchmarkGroup(b *testing.B)  { harness.RunDefault(b, Family+"/Group") }
+func BenchmarkSpin(b *testing.B)   { harness.RunDefault(b, Family+"/Spin") }
 
 // BenchmarkKernelLoop is the fixed-cost kernel written the plain Go way,
 // with b.Loop: the reference that benchctl's BenchmarkKernel must agree
@@ -33,7 +34,7 @@ func TestKernelIsFixedCost(t *testing.T) {
 }
 
 func TestSelfBenchmarksRegistered(t *testing.T) {
-	want := []string{"Noop", "Kernel", "Mutex", "Alloc", "Group"}
+	want := []string{"Noop", "Kernel", "Spin", "Mutex", "Alloc", "Group"}
 	for _, name := range want {
 		b, ok := harness.Default.Lookup(Family + "/" + name)
 		if !ok {
@@ -46,5 +47,13 @@ func TestSelfBenchmarksRegistered(t *testing.T) {
 	got, err := engine.Select(harness.Default, "self", nil)
 	if err != nil || len(got) != len(want) {
 		t.Fatalf("suite self has %d benchmarks (%v), want %d", len(got), err, len(want))
+	}
+}
+
+func TestSpinExtraIsMoreSteps(t *testing.T) {
+	// extra=5 runs 210 steps: the 200 of extra=0, then 10 more.
+	x := uint64(3)
+	if Spin(x, SpinRounds*105/100) != Spin(Spin(x, SpinRounds), 10) || SpinRounds*105/100 != 210 {
+		t.Error("Spin at extra=5 is not Spin at extra=0 followed by 5 % more steps")
 	}
 }

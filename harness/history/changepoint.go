@@ -15,7 +15,16 @@ type CPDOptions struct {
 	// MinSize is the fewest points on each side of a change point (4).
 	MinSize int
 	Seed    uint64
+	// MinEffect is how many times the series' own noise a worse shift
+	// must move the median before it is a regression (default 3): a
+	// change point smaller than that is annotated as small, not alarmed.
+	// The noise is the robust standard deviation (1.4826 × the median
+	// absolute deviation) of the points around their segment's median.
+	MinEffect float64
 }
+
+// DefaultMinEffect is CPDOptions.MinEffect's default.
+const DefaultMinEffect = 3.0
 
 func (o *CPDOptions) defaults() {
 	if o.Alpha == 0 {
@@ -26,6 +35,9 @@ func (o *CPDOptions) defaults() {
 	}
 	if o.MinSize == 0 {
 		o.MinSize = 4
+	}
+	if o.MinEffect == 0 {
+		o.MinEffect = DefaultMinEffect
 	}
 }
 

@@ -93,6 +93,9 @@ func WriteREADME(w io.Writer, dir string, machines []*MachineReport) error {
 				if sh.EnvChanged {
 					note += " (environment changed)"
 				}
+				if sh.Small && !sh.EnvChanged {
+					note += fmt.Sprintf(" (small: under %g× the series' noise)", DefaultMinEffect)
+				}
 				if sh.New {
 					note = "**" + note + " NEW**"
 				}

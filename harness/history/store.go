@@ -176,7 +176,12 @@ type Shift struct {
 	Before, After float64
 	Worse         bool
 	EnvChanged    bool // the env-id changed there: annotated, not alarmed
-	// New marks a worse shift among the last NewWindow points.
+	// Small marks a shift of less than CPDOptions.MinEffect times the
+	// series' noise (Noise, in the series' unit): annotated, not alarmed.
+	Small bool
+	Noise float64
+	// New marks a worse shift among the last NewWindow points that is
+	// neither small nor at a change of environment: a regression.
 	New bool
 }
 
@@ -191,8 +196,10 @@ func Analyze(s *Series, o CPDOptions) []Shift {
 		xs[i] = p.Value
 	}
 	cps := ChangePoints(xs, o)
+	o.defaults()
 	var out []Shift
 	bounds := append(append([]int{0}, cps...), len(xs))
+	noise := segmentNoise(xs, bounds)
 	for i, cp := range cps {
 		before := median(xs[bounds[i]:cp])
 		after := median(xs[cp:bounds[i+2]])
@@ -200,12 +207,28 @@ func Analyze(s *Series, o CPDOptions) []Shift {
 		if s.HigherIsBetter {
 			worse = after < before
 		}
-		sh := Shift{Index: cp, Before: before, After: after, Worse: worse,
+		sh := Shift{Index: cp, Before: before, After: after, Worse: worse, Noise: noise,
 			EnvChanged: s.Points[cp].EnvID != s.Points[cp-1].EnvID}
-		sh.New = worse && !sh.EnvChanged && cp >= len(xs)-NewWindow
+		sh.Small = math.Abs(after-before) < o.MinEffect*noise
+		sh.New = worse && !sh.EnvChanged && !sh.Small && cp >= len(xs)-NewWindow
 		out = append(out, sh)
 	}
 	return out
+}
+
+// segmentNoise is the robust standard deviation of the points around the
+// median of their segment (between consecutive bounds): 1.4826 times the
+// median absolute deviation, which a few outlying runs do not move.
+func segmentNoise(xs []float64, bounds []int) float64 {
+	var dev []float64
+	for i := 0; i+1 < len(bounds); i++ {
+		seg := xs[bounds[i]:bounds[i+1]]
+		m := median(seg)
+		for _, x := range seg {
+			dev = append(dev, math.Abs(x-m))
+		}
+	}
+	return 1.4826 * median(dev)
 }
 
 func median(xs []float64) float64 {

@@ -51,6 +51,9 @@ func WriteSides(out io.Writer, sides []Side) error {
 		comment("%s", n)
 	}
 	comment("seed=%d forks=%d warmup=%s measure=%s timeout=%s order=forks in rounds, cases shuffled per round from the seed", o.Seed, o.Forks, o.Warmup, o.Measure, o.Timeout)
+	if o.Precision > 0 {
+		comment("precision=±%g%% budget=%s: forks added, beyond the %d above, to each case until the 95%% interval of its forks' mean was within it", 100*o.Precision, o.Budget, o.Forks)
+	}
 	if len(run.Order) > 0 {
 		comment("A/B fork order (round:case:sides): %s", strings.Join(run.Order, " "))
 	}

@@ -33,6 +33,10 @@ type Config struct {
 	Timeout        time.Duration
 	// CPUs is the pinning of every fork, when there was one.
 	CPUs []int
+	// Precision and Budget, when set, are the interval the run added forks
+	// for (Forks being the least) and the time it could spend on them.
+	Precision float64
+	Budget    time.Duration
 }
 
 // Failed reports whether any fork of any case failed.

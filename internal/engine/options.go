@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"math"
 	"regexp"
 	"time"
 
@@ -43,6 +44,12 @@ type Options struct {
 	PerfEvents []string
 	// CPUs records the pinning (the Runner applies it).
 	CPUs []int
+	// Precision, when above 0, keeps adding forks (Forks is then the
+	// least number) to each case until the 95 % interval of its forks'
+	// mean score is within ±Precision of it (0.01: ±1 %), on every side,
+	// or until Budget has passed since the run's start.
+	Precision float64
+	Budget    time.Duration
 }
 
 // Bounds of the options: beyond them a run would never end (or a
@@ -133,6 +140,17 @@ func (o *Options) Validate() error {
 	if o.ProbeTolerance < 0 {
 		bad("ProbeTolerance", o.ProbeTolerance, "must not be negative")
 	}
+	if o.Precision < 0 || o.Precision >= 1 || math.IsNaN(o.Precision) {
+		bad("Precision", o.Precision, "must be above 0 and below 100 %%")
+	}
+	if o.Precision > 0 {
+		if o.Forks < 2 {
+			bad("Forks", o.Forks, "a precision needs at least 2 forks to start from (each fork is one sample)")
+		}
+		if o.Budget <= 0 || o.Budget > MaxTimeout {
+			bad("Budget", o.Budget, "must be positive and at most %s", MaxTimeout)
+		}
+	}
 	if len(o.Profiles) > 0 && o.Forks == 0 {
 		errs = append(errs, &OptionError{Option: "Profiles", Err: errors.New("profilers run in their own forks: they need forks (got 0)")})
 	}
@@ -170,7 +188,7 @@ func (o *Options) Plan(r *harness.Registry) ([]Case, error) {
 // Config is what the result files record of o.
 func (o *Options) Config() result.Config {
 	return result.Config{Forks: o.Forks, Warmup: o.Warmup, WarmupExplicit: o.WarmupExplicit,
-		Measure: o.Measure, Seed: o.Seed, Timeout: o.Timeout, CPUs: o.CPUs}
+		Measure: o.Measure, Seed: o.Seed, Timeout: o.Timeout, CPUs: o.CPUs, Precision: o.Precision, Budget: o.Budget}
 }
 
 // mode is the mode a case runs in.

@@ -123,8 +123,31 @@ func (rn *Runner) RunSides(ctx context.Context, o Options, cases []Case, sides [
 	forkTime := estimate(o.Warmup) + estimate(o.Measure) + 100*time.Millisecond
 	rng := rand.New(rand.NewPCG(o.Seed, 0x6f72646572)) // "order"
 	done := 0
-	for round := 1; round <= rounds; round++ {
+	start := time.Now()
+	// With a precision, forks are added in rounds, beyond o.Forks, to the
+	// cases whose interval is still wider than asked, until every case
+	// has reached it or the budget is spent.
+	precise := make([]bool, len(cases))
+	for round := 1; ; round++ {
+		if round > rounds {
+			if o.Precision == 0 || round > MaxForks || time.Since(start) >= o.Budget {
+				break
+			}
+			open := 0
+			for i := range cases {
+				if precise[i] = Precise(o, runs, i); !precise[i] {
+					open++
+				}
+			}
+			if open == 0 {
+				break
+			}
+			total += open * len(sides)
+		}
 		for _, i := range rng.Perm(len(cases)) {
+			if precise[i] {
+				continue
+			}
 			order := rng.Perm(len(sides))
 			if len(sides) > 1 {
 				var names []string

@@ -1,0 +1,54 @@
+package engine
+
+import (
+	"math"
+	"sort"
+
+	"github.com/aclements/go-moremath/stats"
+	"golang.org/x/perf/benchmath"
+
+	"github.com/ledgerbench/ledgerbench/harness/result"
+)
+
+// PrecisionConfidence is the level of the interval a precision is asked
+// of.
+const PrecisionConfidence = 0.95
+
+// RelativeHalfWidth is the half width of the Student-t interval at
+// PrecisionConfidence of a case's forks' mean scores, relative to their
+// mean: each fork is one sample. It is +Inf with fewer than 2 forks.
+func RelativeHalfWidth(cr *result.CaseResult) float64 {
+	by := map[int][]float64{}
+	for _, it := range cr.Iterations {
+		if !it.Warmup {
+			by[it.Fork] = append(by[it.Fork], it.Total.Score(cr.Mode))
+		}
+	}
+	if len(by) < 2 {
+		return math.Inf(1)
+	}
+	keys := make([]int, 0, len(by))
+	for k := range by {
+		keys = append(keys, k)
+	}
+	sort.Ints(keys)
+	means := make([]float64, 0, len(keys))
+	for _, k := range keys {
+		means = append(means, stats.Mean(by[k]))
+	}
+	sum := benchmath.AssumeNormal.Summary(benchmath.NewSample(means, &benchmath.DefaultThresholds), PrecisionConfidence)
+	if sum.Center == 0 || math.IsNaN(sum.Hi) {
+		return math.Inf(1)
+	}
+	return math.Abs((sum.Hi - sum.Lo) / 2 / sum.Center)
+}
+
+// Precise reports whether case i has reached o.Precision on every side.
+func Precise(o Options, runs []*result.Run, i int) bool {
+	for _, r := range runs {
+		if RelativeHalfWidth(r.Cases[i]) > o.Precision {
+			return false
+		}
+	}
+	return true
+}
