@@ -46,7 +46,7 @@ side B (self's Spin has extra=0,5: 5 % more work). It reports how often the chan
 forks a side. DIR/calibration.md and DIR/calibration.json hold the figures, and DIR/aa.txt the raw
 results.`,
 		Example: fmt.Sprintf(`  %[1]s calibrate --suite self --bench 'Kernel|Spin' --pair extra=0,5 --trials 200 --group 5 --warmup 1x20ms --measure 3x20ms`, a.name),
-		Args: cobra.NoArgs,
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o, cases, err := a.plan(cmd, &f)
 			if err != nil {
