@@ -228,3 +228,42 @@ func TestRunEndsWithThePullRequestTable(t *testing.T) {
 		}
 	}
 }
+
+func TestCalibrate(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "cal")
+	code, stdout, stderr := benchctl(t, "calibrate", "--suite", "clitest", "--bench", "Enum", "--pair", "kind=b,a",
+		"--trials", "3", "--group", "2", "--warmup", "0", "--measure", "2x5ms", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// 2 forks a side can never give p < 0.333: no fork-level false positive.
+	for _, want := range []string{"# A/A calibration on machine", "| BenchmarkEnum/kind=b/even=2 | 0.0 % [0.0–70.8] (0 of 3) |", "| **all** | 0.0 % [0.0–45.9] (0 of 6) |",
+		"## A known change: BenchmarkEnum/kind=b/even=2 (A) against BenchmarkEnum/kind=a/even=2 (B)", "| 2 | 0.0 % [0.0–70.8] (0 of 3) | 0.333 |"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("calibration lacks %q:\n%s", want, stdout)
+		}
+	}
+	js, err := os.ReadFile(filepath.Join(out, "calibration.json"))
+	if err != nil || !strings.Contains(string(js), `"Trials": 3`) {
+		t.Errorf("calibration.json: %v\n%s", err, js)
+	}
+	txt, _ := os.ReadFile(filepath.Join(out, "aa.txt"))
+	if strings.Count(string(txt), "toolchain: ") < 2 || strings.Count(string(txt), "\nBenchmarkEnum/kind=b/even=2-") != 2*3*2*2 {
+		t.Errorf("aa.txt does not hold 6 forks × 2 iterations a side of kind=b:\n%s", txt)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--trials", "0"}, "want at least 1 comparison of at least 2 forks a side"},
+		{[]string{"--trials", "600", "--group", "2"}, "at most 1000"},
+		{[]string{"--pair", "kind=b"}, "want PARAM=BASE,CHANGED"},
+		{[]string{"--pair", "kind=b,z"}, "the selected cases lack kind=b or kind=z"},
+		{[]string{"--forks", "3"}, "--forks does not apply to calibrate"},
+	} {
+		args := append([]string{"calibrate", "--suite", "clitest", "--bench", "Enum", "--out", filepath.Join(t.TempDir(), "x")}, tc.args...)
+		if code, _, stderr := benchctl(t, args...); code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("calibrate %v: exit %d, %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
