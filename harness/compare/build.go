@@ -241,6 +241,8 @@ func build(files records, units func() map[benchfmt.UnitMetadataKey]*benchfmt.Un
 	thr := benchmath.DefaultThresholds
 	thr.CompareAlpha = o.Alpha
 	benchproc.SortKeys(order)
+	spread := map[string]float64{} // row and unit → the largest ratio of its cells
+	var spreadOrder []string
 	for _, k := range order {
 		t := byKey[k]
 		benchproc.SortKeys(t.Rows)
@@ -263,8 +265,11 @@ func build(files records, units func() map[benchfmt.UnitMetadataKey]*benchfmt.Un
 				c.Min, c.Max = math.Min(c.Min, v), math.Max(c.Max, v)
 			}
 			if ratio := c.SpreadRatio(); ratio > SpreadRatio {
-				out.Warnings = append(out.Warnings, fmt.Sprintf("%s %s: the forks' means spread %.1f× what their iterations explain: each process's own state (memory layout, heap, scheduling) dominates this benchmark's noise; more forks narrow it, more iterations do not",
-					key[0].StringValues(), t.Unit, ratio))
+				k := key[0].StringValues() + " " + t.Unit
+				if _, seen := spread[k]; !seen {
+					spreadOrder = append(spreadOrder, k)
+				}
+				spread[k] = math.Max(spread[k], ratio)
 			}
 			for _, w := range c.Summary.Warnings {
 				out.Warnings = append(out.Warnings, fmt.Sprintf("%s %s: %v", key[0].StringValues(), t.Unit, w))
@@ -272,6 +277,9 @@ func build(files records, units func() map[benchfmt.UnitMetadataKey]*benchfmt.Un
 			t.Cells[key] = c
 		}
 		out.Tables = append(out.Tables, t)
+	}
+	for _, k := range spreadOrder {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("%s: the forks' means spread up to %.1f× what their iterations explain: each process's own state (memory layout, heap, scheduling) dominates this benchmark's noise; more forks narrow it, more iterations do not", k, spread[k]))
 	}
 	out.Warnings = append(out.Warnings, out.powerless()...)
 	if common, cols := commonRows(out.Tables); cols > 1 && common == 0 {

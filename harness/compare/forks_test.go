@@ -1,9 +1,12 @@
 package compare
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 
 	"golang.org/x/perf/benchproc"
@@ -120,5 +123,31 @@ func TestMinPAndPowerlessComparisons(t *testing.T) {
 	want := "1 comparison(s) of 3 against 3 samples cannot be significant at α = 0.05: the smallest p-value their test can give is 0.100; 4 samples a side can reach it"
 	if !slices.Contains(ts.Warnings, want) {
 		t.Errorf("warnings %q lack %q", ts.Warnings, want)
+	}
+}
+
+func TestGoldenForkLevelMarkdown(t *testing.T) {
+	// A fixed A/B file: 5 forks a side of 3 iterations, a fork effect and
+	// a 20 % slower experiment, and a floor without the column key.
+	rng := rand.New(rand.NewPCG(5, 7))
+	data := abFile(rng, 5, 3, 0.03, 0.002, 1.2)
+	ts, err := BuildData("ab.txt", data, Options{Col: "toolchain", Baseline: "baseline"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := ts.Markdown(&b, []string{"baseline", "experiment"}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "forks.md")
+	if *update {
+		os.WriteFile(path, b.Bytes(), 0o644)
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update writes it)", err)
+	}
+	if !bytes.Equal(b.Bytes(), want) {
+		t.Errorf("forks.md differs from its golden file:\n%s", b.String())
 	}
 }
