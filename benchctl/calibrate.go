@@ -56,8 +56,8 @@ results.`,
 				"--prof is not supported by calibrate"); err != nil && cmd.Flags().Changed("prof") {
 				return err
 			}
-			if cmd.Flags().Changed("forks") {
-				return usageError{errors.New("--forks does not apply to calibrate: it runs --trials × --group forks a side")}
+			if cmd.Flags().Changed("forks") || o.Precision > 0 {
+				return usageError{errors.New("--forks and --precision do not apply to calibrate: it runs --trials × --group forks a side")}
 			}
 			switch {
 			case cf.trials < 1 || cf.group < 2:

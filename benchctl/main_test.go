@@ -56,6 +56,10 @@ func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
 		{[]string{"list", "--suite", "nosuch"}, `--suite nosuch: unknown suite`},
 		{[]string{"run", "--suite", "clitest", "--prof", "cpu,heap"}, `--prof: unknown profiler "heap" (valid: cpu, offcpu, block, mutex, allocs, instructions, perf)`},
 		{[]string{"run", "--suite", "clitest", "--prof", "cpu", "--forks", "0"}, "--prof: profilers run in their own forks"},
+		{[]string{"run", "--suite", "clitest", "--precision", "fine"}, `--precision "fine": want a percentage above 0 and below 100`},
+		{[]string{"run", "--suite", "clitest", "--precision", "150%"}, `--precision "150%": want a percentage`},
+		{[]string{"run", "--suite", "clitest", "--precision", "1%", "--forks", "1"}, "--forks 1: a precision needs at least 2 forks"},
+		{[]string{"run", "--suite", "clitest", "--precision", "1%", "--budget", "0s"}, "--budget 0s: must be positive"},
 	} {
 		out := filepath.Join(t.TempDir(), "out")
 		args := tc.args
@@ -259,7 +263,8 @@ func TestCalibrate(t *testing.T) {
 		{[]string{"--trials", "600", "--group", "2"}, "at most 1000"},
 		{[]string{"--pair", "kind=b"}, "want PARAM=BASE,CHANGED"},
 		{[]string{"--pair", "kind=b,z"}, "the selected cases lack kind=b or kind=z"},
-		{[]string{"--forks", "3"}, "--forks does not apply to calibrate"},
+		{[]string{"--forks", "3"}, "--forks and --precision do not apply to calibrate"},
+		{[]string{"--precision", "1%"}, "--forks and --precision do not apply to calibrate"},
 	} {
 		args := append([]string{"calibrate", "--suite", "clitest", "--bench", "Enum", "--out", filepath.Join(t.TempDir(), "x")}, tc.args...)
 		if code, _, stderr := benchctl(t, args...); code != 2 || !strings.Contains(stderr, tc.want) {
