@@ -472,6 +472,13 @@ func (a *app) doAB(cmd *cobra.Command, o engine.Options, cases []engine.Case, f 
 	for _, r := range regs {
 		a.say("REGRESSION %s %s: %+.1f %% (%s)", r.Benchmark, r.Unit, (r.Ratio-1)*100, r.Comparison.String())
 	}
+	if len(regs) > 0 && !ab.confirm && !check.Pinned {
+		// Calibrated on an unpinned VM, the fork-level test keeps its
+		// false positives near α (results/calibration), so confirmation
+		// is not the default; at α = 0.05 one comparison in twenty is
+		// still a false alarm, which a second run makes one in 400.
+		a.say("the host is not pinned: at α = %g about %.0f in 100 unchanged benchmarks still look changed; --confirm reruns the A/B and keeps only the regressions found twice", ab.alpha, 100*ab.alpha)
+	}
 	switch {
 	case failed:
 		return failedError{"a fork failed; every result obtained is in " + out}
