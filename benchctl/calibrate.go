@@ -116,6 +116,9 @@ type calReport struct {
 	Warmup, Measure              string
 	Benchmarks                   []calBench
 	Overall                      struct{ Fork, Iteration calibrate.Rate }
+	// Nightly counts the flat series of 30 nights of 3 forks, made of
+	// the A/A forks, on which nightly's rule raises an alarm.
+	Nightly calibrate.Rate
 	Pair                         []calPairResult `json:",omitempty"`
 }
 
@@ -183,6 +186,14 @@ func (a *app) doCalibrate(cmd *cobra.Command, o engine.Options, cases []engine.C
 		fh, fn, ih, in = fh+r.Fork.Hits, fn+r.Fork.N, ih+r.Iteration.Hits, in+r.Iteration.N
 	}
 	rep.Overall.Fork, rep.Overall.Iteration = calibrate.Total(fh, fn), calibrate.Total(ih, in)
+	var nh, nn int
+	for _, r := range runs {
+		for _, cr := range r.Cases {
+			nr := calibrate.NightlyRate(forksOf(cr), 3, 30)
+			nh, nn = nh+nr.Hits, nn+nr.N
+		}
+	}
+	rep.Nightly = calibrate.Total(nh, nn)
 	if pair != nil {
 		for _, cr := range runs[0].Cases {
 			if param(cr.Case.Params, pair.name) != pair.base {
@@ -211,7 +222,10 @@ func (a *app) doCalibrate(cmd *cobra.Command, o engine.Options, cases []engine.C
 	var md bytes.Buffer
 	writeCalibration(&md, a.name+" "+strings.Join(a.args, " "), s.check.Note(), rep)
 	a.stdout.Write(md.Bytes())
-	js, _ := json.MarshalIndent(rep, "", "  ")
+	js, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return failedError{fmt.Sprintf("encoding calibration.json: %v", err)}
+	}
 	for name, data := range map[string][]byte{"calibration.md": md.Bytes(), "calibration.json": append(js, '\n')} {
 		if err := report.WriteFileAtomic(filepath.Join(out, name), data); err != nil {
 			return failedError{err.Error()}
@@ -281,6 +295,11 @@ func writeCalibration(w io.Writer, command, hostNote string, r calReport) {
 		fmt.Fprintf(w, "| %s | %s | %s | %.2f %% | %.2f %% |\n", b.Name, pct(b.Fork), pct(b.Iteration), 100*b.ForkCV, 100*b.MDE)
 	}
 	fmt.Fprintf(w, "| **all** | %s | %s | | |\n", pct(r.Overall.Fork), pct(r.Overall.Iteration))
+	if r.Nightly.N == 0 {
+		fmt.Fprintf(w, "\nnightly: too few forks for a flat series of 30 nights of 3 forks (90 a side) to test nightly's rule on.\n")
+	} else {
+		fmt.Fprintf(w, "\nnightly: %s of the flat series of 30 nights of 3 forks, made of these forks (nothing changed along them), raised an alarm.\n", pct(r.Nightly))
+	}
 	for _, p := range r.Pair {
 		fmt.Fprintf(w, "\n## A known change: %s (A) against %s (B)\n\n| forks a side | detected at α = %g | smallest p the test can give |\n|--:|--:|--:|\n", p.Base, p.Changed, r.Alpha)
 		for _, g := range p.ByForks {

@@ -21,3 +21,22 @@ func TestAllocationResolution(t *testing.T) {
 		}
 	}
 }
+
+func TestBackgroundExcessReadsAsTheWholeNumber(t *testing.T) {
+	// 10 million ops of 64 bytes, plus 3 KiB of background: 64.0003 B/op.
+	it := Iteration{Executed: 10_000_000, AllocBytes: 64*10_000_000 + 3<<10, Allocs: 10_000_000 + 20}
+	if b, a := it.BytesPerOp(), it.AllocsPerOp(); b != 64 || a != 1 {
+		t.Errorf("BytesPerOp %v, AllocsPerOp %v; want 64 and 1", b, a)
+	}
+	// A real fraction (an amortized growth: 0.5 B/op) is beyond the
+	// background's share and stays.
+	it.AllocBytes = 64*10_000_000 + 5_000_000
+	if b := it.BytesPerOp(); b != 64.5 {
+		t.Errorf("BytesPerOp %v, want 64.5", b)
+	}
+	// Counted iterations are exact.
+	it = Iteration{Executed: 1000, Counted: true, AllocBytes: 64*1000 + 3}
+	if b := it.BytesPerOp(); b != 64.003 {
+		t.Errorf("counted BytesPerOp %v, want 64.003", b)
+	}
+}

@@ -1,11 +1,14 @@
 package calibrate
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/aclements/go-moremath/stats"
 	"golang.org/x/perf/benchmath"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/ledgerbench/ledgerbench/harness/history"
 )
 
 // Forks are one side's measurements of one benchmark: the measured
@@ -20,8 +23,10 @@ type Rate struct {
 	Lo, Hi  float64
 }
 
+// rate is hits of n; of no comparison at all, the rate is 0 and its
+// interval all of [0, 1].
 func rate(hits, n int) Rate {
-	r := Rate{Hits: hits, N: n, Rate: math.NaN(), Lo: math.NaN(), Hi: math.NaN()}
+	r := Rate{Hits: hits, N: n, Hi: 1}
 	if n > 0 {
 		r.Rate = float64(hits) / float64(n)
 		r.Lo, r.Hi = ClopperPearson(hits, n, 0.95)
@@ -126,3 +131,31 @@ func flatten(fs Forks) []float64 {
 // Total is the rate of hits in n comparisons (several benchmarks' counts
 // summed).
 func Total(hits, n int) Rate { return rate(hits, n) }
+
+// NightlyRate counts the flat series that nightly's change-point rule
+// (history.Analyze with its defaults) would alarm on, built from A/A
+// forks: a night is the median of perNight consecutive forks' medians (a
+// nightly run of perNight forks), a series is nights consecutive nights,
+// and nothing changed along it.
+func NightlyRate(fs Forks, perNight, nights int) Rate {
+	meds := medians(fs)
+	var points []float64
+	for i := 0; i+perNight <= len(meds); i += perNight {
+		points = append(points, stats.Sample{Xs: meds[i : i+perNight]}.Copy().Sort().Quantile(0.5))
+	}
+	hits, n := 0, 0
+	for i := 0; i+nights <= len(points); i += nights {
+		s := &history.Series{Benchmark: "A/A", Unit: "sec/op"}
+		for j, v := range points[i : i+nights] {
+			s.Points = append(s.Points, history.Point{Value: v, EnvID: "e", Commit: fmt.Sprint(j)})
+		}
+		n++
+		for _, sh := range history.Analyze(s, history.CPDOptions{Seed: uint64(i + 1)}) {
+			if sh.New {
+				hits++
+				break
+			}
+		}
+	}
+	return rate(hits, n)
+}

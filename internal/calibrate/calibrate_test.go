@@ -65,3 +65,14 @@ func TestClopperPearson(t *testing.T) {
 		}
 	}
 }
+
+func TestNightlyRateOnFlatForks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	r := NightlyRate(sim(rng, 900, 3, 0.03, 0.003, 1), 3, 30)
+	if r.N != 10 {
+		t.Fatalf("%d series, want 10 (900 forks, 3 a night, 30 nights a series)", r.N)
+	}
+	if r.Hits > 1 {
+		t.Errorf("%d of %d flat series alarmed", r.Hits, r.N)
+	}
+}
