@@ -119,7 +119,7 @@ type calReport struct {
 	// Nightly counts the flat series of 30 nights of 3 forks, made of
 	// the A/A forks, on which nightly's rule raises an alarm.
 	Nightly calibrate.Rate
-	Pair                         []calPairResult `json:",omitempty"`
+	Pair    []calPairResult `json:",omitempty"`
 }
 
 type calBench struct {
