@@ -1,6 +1,7 @@
 // Package benchctl is the benchctl command line as a library: a program
 // that registers benchmarks with package harness gets every subcommand
-// (list, run, check, tune, reset, compare, ab, nightly) by calling [Main]:
+// (list, run, check, tune, reset, compare, ab, nightly, calibrate) by
+// calling [Main]:
 //
 //	package main
 //
@@ -16,6 +17,17 @@
 // The same binary is re-executed for every fork; Main recognizes the
 // child and runs its side. `ab` rebuilds this program (the main package
 // that called Main, or --cmd) at two revisions of the user's repository.
+//
+// Given Go package patterns, list, run, ab and nightly measure those
+// packages' ordinary testing.B benchmarks instead: each package's test
+// binary is built once (go test -c) and every fork is one process of it
+// running one benchmark, so a repository's existing benchmarks get the
+// same forks, interleaving, host checks, profiles and history with no
+// code change, and no Main of their own is needed.
+//
+// Comparisons count one sample per fork (the median of its iterations);
+// `calibrate` measures the false-alarm rate of that on the machine at
+// hand.
 //
 // Exit codes: 0 ok, 1 a benchmark failed or a regression was found, 2 bad
 // usage (nothing is written). Main is called once per process.
