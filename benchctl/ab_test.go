@@ -83,21 +83,7 @@ func tinyRepo(t *testing.T) (dir string, commits [3]string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	write := func(name, text string) {
-		t.Helper()
-		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	gitT := func(args ...string) string {
-		t.Helper()
-		out, err := git(dir, append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
+	write, gitT := repoTools(t, dir)
 	gitT("init", "-q")
 	write("go.mod", "module tiny\n\ngo 1.26.0\n")
 	write("work.go", strings.Replace(tinyWork, "ROUNDS", "64", 1))
@@ -118,6 +104,27 @@ func tinyRepo(t *testing.T) (dir string, commits [3]string) {
 	gitT("commit", "-q", "-am", "slow")
 	commits[2] = gitT("rev-parse", "HEAD")
 	return dir, commits
+}
+
+// repoTools returns, for a test's repository in dir, a function that
+// writes a file of it and one that runs git in it as a test committer.
+func repoTools(t *testing.T, dir string) (write func(name, text string), gitT func(args ...string) string) {
+	write = func(name, text string) {
+		t.Helper()
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitT = func(args ...string) string {
+		t.Helper()
+		out, err := git(dir, append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	return write, gitT
 }
 
 func abApp(t *testing.T, dir string, args ...string) (int, string, string) {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -42,11 +41,12 @@ one sample per iteration (as benchstat counts). Each rate has its exact binomial
 reports the smallest change the fork-level test could detect at the observed spread of forks.
 
 --pair PARAM=BASE,CHANGED compares the case at PARAM=BASE on side A with the case at PARAM=CHANGED on
-side B (self's Spin has extra=0,5: 5 % more work). It reports how often the change is found at 2 to 10
+side B: with a parameter whose values differ by a known amount of work, it reports how often the change is found at 2 to 10
 forks a side. DIR/calibration.md and DIR/calibration.json hold the figures, and DIR/aa.txt the raw
 results.`,
-		Example: fmt.Sprintf(`  %[1]s calibrate --suite self --bench 'Kernel|Spin' --pair extra=0,5 --trials 200 --group 5 --warmup 1x20ms --measure 3x20ms`, a.name),
-		Args:    cobra.NoArgs,
+		Example: fmt.Sprintf(`  %[1]s calibrate --suite SUITE --trials 200 --group 5 --warmup 1x20ms --measure 3x20ms
+  %[1]s calibrate --bench Work --pair extra=0,5 --trials 100`, a.name),
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o, cases, err := a.plan(cmd, &f)
 			if err != nil {
@@ -181,7 +181,7 @@ func (a *app) doCalibrate(cmd *cobra.Command, o engine.Options, cases []engine.C
 		Trials: cf.trials, Group: cf.group, Warmup: o.Warmup.String(), Measure: o.Measure.String()}
 	var fh, fn, ih, in int
 	for i, cr := range runs[0].Cases {
-		r := calibrate.AA(forksOf(cr), forksOf(runs[1].Cases[i]), cf.group, cf.alpha)
+		r := calibrate.AA(cr.ForkScores(), runs[1].Cases[i].ForkScores(), cf.group, cf.alpha)
 		rep.Benchmarks = append(rep.Benchmarks, calBench{cr.Case.Name(), r})
 		fh, fn, ih, in = fh+r.Fork.Hits, fn+r.Fork.N, ih+r.Iteration.Hits, in+r.Iteration.N
 	}
@@ -189,7 +189,7 @@ func (a *app) doCalibrate(cmd *cobra.Command, o engine.Options, cases []engine.C
 	var nh, nn int
 	for _, r := range runs {
 		for _, cr := range r.Cases {
-			nr := calibrate.NightlyRate(forksOf(cr), 3, 30)
+			nr := calibrate.NightlyRate(cr.ForkScores(), 3, 30)
 			nh, nn = nh+nr.Hits, nn+nr.N
 		}
 	}
@@ -208,7 +208,7 @@ func (a *app) doCalibrate(cmd *cobra.Command, o engine.Options, cases []engine.C
 					if o.Forks/g == 0 {
 						break
 					}
-					r := calibrate.Detect(forksOf(cr), forksOf(runs[1].Cases[j]), g, cf.alpha)
+					r := calibrate.Detect(cr.ForkScores(), runs[1].Cases[j].ForkScores(), g, cf.alpha)
 					pr.ByForks = append(pr.ByForks, struct {
 						Forks int
 						calibrate.Rate
@@ -239,26 +239,6 @@ func (a *app) doCalibrate(cmd *cobra.Command, o engine.Options, cases []engine.C
 		return failedError{fmt.Sprintf("%d fork(s) failed; every result obtained is in %s", failed, out)}
 	}
 	return nil
-}
-
-// forksOf groups a case's measured primary scores by fork, in fork order.
-func forksOf(cr *result.CaseResult) calibrate.Forks {
-	by := map[int][]float64{}
-	for _, it := range cr.Iterations {
-		if !it.Warmup {
-			by[it.Fork] = append(by[it.Fork], it.Total.Score(cr.Mode))
-		}
-	}
-	keys := make([]int, 0, len(by))
-	for k := range by {
-		keys = append(keys, k)
-	}
-	sort.Ints(keys)
-	out := make(calibrate.Forks, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, by[k])
-	}
-	return out
 }
 
 // param is the value of a case's parameter ("" when it has none).

@@ -253,21 +253,7 @@ func goRepo(t *testing.T) (dir string, commits [2]string) {
 	needGit(t)
 	gobench(t)
 	dir = t.TempDir()
-	write := func(name, text string) {
-		t.Helper()
-		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	gitT := func(args ...string) string {
-		t.Helper()
-		out, err := git(dir, append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return out
-	}
+	write, gitT := repoTools(t, dir)
 	work := "package work\n\n// Work spins.\nfunc Work(x uint64) uint64 {\n\tfor i := 0; i < ROUNDS; i++ {\n\t\tx = x*6364136223846793005 + 1442695040888963407\n\t}\n\treturn x\n}\n"
 	gitT("init", "-q")
 	write("go.mod", "module example.com/abgo\n\ngo 1.24\n")

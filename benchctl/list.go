@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strings"
@@ -82,10 +83,7 @@ func (a *app) listCmd() *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(out)
 			}
-			t := tablewriter.NewTable(a.stdout,
-				tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
-				tablewriter.WithHeaderAutoFormat(tw.Off),
-			)
+			t := asciiTable(a.stdout)
 			t.Header("Benchmark", "Package", "Suites", "Mode", "Goroutines", "Params (defaults)", "Description")
 			for _, b := range benches {
 				l := describe(b)
@@ -130,10 +128,7 @@ func (a *app) listPackages(cmd *cobra.Command, bench string, timeout time.Durati
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	t := tablewriter.NewTable(a.stdout,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
-		tablewriter.WithHeaderAutoFormat(tw.Off),
-	)
+	t := asciiTable(a.stdout)
 	t.Header("Benchmark", "Package", "-test.cpu")
 	for _, l := range out {
 		if err := t.Append(l.Name, l.Pkg, fmt.Sprint(l.Goroutines)); err != nil {
@@ -147,4 +142,12 @@ func (a *app) listPackages(cmd *cobra.Command, bench string, timeout time.Durati
 		return failedError{fmt.Sprintf("%d package(s) did not build: %s", len(tp.broken), strings.Join(tp.broken, ", "))}
 	}
 	return nil
+}
+
+// asciiTable is the plain ASCII table list prints.
+func asciiTable(w io.Writer) *tablewriter.Table {
+	return tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(tw.StyleASCII)})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+	)
 }

@@ -103,45 +103,16 @@ func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Cas
 		}
 		defer os.RemoveAll(tp.work)
 		sides, cases, notes, broken = []engine.Side{{Tests: tp.bins}}, tp.cases, tp.notes, tp.broken
-	case len(patterns) > 0:
-		rs, err := a.anchorRevisions(root, anchor, head)
-		if err != nil {
-			return usageError{err}
-		}
-		rs[1].tree = true // the working tree, recorded as HEAD
-		if !f.ignoreLock {
-			removeStaleWorktrees(root)
-		}
-		work, err := os.MkdirTemp("", "benchctl-nightly-")
-		if err != nil {
-			return failedError{err.Error()}
-		}
-		defer os.RemoveAll(work)
-		var cleanups []func()
-		defer func() {
-			for _, c := range cleanups {
-				c()
-			}
-		}()
-		tp, err := a.buildTestPair(cmd.Context(), root, work, rs, o, patterns, &cleanups)
-		if err != nil {
-			return err
-		}
-		for _, n := range tp.notes {
-			a.say("%s", n)
-		}
-		if len(tp.cases) == 0 {
-			return failedError{"no selected benchmark is in both the anchor and HEAD"}
-		}
-		sides, cases, notes, broken, revs = tp.sides, tp.cases, tp.notes, tp.broken, rs[:]
 	case anchor != "none":
 		rs, err := a.anchorRevisions(root, anchor, head)
 		if err != nil {
 			return usageError{err}
 		}
-		prog, err := findProgram(a.srcDir(), root, cmdFlag)
-		if err != nil {
-			return usageError{err}
+		var prog *program
+		if len(patterns) == 0 {
+			if prog, err = findProgram(a.srcDir(), root, cmdFlag); err != nil {
+				return usageError{err}
+			}
 		}
 		if !f.ignoreLock {
 			removeStaleWorktrees(root)
@@ -157,23 +128,36 @@ func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Cas
 				c()
 			}
 		}()
-		// This very binary, built from the working tree: the overlay, when
-		// the anchor needs one, takes the declarations from there too.
-		self := &built{rev: revision{name: "experiment", rev: "HEAD", commit: rs[1].commit, tree: true}, bin: exe}
-		for _, b := range a.registry.Benchmarks() {
-			self.benches = append(self.benches, describe(b))
+		revs = rs[:]
+		if len(patterns) > 0 {
+			rs[1].tree = true // the working tree, recorded as HEAD
+			tp, err := a.buildTestPair(cmd.Context(), root, work, rs, o, patterns, &cleanups)
+			if err != nil {
+				return err
+			}
+			sides, cases, notes, broken = tp.sides, tp.cases, tp.notes, tp.broken
+		} else {
+			// This very binary, built from the working tree: the overlay,
+			// when the anchor needs one, takes the declarations from there
+			// too.
+			self := &built{rev: revision{name: "experiment", rev: "HEAD", commit: rs[1].commit, tree: true}, bin: exe}
+			for _, b := range a.registry.Benchmarks() {
+				self.benches = append(self.benches, describe(b))
+			}
+			base, _, n, err := a.buildBase(root, work, prog, rs[0], self, cases, &cleanups)
+			if err != nil {
+				return err
+			}
+			notes = n
+			cases = runnable(cases, base, self)
+			sides = []engine.Side{{Name: "baseline", Executable: base.bin}, {Name: "experiment", Executable: exe}}
 		}
-		base, _, n, err := a.buildBase(root, work, prog, rs[0], self, cases, &cleanups)
-		if err != nil {
-			return err
-		}
-		notes = n
 		for _, n := range notes {
 			a.say("%s", n)
 		}
-		cases = runnable(cases, base, self)
-		revs = rs[:]
-		sides = []engine.Side{{Name: "baseline", Executable: base.bin}, {Name: "experiment", Executable: exe}}
+		if len(cases) == 0 {
+			return failedError{"no selected benchmark is in both the anchor and HEAD"}
+		}
 	}
 	path := history.NightlyPath(resultsDir, check.MachineID, a.clock(), head)
 	if _, err := os.Stat(path); err == nil {

@@ -164,17 +164,23 @@ func TestGoldenFormats(t *testing.T) {
 		if err := f.render(&b, []string{"Master", "This change"}); err != nil {
 			t.Fatal(err)
 		}
-		path := filepath.Join("testdata", f.name)
-		if *update {
-			os.WriteFile(path, b.Bytes(), 0o644)
-		}
-		want, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatalf("%v (go test -update writes it)", err)
-		}
-		if !bytes.Equal(b.Bytes(), want) {
-			t.Errorf("%s differs from its golden file:\n%s", f.name, b.String())
-		}
+		golden(t, f.name, b.Bytes())
+	}
+}
+
+// golden compares got with testdata/name (-update rewrites it).
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		os.WriteFile(path, got, 0o644)
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (go test -update writes it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from its golden file:\n%s", name, got)
 	}
 }
 

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"golang.org/x/perf/benchproc"
@@ -139,15 +137,5 @@ func TestGoldenForkLevelMarkdown(t *testing.T) {
 	if err := ts.Markdown(&b, []string{"baseline", "experiment"}); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join("testdata", "forks.md")
-	if *update {
-		os.WriteFile(path, b.Bytes(), 0o644)
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test -update writes it)", err)
-	}
-	if !bytes.Equal(b.Bytes(), want) {
-		t.Errorf("forks.md differs from its golden file:\n%s", b.String())
-	}
+	golden(t, "forks.md", b.Bytes())
 }

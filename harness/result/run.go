@@ -2,6 +2,7 @@ package result
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -103,6 +104,28 @@ type CaseResult struct {
 	// holds what was reported before each fork (cool-down, idle wait).
 	ForkCPUs [][]int
 	Notes    []string
+}
+
+// ForkScores are the primary scores (in the case's mode) of the measured
+// iterations of each fork, in fork order: one slice per fork.
+func (cr *CaseResult) ForkScores() [][]float64 {
+	by := map[int][]float64{}
+	var forks []int
+	for _, it := range cr.Iterations {
+		if it.Warmup {
+			continue
+		}
+		if _, ok := by[it.Fork]; !ok {
+			forks = append(forks, it.Fork)
+		}
+		by[it.Fork] = append(by[it.Fork], it.Total.Score(cr.Mode))
+	}
+	slices.Sort(forks)
+	out := make([][]float64, 0, len(forks))
+	for _, f := range forks {
+		out = append(out, by[f])
+	}
+	return out
 }
 
 // ProfileRun is one profiling fork of one case.

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"math"
-	"sort"
 
 	"github.com/aclements/go-moremath/stats"
 	"golang.org/x/perf/benchmath"
@@ -18,23 +17,13 @@ const PrecisionConfidence = 0.95
 // PrecisionConfidence of a case's forks' mean scores, relative to their
 // mean: each fork is one sample. It is +Inf with fewer than 2 forks.
 func RelativeHalfWidth(cr *result.CaseResult) float64 {
-	by := map[int][]float64{}
-	for _, it := range cr.Iterations {
-		if !it.Warmup {
-			by[it.Fork] = append(by[it.Fork], it.Total.Score(cr.Mode))
-		}
-	}
-	if len(by) < 2 {
+	forks := cr.ForkScores()
+	if len(forks) < 2 {
 		return math.Inf(1)
 	}
-	keys := make([]int, 0, len(by))
-	for k := range by {
-		keys = append(keys, k)
-	}
-	sort.Ints(keys)
-	means := make([]float64, 0, len(keys))
-	for _, k := range keys {
-		means = append(means, stats.Mean(by[k]))
+	means := make([]float64, 0, len(forks))
+	for _, f := range forks {
+		means = append(means, stats.Mean(f))
 	}
 	sum := benchmath.AssumeNormal.Summary(benchmath.NewSample(means, &benchmath.DefaultThresholds), PrecisionConfidence)
 	if sum.Center == 0 || math.IsNaN(sum.Hi) {
