@@ -98,3 +98,22 @@ func TestPrecisionStopsOnAQuietCaseAndSpendsTheBudgetOnANoisyOne(t *testing.T) {
 		t.Errorf("the run took %s: want its budget %s, and not more than a round beyond", d, o.Budget)
 	}
 }
+
+func TestPrecisionGivesAFailingCaseNoMoreForks(t *testing.T) {
+	o := engine.DefaultOptions()
+	o.Bench = "^BenchmarkPanicOp$"
+	o.Forks, o.Warmup, o.Measure = 2, result.IterSpec{}, result.IterSpec{Count: 1, Ops: 10}
+	o.Precision, o.Budget = 0.01, time.Minute
+	cases, err := o.Plan(forkRegistry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	run, err := (&engine.Runner{}).Run(context.Background(), o, cases)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(run.Cases[0].Failures); n != 2 || time.Since(start) > 30*time.Second {
+		t.Errorf("%d failed forks in %s; want the 2 of --forks, and no forks spent on it after", n, time.Since(start))
+	}
+}

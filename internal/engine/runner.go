@@ -127,7 +127,7 @@ func (rn *Runner) RunSides(ctx context.Context, o Options, cases []Case, sides [
 	// With a precision, forks are added in rounds, beyond o.Forks, to the
 	// cases whose interval is still wider than asked, until every case
 	// has reached it or the budget is spent.
-	precise := make([]bool, len(cases))
+	precise := make([]bool, len(cases)) // or failed: no more forks
 	for round := 1; ; round++ {
 		if round > rounds {
 			if o.Precision == 0 || round > MaxForks || time.Since(start) >= o.Budget {
@@ -135,7 +135,9 @@ func (rn *Runner) RunSides(ctx context.Context, o Options, cases []Case, sides [
 			}
 			open := 0
 			for i := range cases {
-				if precise[i] = Precise(o, runs, i); !precise[i] {
+				// A case whose fork failed gets no more: its failure is
+				// reported, and more forks would spend the budget on it.
+				if precise[i] = Precise(o, runs, i) || failedCase(runs, i); !precise[i] {
 					open++
 				}
 			}
@@ -222,6 +224,16 @@ func (rn *Runner) RunSides(ctx context.Context, o Options, cases []Case, sides [
 	}
 	end()
 	return runs, nil
+}
+
+// failedCase reports whether a fork of case i failed on any side.
+func failedCase(runs []*result.Run, i int) bool {
+	for _, r := range runs {
+		if len(r.Cases[i].Failures) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // profileFork runs one profiling fork of kind k for a case. A profiler that
