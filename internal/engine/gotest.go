@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -310,7 +311,7 @@ func (q *lineQueue) Write(b []byte) (int, error) {
 	now := time.Now()
 	n := len(b)
 	for len(b) > 0 {
-		i := strings.IndexByte(string(b), '\n')
+		i := bytes.IndexByte(b, '\n')
 		if i < 0 {
 			q.add(b)
 			break
