@@ -144,8 +144,9 @@ func TestRunGoTestFaults(t *testing.T) {
 		"FAILED BenchmarkPanic fork 1: the test binary failed (child exit status 2)", "| panic: fixture: boom",
 		"FAILED BenchmarkExit fork 1: the test binary failed (child exit status 3)",
 		"FAILED BenchmarkHang fork 1: hung: no result for", "; killed",
-		"FAILED BenchmarkFatal fork 1: the test binary failed:", "faulty_test.go:34: fixture: the benchmark failed",
-		"4 fork(s) failed",
+		"FAILED BenchmarkFatal fork 1: the test binary failed:", "faulty_test.go:36: fixture: the benchmark failed",
+		"FAILED BenchmarkLookAlike fork 1: the test binary printed", "the benchmark prints lines that read as its results, so none is counted",
+		"5 fork(s) failed",
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)

@@ -48,6 +48,14 @@ func (rn *Runner) testFork(ctx context.Context, side Side, o Options, c Case, fo
 	args := gotest.RunArgs(c.Test.Name, o.Warmup.Count+o.Measure.Count, gotest.Benchtime(o.Measure), c.Test.Procs)
 	log := rn.logFile(cr.Case, fmt.Sprintf("fork%d", forkNo))
 	r := rn.runTest(ctx, bin, args, nil, nil, o, c, log)
+	if want := o.Warmup.Count + o.Measure.Count; len(r.results) > want && r.fe == nil {
+		// Lines that read as this benchmark's results beyond those asked
+		// for: the benchmark prints look-alikes, and which are go test's
+		// cannot be told. None is counted.
+		r.fe = &result.ForkError{Message: fmt.Sprintf("the test binary printed %d result lines of %s for the %d asked for (-test.count): the benchmark prints lines that read as its results, so none is counted",
+			len(r.results), c.Test.Name, want), Log: logName(log)}
+		r.results = nil
+	}
 	for i, res := range r.results {
 		cr.Iterations = append(cr.Iterations, testIteration(res, forkNo, i, o.Warmup.Count))
 	}
