@@ -15,14 +15,16 @@ import (
 // precisionCounter names the file whose length counts the noisy forks.
 const precisionCounter = "PRECISION_TEST_COUNTER"
 
-// precisionBench is an op of 2000 steps; a noisy one does 20 instead in
-// three forks out of four (counted in the file $PRECISION_TEST_COUNTER),
-// so its forks' scores spread with a coefficient of variation of about
-// 1.7: ±10 % would take over a thousand forks.
+// precisionBench is an op of 2000 steps. A noisy one does 200 steps in
+// three forks out of four and 20000 in the others, the second among them
+// (counted in the file $PRECISION_TEST_COUNTER), so its forks' scores
+// spread with a coefficient of variation of about 1.7 from its first two
+// forks on: ±10 % would take over a thousand forks.
 func precisionBench(name string, noisy bool) *harness.Benchmark {
 	return &harness.Benchmark{Family: "precision", Name: name, Setup: func(t *harness.Trial) error {
 		rounds := 2000
 		if noisy {
+			rounds = 200
 			f, err := os.OpenFile(os.Getenv(precisionCounter), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 			if err != nil {
 				return err
@@ -31,8 +33,8 @@ func precisionBench(name string, noisy bool) *harness.Benchmark {
 			if _, err := f.Write([]byte{1}); err != nil {
 				return err
 			}
-			if fi, err := f.Stat(); err == nil && fi.Size()%4 != 0 {
-				rounds = 20
+			if fi, err := f.Stat(); err == nil && fi.Size()%4 == 2 {
+				rounds = 20000
 			}
 		}
 		t.Run(func(w *harness.Worker) (func(), error) {
