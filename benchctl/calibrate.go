@@ -38,7 +38,9 @@ into --trials independent comparisons of --group forks a side. For each benchmar
 reports how many comparisons come out significant at --alpha although nothing changed: with one
 sample per fork (the median of its iterations, as compare and ab count) and, on the same data, with
 one sample per iteration (as benchstat counts). Each rate has its exact binomial interval. It also
-reports the smallest change the fork-level test could detect at the observed spread of forks.
+reports the smallest change the fork-level test could detect at the observed spread of forks, and
+how often nightly's change-point rule alarms on flat series made of these forks (3 a night, 30
+nights a series).
 
 --pair PARAM=BASE,CHANGED compares the case at PARAM=BASE on side A with the case at PARAM=CHANGED on
 side B: with a parameter whose values differ by a known amount of work, it reports how often the change is found at 2 to 10
