@@ -42,10 +42,10 @@ reports the smallest change the fork-level test could detect at the observed spr
 how often nightly's change-point rule alarms on flat series made of these forks (3 a night, 30
 nights a series).
 
---pair PARAM=BASE,CHANGED compares the case at PARAM=BASE on side A with the case at PARAM=CHANGED on
-side B: with a parameter whose values differ by a known amount of work, it reports how often the change is found at 2 to 10
-forks a side. DIR/calibration.md and DIR/calibration.json hold the figures, and DIR/aa.txt the raw
-results.`,
+--pair PARAM=BASE,CHANGED compares the case at PARAM=BASE on side A with the case at PARAM=CHANGED
+on side B. With a parameter whose values differ by a known amount of work, it reports how often
+the change is found at 2 to 10 forks a side. DIR/calibration.md and DIR/calibration.json hold the
+figures, and DIR/aa.txt the raw results.`,
 		Example: fmt.Sprintf(`  %[1]s calibrate --suite SUITE --trials 200 --group 5 --warmup 1x20ms --measure 3x20ms
   %[1]s calibrate --bench Work --pair extra=0,5 --trials 100`, a.name),
 		Args: cobra.NoArgs,
