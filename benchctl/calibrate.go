@@ -148,11 +148,9 @@ func (a *app) doCalibrate(cmd *cobra.Command, o engine.Options, cases []engine.C
 	if err != nil {
 		return err
 	}
-	exe := a.executable
-	if exe == "" {
-		if exe, err = os.Executable(); err != nil {
-			return failedError{err.Error()}
-		}
+	exe, err := a.selfExecutable()
+	if err != nil {
+		return err
 	}
 	a.say("%d cases × %d forks a side (A/A: this binary on both sides), warmup %s, measure %s → %s", len(cases), o.Forks, o.Warmup, o.Measure, out)
 	// Thousands of fork logs stay out of the results directory.

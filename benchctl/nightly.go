@@ -76,11 +76,9 @@ func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Cas
 			anchor = "none"
 		}
 	}
-	exe := a.executable
-	if exe == "" {
-		if exe, err = os.Executable(); err != nil {
-			return failedError{err.Error()}
-		}
+	exe, err := a.selfExecutable()
+	if err != nil {
+		return err
 	}
 	s, err := a.prepare(&o, f)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -50,6 +51,19 @@ type app struct {
 	host func() *hostcheck.Host
 	// now, when set, replaces the clock that names recorded runs.
 	now func() time.Time
+}
+
+// selfExecutable is the binary that forks re-execute: the test's
+// replacement, or this process's own.
+func (a *app) selfExecutable() (string, error) {
+	if a.executable != "" {
+		return a.executable, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", failedError{err.Error()}
+	}
+	return exe, nil
 }
 
 func (a *app) clock() time.Time {

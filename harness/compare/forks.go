@@ -3,12 +3,13 @@ package compare
 import (
 	"fmt"
 	"math"
-	"slices"
 	"sort"
 
 	"github.com/aclements/go-moremath/mathx"
 	"github.com/aclements/go-moremath/stats"
 	"golang.org/x/perf/benchmath"
+
+	"github.com/ledgerbench/ledgerbench/harness/result"
 )
 
 // byFork replaces the cell's samples by one per fork, the median of the
@@ -19,34 +20,26 @@ import (
 // median, not the mean, summarizes a fork, so one iteration disturbed
 // from outside (a neighbour's burst on a shared host) does not move it.
 func (c *Cell) byFork(forks []int) {
-	if len(forks) != len(c.Raw) || slices.Contains(forks, 0) {
+	groups := result.GroupByFork(c.Raw, forks)
+	if groups == nil {
 		return
 	}
-	groups := map[int][]float64{}
-	var order []int
-	for i, f := range forks {
-		if _, ok := groups[f]; !ok {
-			order = append(order, f)
-		}
-		groups[f] = append(groups[f], c.Raw[i])
-	}
-	slices.Sort(order)
-	c.Values, c.Forks = nil, len(order)
+	c.Values, c.Forks = nil, len(groups)
 	var means []float64
 	var ss float64 // squared deviations from each fork's mean
-	for _, f := range order {
-		g := stats.Sample{Xs: groups[f]}
+	for _, group := range groups {
+		g := stats.Sample{Xs: group}
 		c.Values = append(c.Values, g.Copy().Sort().Quantile(0.5))
 		m := g.Mean()
 		means = append(means, m)
-		for _, x := range groups[f] {
+		for _, x := range group {
 			ss += (x - m) * (x - m)
 		}
 	}
-	if len(order) >= 2 {
+	if len(groups) >= 2 {
 		c.Between = stats.StdDev(means)
 	}
-	if n := len(c.Raw) - len(order); n > 0 {
+	if n := len(c.Raw) - len(groups); n > 0 {
 		c.Within = math.Sqrt(ss / float64(n))
 	}
 }

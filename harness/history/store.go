@@ -257,21 +257,13 @@ func (s Shift) String() string {
 // then the median of its forks, so one process's own state weighs as one
 // fork, whatever its iteration count.
 func perFork(vals []float64, forks []int) []float64 {
-	groups := map[int][]float64{}
-	var order []int
-	for i, f := range forks {
-		if f == 0 {
-			return vals
-		}
-		if _, ok := groups[f]; !ok {
-			order = append(order, f)
-		}
-		groups[f] = append(groups[f], vals[i])
+	groups := result.GroupByFork(vals, forks)
+	if groups == nil {
+		return vals
 	}
-	sort.Ints(order)
-	out := make([]float64, 0, len(order))
-	for _, f := range order {
-		sample := benchmath.NewSample(groups[f], &benchmath.DefaultThresholds)
+	out := make([]float64, 0, len(groups))
+	for _, g := range groups {
+		sample := benchmath.NewSample(g, &benchmath.DefaultThresholds)
 		out = append(out, benchmath.AssumeNothing.Summary(sample, 0.95).Center)
 	}
 	return out

@@ -3,6 +3,7 @@ package result
 import (
 	"bufio"
 	"bytes"
+	"slices"
 	"strconv"
 )
 
@@ -51,6 +52,30 @@ func ForkMarkers(data []byte) map[int]int {
 	}
 	if pending > 0 && last > 0 {
 		out[pending] = last
+	}
+	return out
+}
+
+// GroupByFork groups values by the fork of each (forks[i], as
+// ForkMarkers gives it), in fork order. It returns nil when a value has no
+// fork (0) or the lengths differ: such values come from a file without
+// markers and are samples one by one.
+func GroupByFork(vals []float64, forks []int) [][]float64 {
+	if len(forks) != len(vals) || slices.Contains(forks, 0) {
+		return nil
+	}
+	by := map[int][]float64{}
+	var order []int
+	for i, f := range forks {
+		if _, ok := by[f]; !ok {
+			order = append(order, f)
+		}
+		by[f] = append(by[f], vals[i])
+	}
+	slices.Sort(order)
+	out := make([][]float64, 0, len(order))
+	for _, f := range order {
+		out = append(out, by[f])
 	}
 	return out
 }

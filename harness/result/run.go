@@ -2,7 +2,6 @@ package result
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 )
@@ -109,23 +108,15 @@ type CaseResult struct {
 // ForkScores are the primary scores (in the case's mode) of the measured
 // iterations of each fork, in fork order: one slice per fork.
 func (cr *CaseResult) ForkScores() [][]float64 {
-	by := map[int][]float64{}
+	var vals []float64
 	var forks []int
 	for _, it := range cr.Iterations {
-		if it.Warmup {
-			continue
+		if !it.Warmup {
+			vals = append(vals, it.Total.Score(cr.Mode))
+			forks = append(forks, it.Fork+1) // in-process runs are fork 0
 		}
-		if _, ok := by[it.Fork]; !ok {
-			forks = append(forks, it.Fork)
-		}
-		by[it.Fork] = append(by[it.Fork], it.Total.Score(cr.Mode))
 	}
-	slices.Sort(forks)
-	out := make([][]float64, 0, len(forks))
-	for _, f := range forks {
-		out = append(out, by[f])
-	}
-	return out
+	return GroupByFork(vals, forks)
 }
 
 // ProfileRun is one profiling fork of one case.
