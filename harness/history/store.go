@@ -75,9 +75,9 @@ type Point struct {
 
 // Series is one benchmark's values over the runs of one machine.
 type Series struct {
-	Benchmark, Unit string
-	HigherIsBetter  bool
-	Points          []Point
+	Pkg, Benchmark, Unit string
+	HigherIsBetter       bool
+	Points               []Point
 }
 
 // Load reads result files (oldest first) into one series per benchmark
@@ -96,70 +96,26 @@ func Load(paths []string) (series []*Series, used []string, warnings []string) {
 			warnings = append(warnings, err.Error())
 			continue
 		}
-		markers := result.ForkMarkers(data)
-		vals := map[string][]float64{}
-		forks := map[string][]int{}
-		commit, env := map[string]string{}, map[string]string{}
-		higher := map[string]bool{}
-		r := benchfmt.NewReader(bytes.NewReader(data), p)
-		for r.Scan() {
-			switch rec := r.Result().(type) {
-			case *benchfmt.SyntaxError:
-				warnings = append(warnings, rec.Error())
-			case *benchfmt.UnitMetadata:
-				if rec.Key == "better" && rec.Value == "higher" {
-					higher[rec.Unit] = true
-				}
-			case *benchfmt.Result:
-				if tc := string(rec.GetConfig("toolchain")); tc != "" && tc != "experiment" {
-					continue
-				}
-				c := string(rec.GetConfig("commit"))
-				if c == "" {
-					c = string(rec.GetConfig("experiment-commit"))
-				}
-				for _, v := range rec.Values {
-					if v.Unit != "sec/op" && v.Unit != "ops/s" {
-						continue
-					}
-					if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
-						_, line := rec.Pos()
-						warnings = append(warnings, fmt.Sprintf("%s:%d: %g %s left out", p, line, v.Value, v.Unit))
-						continue
-					}
-					k := string(rec.Name.Full()) + "\x00" + v.Unit
-					vals[k] = append(vals[k], v.Value)
-					_, line := rec.Pos()
-					forks[k] = append(forks[k], markers[line])
-					commit[k], env[k] = c, string(rec.GetConfig("env-id"))
-				}
-			}
-		}
-		if err := r.Err(); err != nil {
-			warnings = append(warnings, fmt.Sprintf("%s: reading stopped: %v; the results after it are left out", p, err))
-		}
-		if len(vals) == 0 {
-			warnings = append(warnings, fmt.Sprintf("%s: no time or throughput result: not counted as a run", p))
+		pts, warn := FilePoints(p, data)
+		warnings = append(warnings, warn...)
+		if len(pts) == 0 {
 			continue
 		}
 		used = append(used, p)
-		keys := make([]string, 0, len(vals))
-		for k := range vals {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, fp := range pts {
+			// Keyed by name, as nightly files have always been read: a
+			// file without a pkg line continues its series.
+			k := fp.Benchmark + "\x00" + fp.Unit
 			s := byKey[k]
-			name, unit, _ := strings.Cut(k, "\x00")
 			if s == nil {
-				s = &Series{Benchmark: "Benchmark" + name, Unit: unit, HigherIsBetter: higher[unit] || unit == "ops/s"}
+				s = &Series{Pkg: fp.Pkg, Benchmark: fp.Benchmark, Unit: fp.Unit, HigherIsBetter: fp.HigherIsBetter}
 				byKey[k] = s
 				order = append(order, k)
 			}
-			per := perFork(vals[k], forks[k])
-			sample := benchmath.NewSample(per, &benchmath.DefaultThresholds)
-			med := benchmath.AssumeNothing.Summary(sample, 0.95).Center
-			s.Points = append(s.Points, Point{File: p, Commit: commit[k], EnvID: env[k], Value: med, N: len(per)})
+			s.Points = append(s.Points, fp.Point)
+			if fp.Pkg != "" {
+				s.Pkg = fp.Pkg
+			}
 		}
 	}
 	sort.Strings(order)
@@ -168,6 +124,88 @@ func Load(paths []string) (series []*Series, used []string, warnings []string) {
 		series = append(series, byKey[k])
 	}
 	return series, used, warnings
+}
+
+// FilePoint is one file's point of one benchmark (of package Pkg, as the
+// file's pkg configuration key names it) and unit.
+type FilePoint struct {
+	Pkg, Benchmark, Unit string
+	HigherIsBetter       bool
+	Point
+}
+
+// FilePoints reads one result file (named name in the points and
+// warnings) into its points, sorted by package, benchmark and unit: one
+// per benchmark and unit of time or throughput, the median of the file's
+// forks (see [Point]). In an A/B file only the experiment side counts.
+// A syntax error, a reading stopped early, a NaN or infinite value and a
+// file without any such result are warnings.
+func FilePoints(name string, data []byte) (points []FilePoint, warnings []string) {
+	markers := result.ForkMarkers(data)
+	type key struct{ pkg, name, unit string }
+	vals := map[key][]float64{}
+	forks := map[key][]int{}
+	commit, env := map[key]string{}, map[key]string{}
+	higher := map[string]bool{}
+	r := benchfmt.NewReader(bytes.NewReader(data), name)
+	for r.Scan() {
+		switch rec := r.Result().(type) {
+		case *benchfmt.SyntaxError:
+			warnings = append(warnings, rec.Error())
+		case *benchfmt.UnitMetadata:
+			if rec.Key == "better" && rec.Value == "higher" {
+				higher[rec.Unit] = true
+			}
+		case *benchfmt.Result:
+			if tc := string(rec.GetConfig("toolchain")); tc != "" && tc != "experiment" {
+				continue
+			}
+			c := string(rec.GetConfig("commit"))
+			if c == "" {
+				c = string(rec.GetConfig("experiment-commit"))
+			}
+			for _, v := range rec.Values {
+				if v.Unit != "sec/op" && v.Unit != "ops/s" {
+					continue
+				}
+				_, line := rec.Pos()
+				if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
+					warnings = append(warnings, fmt.Sprintf("%s:%d: %g %s left out", name, line, v.Value, v.Unit))
+					continue
+				}
+				k := key{string(rec.GetConfig("pkg")), "Benchmark" + string(rec.Name.Full()), v.Unit}
+				vals[k] = append(vals[k], v.Value)
+				forks[k] = append(forks[k], markers[line])
+				commit[k], env[k] = c, string(rec.GetConfig("env-id"))
+			}
+		}
+	}
+	if err := r.Err(); err != nil {
+		warnings = append(warnings, fmt.Sprintf("%s: reading stopped: %v; the results after it are left out", name, err))
+	}
+	if len(vals) == 0 {
+		warnings = append(warnings, fmt.Sprintf("%s: no time or throughput result: not counted as a run", name))
+		return nil, warnings
+	}
+	for k, v := range vals {
+		per := perFork(v, forks[k])
+		sample := benchmath.NewSample(per, &benchmath.DefaultThresholds)
+		med := benchmath.AssumeNothing.Summary(sample, 0.95).Center
+		points = append(points, FilePoint{Pkg: k.pkg, Benchmark: k.name, Unit: k.unit,
+			HigherIsBetter: higher[k.unit] || k.unit == "ops/s",
+			Point:          Point{File: name, Commit: commit[k], EnvID: env[k], Value: med, N: len(per)}})
+	}
+	sort.Slice(points, func(i, j int) bool {
+		a, b := points[i], points[j]
+		if a.Pkg != b.Pkg {
+			return a.Pkg < b.Pkg
+		}
+		if a.Benchmark != b.Benchmark {
+			return a.Benchmark < b.Benchmark
+		}
+		return a.Unit < b.Unit
+	})
+	return points, warnings
 }
 
 // Shift is a change point of a series with the medians around it.

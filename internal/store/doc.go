@@ -1,0 +1,30 @@
+// Package store keeps uploaded benchmark results for a fleet of machines
+// in a SQL database: SQLite (one file, no server: the embedded default) or
+// PostgreSQL (one server every machine uploads to), with the same schema
+// and the same code.
+//
+// The raw benchfmt files are the truth: each upload's files are kept
+// byte for byte (compressed, with their content hash), and everything
+// else is an index rebuilt from them by [Store.Reindex] or by a
+// migration — the configuration labels of each file (machine-id, env-id,
+// commit, pkg, … and the server's upload labels) that the perfdata query
+// language of golang.org/x/perf/storage filters on, the benchmarks and
+// their name keys (/impl, /size, …), and one series per machine,
+// benchmark and unit of time or throughput, whose points are the median
+// of a file's forks (as benchctl nightly reads them).
+//
+// Contract:
+//   - An upload is all or nothing: it is validated whole (benchfmt syntax,
+//     a machine-id on every result, at least one result per file) before
+//     anything is written, and written in one transaction. Its ID is a
+//     prefix of the hash of its files' names and contents, so uploading
+//     the same files again returns the first upload and stores nothing.
+//   - A query that cannot be turned into SQL (a word without an
+//     operator, an upper-case key) is an [ErrQuery]; nothing is spliced
+//     into SQL text, every value is a parameter.
+//   - The schema carries its version. [Open] migrates an older one (each
+//     migration in its own transaction) and refuses a newer one.
+//   - Change points are computed per series by the E-divisive code of
+//     benchctl nightly, over the series' last [AnalysisWindow] points, by
+//     [Store.Analyze], which only looks at series with new points.
+package store

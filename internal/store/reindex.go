@@ -1,0 +1,81 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+)
+
+// Reindex rebuilds everything but the raw files and their labels —
+// machines, benchmarks, series, points and change points — from the raw
+// files, in one transaction.
+func (s *Store) Reindex(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return unavailable("begin", err)
+	}
+	defer tx.Rollback()
+	for _, t := range []string{"changepoints", "points", "series", "bench_labels", "benchmarks"} {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t); err != nil {
+			return unavailable("reindex", err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE files SET machine = NULL`); err != nil {
+		return unavailable("reindex", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM machines`); err != nil {
+		return unavailable("reindex", err)
+	}
+	s.mu.Lock()
+	s.bench = map[[2]string]int64{}
+	s.mu.Unlock()
+	if err := s.reindexTx(ctx, tx); err != nil {
+		return err
+	}
+	return unavailable("commit", tx.Commit())
+}
+
+// reindexTx indexes every stored file, oldest upload first, in tx.
+func (s *Store) reindexTx(ctx context.Context, tx *sql.Tx) error {
+	// A migration reindexes with the schema it is creating: its own
+	// version is not recorded yet, the one before it is.
+	var recorded int
+	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_version`).Scan(&recorded); err != nil {
+		return unavailable("reindex", err)
+	}
+	version := min(recorded+1, SchemaVersion)
+	rs, err := tx.QueryContext(ctx, `SELECT f.id, f.name, f.contents, u.created FROM files f JOIN uploads u ON u.id = f.upload ORDER BY u.id, f.part`)
+	if err != nil {
+		return unavailable("reindex", err)
+	}
+	type row struct {
+		id      int64
+		name    string
+		z       []byte
+		created int64
+	}
+	var all []row
+	for rs.Next() {
+		var r row
+		if err := rs.Scan(&r.id, &r.name, &r.z, &r.created); err != nil {
+			rs.Close()
+			return unavailable("reindex", err)
+		}
+		all = append(all, r)
+	}
+	if err := rs.Close(); err != nil {
+		return unavailable("reindex", err)
+	}
+	ix := newIndexer(s, version, false)
+	for _, r := range all {
+		data, err := inflate(r.z)
+		if err != nil {
+			return fmt.Errorf("reindex: file %d (%s): stored contents unreadable: %w", r.id, r.name, err)
+		}
+		if err := ix.file(ctx, tx, r.id, r.name, data, time.Unix(0, r.created).UTC()); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,466 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// The conformance tests run on SQLite always and on PostgreSQL when
+// LEDGERBENCH_POSTGRES names a server (postgres://USER@HOST:PORT/DB) on
+// which the user may create databases: each test gets a database of its
+// own, dropped at its end.
+func backends(t *testing.T, fn func(t *testing.T, spec string)) {
+	t.Run("sqlite", func(t *testing.T) {
+		fn(t, "sqlite:"+filepath.Join(t.TempDir(), "results.db"))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		fn(t, postgresDB(t))
+	})
+}
+
+func postgresDB(t *testing.T) string {
+	t.Helper()
+	admin := os.Getenv("LEDGERBENCH_POSTGRES")
+	if admin == "" {
+		t.Skip("PostgreSQL conformance skipped: set LEDGERBENCH_POSTGRES=postgres://USER@HOST:PORT/DB (.ci/run starts a server and sets it)")
+	}
+	db, err := sql.Open("pgx", admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	name := fmt.Sprintf("lbtest_%d_%d", time.Now().UnixNano(), rand.IntN(1e6))
+	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
+		t.Fatalf("LEDGERBENCH_POSTGRES=%s: cannot create a test database: %v", admin, err)
+	}
+	t.Cleanup(func() {
+		db, err := sql.Open("pgx", admin)
+		if err == nil {
+			db.Exec("DROP DATABASE " + name + " WITH (FORCE)")
+			db.Close()
+		}
+	})
+	i := strings.LastIndexByte(admin, '/')
+	rest := ""
+	if q := strings.IndexByte(admin[i:], '?'); q >= 0 {
+		rest = admin[i+q:]
+	}
+	return admin[:i+1] + name + rest
+}
+
+func open(t *testing.T, spec string) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// nightlyFile is a run of machine at night i: each benchmark's value
+// over three forks, as benchctl writes them.
+func nightlyFile(machine, env string, night int, values map[string]float64) File {
+	var b strings.Builder
+	at := time.Date(2026, 1, 1, 3, 0, 0, 0, time.UTC).AddDate(0, 0, night)
+	fmt.Fprintf(&b, "machine-id: %s\nenv-id: %s\ncommit: %040d\nrun-time: %s\ncpu: Test CPU\ngoos: linux\ngoarch: amd64\npkg: example.com/m/cache\n\n",
+		machine, env, night, at.Format(time.RFC3339))
+	for _, name := range sortedKeys(values) {
+		for f := 1; f <= 3; f++ {
+			v := values[name] * (1 + 0.002*float64(f-2))
+			fmt.Fprintf(&b, "%s 1000 %g ns/op 64 B/op\n# benchctl: fork=%d iter=0\n", name, v, f)
+		}
+	}
+	return File{Name: fmt.Sprintf("night%03d.txt", night), Data: []byte(b.String())}
+}
+
+func sortedKeys(m map[string]float64) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	for i := range ks {
+		for j := i + 1; j < len(ks); j++ {
+			if ks[j] < ks[i] {
+				ks[i], ks[j] = ks[j], ks[i]
+			}
+		}
+	}
+	return ks
+}
+
+func count(t *testing.T, s *Store, table string) int {
+	t.Helper()
+	var n int
+	if err := s.db.QueryRow("SELECT COUNT(*) FROM " + table).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestPutIsIdempotentAndAllOrNothing(t *testing.T) {
+	backends(t, func(t *testing.T, spec string) {
+		s := open(t, spec)
+		ctx := context.Background()
+		f := nightlyFile("m1", "e1", 0, map[string]float64{"BenchmarkGet/impl=paged-2": 100, "BenchmarkGet/impl=skiplist-2": 150})
+		up, err := s.Put(ctx, []File{f}, "alice")
+		if err != nil || up.Existing || up.Results != 6 || up.ID != UploadID([]File{f}) {
+			t.Fatalf("first put: %+v, %v", up, err)
+		}
+		again, err := s.Put(ctx, []File{f}, "bob")
+		if err != nil || !again.Existing || again.ID != up.ID {
+			t.Fatalf("second put: %+v, %v", again, err)
+		}
+		if n := count(t, s, "uploads"); n != 1 {
+			t.Errorf("%d uploads after a re-upload, want 1", n)
+		}
+		if n := count(t, s, "points"); n != 2 {
+			t.Errorf("%d points, want 2 (one per benchmark: the median of its forks)", n)
+		}
+		name, data, err := s.Contents(ctx, up.ID, 0)
+		if err != nil || name != f.Name || string(data) != string(f.Data) {
+			t.Errorf("contents differ from the upload (%v)", err)
+		}
+		bad := []struct {
+			name  string
+			files []File
+		}{
+			{"syntax", []File{f, {Name: "bad.txt", Data: []byte("machine-id: m1\nBenchmarkX 10 abc ns/op\n")}}},
+			{"no machine-id", []File{{Name: "go.txt", Data: []byte("pkg: x\nBenchmarkX 10 5 ns/op\n")}}},
+			{"no results", []File{{Name: "empty.txt", Data: []byte("machine-id: m1\n")}}},
+			{"two machines", []File{{Name: "two.txt", Data: []byte("machine-id: a\nBenchmarkX 10 5 ns/op\nmachine-id: b\nBenchmarkX 10 5 ns/op\n")}}},
+			{"none", nil},
+		}
+		for _, b := range bad {
+			if _, err := s.Put(ctx, b.files, ""); !errors.Is(err, ErrInvalid) {
+				t.Errorf("%s: %v, want ErrInvalid", b.name, err)
+			}
+		}
+		if n := count(t, s, "uploads"); n != 1 {
+			t.Errorf("%d uploads after refused ones, want 1", n)
+		}
+		if n := count(t, s, "files"); n != 1 {
+			t.Errorf("%d files after refused ones, want 1 (the valid file of a refused upload is not kept)", n)
+		}
+	})
+}
+
+func TestConcurrentPutsOfTheSameFilesStoreOne(t *testing.T) {
+	backends(t, func(t *testing.T, spec string) {
+		s := open(t, spec)
+		files := []File{nightlyFile("m1", "e1", 0, map[string]float64{"BenchmarkA-2": 1, "BenchmarkB-2": 2})}
+		other := []File{nightlyFile("m1", "e1", 1, map[string]float64{"BenchmarkA-2": 1, "BenchmarkC-2": 3})}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		existing := 0
+		for i := 0; i < 8; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				fs := files
+				if i%2 == 1 {
+					fs = other
+				}
+				up, err := s.Put(context.Background(), fs, "")
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				mu.Lock()
+				if up.Existing {
+					existing++
+				}
+				mu.Unlock()
+			}(i)
+		}
+		wg.Wait()
+		if n := count(t, s, "uploads"); n != 2 || existing != 6 {
+			t.Errorf("%d uploads, %d reported existing; want 2 and 6", n, existing)
+		}
+		if n := count(t, s, "benchmarks"); n != 3 {
+			t.Errorf("%d benchmarks, want 3", n)
+		}
+		var pts int
+		s.db.QueryRow("SELECT SUM(points) FROM series").Scan(&pts)
+		if n := count(t, s, "points"); n != 4 || pts != 4 {
+			t.Errorf("%d points (series count %d), want 4", n, pts)
+		}
+	})
+}
+
+func search(t *testing.T, s *Store, q string) []string {
+	t.Helper()
+	pq, err := ParseQuery(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	err = s.Search(context.Background(), pq, func(r *benchfmt.Result) error {
+		out = append(out, r.GetConfig("machine-id")+" "+string(r.Name.Full())+" "+r.GetConfig("upload-part"))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestSearchByLabelsAndNameKeys(t *testing.T) {
+	backends(t, func(t *testing.T, spec string) {
+		s := open(t, spec)
+		ctx := context.Background()
+		vals := map[string]float64{"BenchmarkGet/impl=paged/size=8-2": 1, "BenchmarkGet/impl=skiplist/size=8-2": 2, "BenchmarkPut-2": 3}
+		u1, _ := s.Put(ctx, []File{nightlyFile("m1", "e1", 0, vals)}, "")
+		u2, _ := s.Put(ctx, []File{nightlyFile("m2", "e1", 1, vals)}, "")
+		cases := []struct {
+			q    string
+			want int
+		}{
+			{"", 18},
+			{"machine-id:m1", 9},
+			{"machine-id:m1 /impl:paged", 3},
+			{"/impl:skiplist /size:8", 6},
+			{"name:Put", 6},
+			{"name:Get machine-id:m2", 6},
+			{"upload:" + u2.ID, 9},
+			{"upload-part:" + u1.ID + "/0", 9},
+			{"commit>0000000000000000000000000000000000000000", 9},
+			{"commit<0000000000000000000000000000000000000001", 9},
+			{"machine-id:m3", 0},
+			{`"commit:'; DROP TABLE uploads; --"`, 0},
+			{`"name:x' OR '1'='1"`, 0},
+			{`"machine-id:m1" /impl:none`, 0},
+		}
+		for _, c := range cases {
+			if got := search(t, s, c.q); len(got) != c.want {
+				t.Errorf("%q: %d results, want %d: %v", c.q, len(got), c.want, got)
+			}
+		}
+		if n := count(t, s, "uploads"); n != 2 {
+			t.Errorf("uploads table: %d rows after the SQL-looking query", n)
+		}
+		for _, q := range []string{"machine", "Machine:m1", ":x", "/:x", "commit:'; DROP TABLE uploads; --"} {
+			if _, err := ParseQuery(q); !errors.Is(err, ErrQuery) {
+				t.Errorf("ParseQuery(%q): %v, want ErrQuery", q, err)
+			}
+		}
+		ups, err := s.ListUploads(ctx, mustQuery(t, "/impl:paged"), []string{"machine-id", "commit"}, 10)
+		if err != nil || len(ups) != 2 || ups[0].UploadID != u2.ID || ups[0].Count != 3 || ups[0].LabelValues["machine-id"] != "m2" {
+			t.Errorf("ListUploads: %+v, %v", ups, err)
+		}
+		ups, _ = s.ListUploads(ctx, mustQuery(t, ""), nil, 1)
+		if len(ups) != 1 || ups[0].UploadID != u2.ID || ups[0].Count != 9 {
+			t.Errorf("ListUploads with limit 1: %+v", ups)
+		}
+	})
+}
+
+func mustQuery(t *testing.T, q string) *Query {
+	pq, err := ParseQuery(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pq
+}
+
+// fleet uploads nights of two machines: m1's BenchmarkGet slows down by
+// 20 % from night step on, m2's never; m2's env-id changes at night 10
+// with a shift of BenchmarkGet too.
+func fleet(t *testing.T, s *Store, nights, step int) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for n := 0; n < nights; n++ {
+		for _, m := range []string{"m1", "m2"} {
+			get, env := 100.0, "e1"
+			if m == "m1" && n >= step {
+				get = 120
+			}
+			if m == "m2" && n >= 10 {
+				get, env = 130, "e2"
+			}
+			vals := map[string]float64{
+				"BenchmarkGet-2": get * (1 + 0.01*rng.NormFloat64()),
+				"BenchmarkPut-2": 50 * (1 + 0.01*rng.NormFloat64()),
+			}
+			if _, err := s.Put(context.Background(), []File{nightlyFile(m, env, n, vals)}, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+func TestSeriesChangePointsAndRegressions(t *testing.T) {
+	backends(t, func(t *testing.T, spec string) {
+		s := open(t, spec)
+		ctx := context.Background()
+		fleet(t, s, 26, 21)
+		n, err := s.Analyze(ctx, "")
+		if err != nil || n != 4 {
+			t.Fatalf("Analyze: %d series, %v; want 4", n, err)
+		}
+		if n, _ := s.Analyze(ctx, ""); n != 0 {
+			t.Errorf("a second Analyze redid %d series", n)
+		}
+		ser, err := s.Series(ctx, SeriesKey{Machine: "m1", Benchmark: "BenchmarkGet-2", Unit: "sec/op"})
+		if err != nil || len(ser.Points) != 26 || ser.Pending || ser.Pkg != "example.com/m/cache" {
+			t.Fatalf("series: %v, %+v", err, ser)
+		}
+		for i := 1; i < len(ser.Points); i++ {
+			if !ser.Points[i].At.After(ser.Points[i-1].At) {
+				t.Fatalf("points out of order at %d", i)
+			}
+		}
+		if len(ser.ChangePoints) != 1 || !ser.ChangePoints[0].Open || ser.ChangePoints[0].After.Commit != fmt.Sprintf("%040d", 21) ||
+			ser.ChangePoints[0].Before.Commit != fmt.Sprintf("%040d", 20) || ser.ChangePoints[0].Change < 15 {
+			t.Fatalf("change points of m1 Get: %+v", ser.ChangePoints)
+		}
+		regs, err := s.Regressions(ctx, "m1", 0)
+		if err != nil || len(regs) != 1 || regs[0].Benchmark != "BenchmarkGet-2" {
+			t.Errorf("m1 regressions: %+v, %v", regs, err)
+		}
+		regs, _ = s.Regressions(ctx, "m2", 0)
+		if len(regs) != 1 || !regs[0].EnvChanged || regs[0].Open {
+			t.Errorf("m2: the shift at the env-id change should be annotated, not open: %+v", regs)
+		}
+		ms, err := s.Machines(ctx)
+		if err != nil || len(ms) != 2 || ms[0].ID != "m1" || ms[0].Open != 1 || ms[1].Open != 0 || ms[0].Runs != 26 || ms[1].Facts["env-id"] != "e2" || ms[0].Facts["cpu"] != "Test CPU" {
+			t.Errorf("machines: %+v, %v", ms, err)
+		}
+		across, err := s.Across(ctx, "", "BenchmarkGet-2", "sec/op")
+		if err != nil || len(across) != 2 || !across[0].Open || across[1].Open || across[1].Latest < 120e-9 {
+			t.Errorf("across machines: %+v, %v", across, err)
+		}
+		// A new night marks the series pending until analyzed again.
+		fleet2 := nightlyFile("m1", "e1", 30, map[string]float64{"BenchmarkGet-2": 120, "BenchmarkPut-2": 50})
+		s.Put(ctx, []File{fleet2}, "")
+		if ser, _ := s.Series(ctx, SeriesKey{Machine: "m1", Benchmark: "BenchmarkGet-2", Unit: "sec/op"}); !ser.Pending {
+			t.Error("a series with a new point is not pending")
+		}
+		if _, err := s.Series(ctx, SeriesKey{Machine: "m1", Benchmark: "BenchmarkNope", Unit: "sec/op"}); !errors.Is(err, ErrNotFound) {
+			t.Errorf("unknown series: %v", err)
+		}
+	})
+}
+
+func TestMigrationsFromEveryVersion(t *testing.T) {
+	for from := 0; from < SchemaVersion; from++ {
+		t.Run(fmt.Sprintf("from%d", from), func(t *testing.T) {
+			backends(t, func(t *testing.T, spec string) {
+				ctx := context.Background()
+				old, err := openAt(ctx, spec, from)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var f File
+				if from >= 1 {
+					// Write an upload as that version's code wrote it: the
+					// raw tables, then the index of its version.
+					f = nightlyFile("m1", "e1", 0, map[string]float64{"BenchmarkGet/impl=paged-2": 100})
+					tx, _ := old.db.BeginTx(ctx, nil)
+					var pk int64
+					if err := tx.QueryRow(old.q(`INSERT INTO uploads (upload_id, content_hash, created, by_user, files, results) VALUES (?, ?, ?, '', 1, 3) RETURNING id`),
+						UploadID([]File{f}), HashFiles([]File{f}), time.Now().UnixNano()).Scan(&pk); err != nil {
+						t.Fatal(err)
+					}
+					ps, _ := validate([]File{f})
+					fid, err := old.insertFile(ctx, tx, pk, 0, ps[0], map[string]string{"upload": UploadID([]File{f})})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if from >= 2 {
+						if err := newIndexer(old, from, false).file(ctx, tx, fid, f.Name, f.Data, time.Now()); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if err := tx.Commit(); err != nil {
+						t.Fatal(err)
+					}
+				}
+				old.Close()
+				s := open(t, spec)
+				if v, _ := s.Version(ctx); v != SchemaVersion {
+					t.Fatalf("version %d after migrating, want %d", v, SchemaVersion)
+				}
+				if from >= 1 {
+					ser, err := s.Series(ctx, SeriesKey{Machine: "m1", Benchmark: "BenchmarkGet/impl=paged-2", Unit: "sec/op"})
+					if err != nil || len(ser.Points) != 1 || !ser.Pending {
+						t.Fatalf("series after migrating from %d: %+v, %v", from, ser, err)
+					}
+					if got := search(t, s, "/impl:paged"); len(got) != 3 {
+						t.Errorf("search after migrating: %v", got)
+					}
+				}
+				// Uploads work on the migrated schema.
+				if _, err := s.Put(ctx, []File{nightlyFile("m1", "e1", 1, map[string]float64{"BenchmarkGet/impl=paged-2": 101})}, ""); err != nil {
+					t.Fatal(err)
+				}
+				if n, err := s.Analyze(ctx, ""); err != nil || n != 1 {
+					t.Errorf("Analyze after migrating: %d, %v", n, err)
+				}
+			})
+		})
+	}
+}
+
+func TestNewerSchemaIsRefused(t *testing.T) {
+	backends(t, func(t *testing.T, spec string) {
+		s := open(t, spec)
+		s.db.Exec(s.q(`INSERT INTO schema_version (version) VALUES (?)`), SchemaVersion+1)
+		s.Close()
+		_, err := Open(context.Background(), spec)
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("schema version %d, newer than this benchctl's %d", SchemaVersion+1, SchemaVersion)) {
+			t.Errorf("opening a newer schema: %v", err)
+		}
+	})
+}
+
+func TestReindexRebuildsTheSameIndex(t *testing.T) {
+	backends(t, func(t *testing.T, spec string) {
+		s := open(t, spec)
+		ctx := context.Background()
+		fleet(t, s, 12, 8)
+		s.Analyze(ctx, "")
+		before, _ := s.Series(ctx, SeriesKey{Machine: "m1", Benchmark: "BenchmarkGet-2", Unit: "sec/op"})
+		if err := s.Reindex(ctx); err != nil {
+			t.Fatal(err)
+		}
+		s.Analyze(ctx, "")
+		after, err := s.Series(ctx, SeriesKey{Machine: "m1", Benchmark: "BenchmarkGet-2", Unit: "sec/op"})
+		if err != nil || len(after.Points) != len(before.Points) || len(after.ChangePoints) != len(before.ChangePoints) {
+			t.Fatalf("reindex: %d points, %d change points; before %d, %d (%v)", len(after.Points), len(after.ChangePoints), len(before.Points), len(before.ChangePoints), err)
+		}
+		for i := range after.Points {
+			if after.Points[i].Value != before.Points[i].Value || after.Points[i].Commit != before.Points[i].Commit {
+				t.Fatalf("point %d: %+v, before %+v", i, after.Points[i], before.Points[i])
+			}
+		}
+	})
+}
+
+func TestUnavailableDatabase(t *testing.T) {
+	s := open(t, "sqlite:"+filepath.Join(t.TempDir(), "r.db"))
+	s.db.Close()
+	_, err := s.Put(context.Background(), []File{nightlyFile("m1", "e1", 0, map[string]float64{"BenchmarkA-2": 1})}, "")
+	if !errors.Is(err, ErrUnavailable) {
+		t.Errorf("put on a closed database: %v, want ErrUnavailable", err)
+	}
+	if _, err := Open(context.Background(), "postgres://nobody@127.0.0.1:1/none?connect_timeout=2"); err == nil || !strings.Contains(err.Error(), "cannot connect") {
+		t.Errorf("a server that is down: %v", err)
+	}
+	for _, spec := range []string{"sqlite:", "mysql://x", "sqlite:a.db?mode=ro", "postgres://u:secret@host/db\x7f"} {
+		if _, err := Open(context.Background(), spec); err == nil || strings.Contains(err.Error(), "secret") {
+			t.Errorf("Open(%q): %v", spec, err)
+		}
+	}
+}
