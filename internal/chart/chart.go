@@ -74,8 +74,33 @@ func WriteChangeChart(path, title string, bars []ChangeBar) error {
 // WriteSeriesChart draws one benchmark's nightly series with its change
 // points as vertical lines.
 func WriteSeriesChart(path, title, unit string, values []float64, changePoints []int) error {
+	p, err := seriesPlot(title, unit, values, changePoints, nil)
+	if err != nil {
+		return fmt.Errorf("chart %s: %w", path, err)
+	}
+	return save(p, path, 18*vg.Centimeter, 9*vg.Centimeter)
+}
+
+// SeriesSVG renders a series as SVG: its values in run order, its change
+// points as dashed red lines before the point that starts a segment, and
+// its environment changes (a new env-id) as dotted grey ones.
+func SeriesSVG(title, unit string, values []float64, changePoints, envChanges []int) ([]byte, error) {
+	p, err := seriesPlot(title, unit, values, changePoints, envChanges)
+	if err != nil {
+		return nil, err
+	}
+	wt, err := p.WriterTo(24*vg.Centimeter, 10*vg.Centimeter, "svg")
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	_, err = wt.WriteTo(&buf)
+	return buf.Bytes(), err
+}
+
+func seriesPlot(title, unit string, values []float64, changePoints, envChanges []int) (*plot.Plot, error) {
 	if len(values) == 0 {
-		return fmt.Errorf("chart %s: nothing to draw", path)
+		return nil, fmt.Errorf("nothing to draw")
 	}
 	p := plot.New()
 	p.Title.Text = title
@@ -89,20 +114,28 @@ func WriteSeriesChart(path, title, unit string, values []float64, changePoints [
 	}
 	line, points, err := plotter.NewLinePoints(xys)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	p.Add(line, points, plotter.NewGrid())
-	for _, cp := range changePoints {
-		x := float64(cp) - 0.5
-		l, err := plotter.NewLine(plotter.XYs{{X: x, Y: lo}, {X: x, Y: hi}})
-		if err != nil {
-			return err
+	mark := func(at []int, c color.Color, dashes []vg.Length) error {
+		for _, cp := range at {
+			x := float64(cp) - 0.5
+			l, err := plotter.NewLine(plotter.XYs{{X: x, Y: lo}, {X: x, Y: hi}})
+			if err != nil {
+				return err
+			}
+			l.Color, l.Dashes = c, dashes
+			p.Add(l)
 		}
-		l.Color = color.RGBA{R: 200, G: 40, B: 40, A: 255}
-		l.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		p.Add(l)
+		return nil
 	}
-	return save(p, path, 18*vg.Centimeter, 9*vg.Centimeter)
+	if err := mark(envChanges, color.Gray{Y: 130}, []vg.Length{vg.Points(1), vg.Points(2)}); err != nil {
+		return nil, err
+	}
+	if err := mark(changePoints, color.RGBA{R: 200, G: 40, B: 40, A: 255}, []vg.Length{vg.Points(4), vg.Points(3)}); err != nil {
+		return nil, err
+	}
+	return p, nil
 }
 
 func save(p *plot.Plot, path string, w, h vg.Length) error {

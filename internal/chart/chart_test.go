@@ -42,3 +42,22 @@ func TestChartsDecode(t *testing.T) {
 		t.Error("an empty chart was drawn")
 	}
 }
+
+func TestSeriesSVGMarksChangesAndEnvironments(t *testing.T) {
+	values := []float64{100, 101, 99, 100, 112, 111, 113, 112}
+	plain, err := chart.SeriesSVG("s", "sec/op", values, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked, err := chart.SeriesSVG("s", "sec/op", values, []int{4}, []int{2})
+	if err != nil || !strings.HasPrefix(strings.TrimSpace(string(marked)), "<?xml") || !strings.Contains(string(marked), "<svg") {
+		t.Fatalf("not SVG: %v", err)
+	}
+	// Each mark is one more path than the plain chart has.
+	if a, b := strings.Count(string(plain), "<path"), strings.Count(string(marked), "<path"); b != a+2 {
+		t.Errorf("%d paths with two marks, %d without", b, a)
+	}
+	if _, err := chart.SeriesSVG("s", "sec/op", nil, nil, nil); err == nil {
+		t.Error("an empty series drew a chart")
+	}
+}

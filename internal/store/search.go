@@ -103,6 +103,10 @@ func (s *Store) eachResult(ctx context.Context, f storedFile, q *Query, fn func(
 		for _, k := range []string{"upload", "upload-part", "upload-file", "upload-time", "by"} {
 			if v, ok := labels[k]; ok {
 				res.SetConfig(k, v)
+				// A file configuration line, so a benchfmt.Writer prints it.
+				if i, ok := res.ConfigIndex(k); ok {
+					res.Config[i].File = true
+				}
 			}
 		}
 		if err := fn(res); err != nil {

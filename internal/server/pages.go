@@ -1,0 +1,363 @@
+package server
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchunit"
+
+	"github.com/ledgerbench/ledgerbench/harness/compare"
+	"github.com/ledgerbench/ledgerbench/internal/chart"
+	"github.com/ledgerbench/ledgerbench/internal/store"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+var pageFuncs = template.FuncMap{
+	"scale": func(v float64, unit string) string {
+		return benchunit.Scale(v, benchunit.ClassOf(unit))
+	},
+	"short": func(s string) string {
+		if len(s) > 10 {
+			return s[:10]
+		}
+		return s
+	},
+	"pct":  func(v float64) string { return fmt.Sprintf("%+.1f %%", v) },
+	"date": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") },
+	"seriesURL": func(k store.SeriesKey) string {
+		return "/series?" + url.Values{"machine": {k.Machine}, "pkg": {k.Pkg}, "benchmark": {k.Benchmark}, "unit": {k.Unit}}.Encode()
+	},
+	"acrossURL": func(k store.SeriesKey) string {
+		return "/across?" + url.Values{"pkg": {k.Pkg}, "benchmark": {k.Benchmark}, "unit": {k.Unit}}.Encode()
+	},
+	"chartURL": func(k store.SeriesKey) string {
+		return "/chart.svg?" + url.Values{"machine": {k.Machine}, "pkg": {k.Pkg}, "benchmark": {k.Benchmark}, "unit": {k.Unit}}.Encode()
+	},
+	"runURL": func(r store.Run) string { return fmt.Sprintf("/raw/%s/%d", url.PathEscape(r.Upload), r.Part) },
+	"pathesc": url.PathEscape,
+}
+
+var pages = template.Must(template.New("").Funcs(pageFuncs).ParseFS(templateFS, "templates/*.html"))
+
+func (s *Server) pages(mux *http.ServeMux) {
+	mux.HandleFunc("GET /{$}", s.home)
+	mux.HandleFunc("GET /machine/{id}", s.machine)
+	mux.HandleFunc("GET /series", s.seriesPage)
+	mux.HandleFunc("GET /chart.svg", s.chart)
+	mux.HandleFunc("GET /across", s.across)
+	mux.HandleFunc("GET /upload/{id}", s.uploadPage)
+}
+
+func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, data any) {
+	var b bytes.Buffer
+	if err := pages.ExecuteTemplate(&b, name, data); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(b.Bytes())
+}
+
+func (s *Server) home(w http.ResponseWriter, r *http.Request) {
+	ms, err := s.Store.Machines(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	q, _ := store.ParseQuery("")
+	ups, err := s.Store.ListUploads(r.Context(), q, []string{"machine-id", "commit", "toolchain", "upload-file", "upload-time", "by"}, 20)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, r, "home.html", map[string]any{"Title": "machines", "Machines": ms, "Uploads": ups})
+}
+
+func (s *Server) machine(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	ms, err := s.Store.Machines(r.Context())
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var m *store.Machine
+	for i := range ms {
+		if ms[i].ID == id {
+			m = &ms[i]
+		}
+	}
+	if m == nil {
+		s.fail(w, r, fmt.Errorf("%w: no machine %q", store.ErrNotFound, id))
+		return
+	}
+	cps, err := s.Store.Regressions(r.Context(), id, 500)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	series, err := s.Store.MachineSeries(r.Context(), id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var open, other []store.ChangePoint
+	for _, c := range cps {
+		if c.Open {
+			open = append(open, c)
+		} else {
+			other = append(other, c)
+		}
+	}
+	pending := 0
+	for _, x := range series {
+		if x.Pending {
+			pending++
+		}
+	}
+	// Series with an open regression first.
+	var sorted []store.SeriesSummary
+	for _, pass := range []bool{true, false} {
+		for _, x := range series {
+			if x.Open == pass {
+				sorted = append(sorted, x)
+			}
+		}
+	}
+	s.render(w, r, "machine.html", map[string]any{"Title": id, "Machine": m, "Open": open, "Other": other, "Series": sorted, "Pending": pending})
+}
+
+func (s *Server) seriesPage(w http.ResponseWriter, r *http.Request) {
+	k, err := s.seriesKey(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ser, err := s.Store.Series(r.Context(), k)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	type row struct {
+		store.SeriesPoint
+		Change, Env bool
+	}
+	starts := map[time.Time]bool{}
+	for _, c := range ser.ChangePoints {
+		starts[c.After.At] = true
+	}
+	rows := make([]row, len(ser.Points))
+	for i, p := range ser.Points {
+		rows[len(rows)-1-i] = row{SeriesPoint: p, Change: starts[p.At], Env: i > 0 && p.EnvID != ser.Points[i-1].EnvID}
+	}
+	s.render(w, r, "series.html", map[string]any{"Title": k.Benchmark, "Series": ser, "Rows": rows})
+}
+
+func (s *Server) chart(w http.ResponseWriter, r *http.Request) {
+	k, err := s.seriesKey(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ser, err := s.Store.Series(r.Context(), k)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	values := make([]float64, len(ser.Points))
+	index := map[time.Time]int{}
+	var env []int
+	for i, p := range ser.Points {
+		values[i] = p.Value
+		index[p.At] = i
+		if i > 0 && p.EnvID != ser.Points[i-1].EnvID {
+			env = append(env, i)
+		}
+	}
+	var cps []int
+	for _, c := range ser.ChangePoints {
+		if i, ok := index[c.After.At]; ok {
+			cps = append(cps, i)
+		}
+	}
+	svg, err := chart.SeriesSVG(k.Benchmark+" on "+k.Machine, k.Unit, values, cps, env)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "image/svg+xml")
+	w.Write(svg)
+}
+
+func (s *Server) across(w http.ResponseWriter, r *http.Request) {
+	k := store.SeriesKey{Pkg: r.FormValue("pkg"), Benchmark: r.FormValue("benchmark"), Unit: r.FormValue("unit")}
+	if k.Unit == "" {
+		k.Unit = "sec/op"
+	}
+	if k.Benchmark == "" {
+		s.fail(w, r, fmt.Errorf("%w: want benchmark=NAME (and pkg=, unit=)", errBadRequest))
+		return
+	}
+	xs, err := s.Store.Across(r.Context(), k.Pkg, k.Benchmark, k.Unit)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	s.render(w, r, "across.html", map[string]any{"Title": k.Benchmark + " across machines", "Key": k, "Series": xs})
+}
+
+// uploadPage shows an upload's files and, for an A/B file (toolchain
+// baseline and experiment), the pull-request table benchctl ab prints.
+func (s *Server) uploadPage(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	type file struct {
+		Part        int
+		Name        string
+		Size        int
+		Table       template.HTML
+		TableErr    string
+		Results     int
+		MachineID   string
+		Baseline    string
+		Experiment  string
+		IsAB        bool
+		RawURL      string
+		PlainTables string
+	}
+	var files []file
+	for part := 0; ; part++ {
+		name, data, err := s.Store.Contents(r.Context(), id, part)
+		if err != nil {
+			if part > 0 && strings.Contains(err.Error(), "not found") {
+				break
+			}
+			s.fail(w, r, err)
+			return
+		}
+		f := file{Part: part, Name: name, Size: len(data), RawURL: fmt.Sprintf("/raw/%s/%d", url.PathEscape(id), part)}
+		rd := benchfmt.NewReader(bytes.NewReader(data), name)
+		commits := map[string]string{}
+		for rd.Scan() {
+			if res, ok := rd.Result().(*benchfmt.Result); ok {
+				f.Results++
+				f.MachineID = res.GetConfig("machine-id")
+				if tc := res.GetConfig("toolchain"); tc != "" {
+					commits[tc] = res.GetConfig(tc + "-commit")
+				}
+			}
+		}
+		f.Baseline, f.Experiment = commits["baseline"], commits["experiment"]
+		if _, ok := commits["baseline"]; ok {
+			if _, ok := commits["experiment"]; ok {
+				f.IsAB = true
+				ts, err := compare.BuildData(name, data, compare.Options{Col: "toolchain", Baseline: "baseline"})
+				if err != nil {
+					f.TableErr = err.Error()
+				} else {
+					var md bytes.Buffer
+					names := []string{"baseline (" + shortCommit(f.Baseline) + ")", "experiment (" + shortCommit(f.Experiment) + ")"}
+					if err := ts.Markdown(&md, names); err != nil {
+						f.TableErr = err.Error()
+					}
+					f.Table = markdownHTML(md.String())
+					f.PlainTables = md.String()
+				}
+			}
+		}
+		files = append(files, f)
+	}
+	s.render(w, r, "upload.html", map[string]any{"Title": "upload " + id, "ID": id, "Files": files})
+}
+
+func shortCommit(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
+}
+
+// markdownHTML renders the Markdown compare writes — headings, pipe
+// tables, block quotes and paragraphs — as HTML, escaping all text.
+func markdownHTML(md string) template.HTML {
+	var b strings.Builder
+	esc := template.HTMLEscapeString
+	lines := strings.Split(md, "\n")
+	for i := 0; i < len(lines); i++ {
+		line := strings.TrimSpace(lines[i])
+		switch {
+		case line == "":
+		case strings.HasPrefix(line, "<details><summary>") && strings.HasSuffix(line, "</summary>"):
+			summary := strings.TrimSuffix(strings.TrimPrefix(line, "<details><summary>"), "</summary>")
+			fmt.Fprintf(&b, "<details><summary>%s</summary>", esc(summary))
+		case line == "</details>":
+			b.WriteString("</details>")
+		case strings.HasPrefix(line, "```"):
+			b.WriteString("<pre>")
+			for i++; i < len(lines) && !strings.HasPrefix(strings.TrimSpace(lines[i]), "```"); i++ {
+				b.WriteString(esc(lines[i]) + "\n")
+			}
+			b.WriteString("</pre>")
+		case strings.HasPrefix(line, "|"):
+			b.WriteString("<table class=\"ab\">")
+			header := true
+			for ; i < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[i]), "|"); i++ {
+				cells := strings.Split(strings.Trim(strings.TrimSpace(lines[i]), "|"), "|")
+				if isRule(cells) {
+					continue
+				}
+				tag := "td"
+				if header {
+					tag = "th"
+				}
+				b.WriteString("<tr>")
+				for _, c := range cells {
+					fmt.Fprintf(&b, "<%s>%s</%s>", tag, esc(strings.TrimSpace(c)), tag)
+				}
+				b.WriteString("</tr>")
+				header = false
+			}
+			i--
+			b.WriteString("</table>")
+		case strings.HasPrefix(line, "#"):
+			fmt.Fprintf(&b, "<h3>%s</h3>", esc(strings.TrimLeft(line, "# ")))
+		case strings.HasPrefix(line, ">"):
+			fmt.Fprintf(&b, "<blockquote>%s</blockquote>", esc(strings.TrimLeft(line, "> ")))
+		default:
+			fmt.Fprintf(&b, "<p>%s</p>", bold(esc(line)))
+		}
+	}
+	return template.HTML(b.String())
+}
+
+// bold renders **x** (in escaped text) as <b>x</b>.
+func bold(s string) string {
+	for {
+		i := strings.Index(s, "**")
+		if i < 0 {
+			return s
+		}
+		j := strings.Index(s[i+2:], "**")
+		if j < 0 {
+			return s
+		}
+		s = s[:i] + "<b>" + s[i+2:i+2+j] + "</b>" + s[i+4+j:]
+	}
+}
+
+func isRule(cells []string) bool {
+	for _, c := range cells {
+		if strings.Trim(strings.TrimSpace(c), ":-") != "" {
+			return false
+		}
+	}
+	return len(cells) > 0
+}
+

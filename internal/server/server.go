@@ -1,0 +1,377 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+
+	"golang.org/x/perf/benchfmt"
+
+	"github.com/ledgerbench/ledgerbench/internal/store"
+)
+
+// DefaultMaxUpload is the default limit of an upload's body.
+const DefaultMaxUpload = 32 << 20
+
+// Server serves a store.
+type Server struct {
+	Store     *store.Store
+	Tokens    *Tokens // nil: no uploads
+	MaxUpload int64   // bytes of an upload's body (DefaultMaxUpload when 0)
+	Log       *log.Logger
+
+	mu      sync.Mutex
+	pending map[string]bool // machines to analyze
+	kick    chan struct{}
+}
+
+// Handler returns the server's routes.
+func (s *Server) Handler() http.Handler {
+	if s.MaxUpload == 0 {
+		s.MaxUpload = DefaultMaxUpload
+	}
+	if s.Log == nil {
+		s.Log = log.New(io.Discard, "", 0)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /upload", s.upload)
+	mux.HandleFunc("GET /search", s.search)
+	mux.HandleFunc("GET /uploads", s.uploads)
+	mux.HandleFunc("GET /api/machines", s.apiMachines)
+	mux.HandleFunc("GET /api/series", s.apiSeries)
+	mux.HandleFunc("GET /api/changepoints", s.apiChangePoints)
+	mux.HandleFunc("GET /api/across", s.apiAcross)
+	mux.HandleFunc("GET /raw/{upload}/{part}", s.raw)
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
+	s.pages(mux)
+	return mux
+}
+
+// Run analyzes uploaded machines' series in the background until ctx
+// ends. Without it, series stay pending until Analyze is called.
+func (s *Server) Run(ctx context.Context) {
+	s.mu.Lock()
+	if s.kick == nil {
+		s.kick = make(chan struct{}, 1)
+	}
+	kick := s.kick
+	s.mu.Unlock()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-kick:
+		}
+		s.mu.Lock()
+		machines := s.pending
+		s.pending = nil
+		s.mu.Unlock()
+		for m := range machines {
+			n, err := s.Store.Analyze(ctx, m)
+			if err != nil {
+				s.Log.Printf("analyze %s: %v", m, err)
+				continue
+			}
+			s.Log.Printf("analyzed %d series of %s", n, m)
+		}
+	}
+}
+
+func (s *Server) analyzeLater(machines []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pending == nil {
+		s.pending = map[string]bool{}
+	}
+	for _, m := range machines {
+		s.pending[m] = true
+	}
+	if s.kick == nil {
+		s.kick = make(chan struct{}, 1)
+	}
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// fail writes err as a status and a one-line message.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	code := http.StatusInternalServerError
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		code = http.StatusRequestEntityTooLarge
+		err = fmt.Errorf("upload over this server's limit of %d bytes", mbe.Limit)
+	case errors.Is(err, store.ErrInvalid), errors.Is(err, store.ErrQuery), errors.Is(err, errBadRequest):
+		code = http.StatusBadRequest
+	case errors.Is(err, store.ErrNotFound):
+		code = http.StatusNotFound
+	case errors.Is(err, errUnauthorized):
+		code = http.StatusUnauthorized
+	case errors.Is(err, store.ErrUnavailable):
+		code = http.StatusServiceUnavailable
+	}
+	s.Log.Printf("%s %s: %d %v", r.Method, r.URL.Path, code, err)
+	http.Error(w, err.Error(), code)
+}
+
+var (
+	errBadRequest   = errors.New("bad request")
+	errUnauthorized = errors.New("unauthorized")
+)
+
+// user authenticates an upload.
+func (s *Server) user(r *http.Request) (string, error) {
+	if s.Tokens == nil {
+		return "", fmt.Errorf("%w: this server accepts no uploads (it was started without --tokens)", errUnauthorized)
+	}
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || tok == "" {
+		return "", fmt.Errorf("%w: an upload needs a token: Authorization: Bearer TOKEN (benchctl sends $%s)", errUnauthorized, TokenEnv)
+	}
+	name, ok := s.Tokens.Check(strings.TrimSpace(tok))
+	if !ok {
+		return "", fmt.Errorf("%w: unknown token", errUnauthorized)
+	}
+	return name, nil
+}
+
+// upload is perfdata's POST /upload: a multipart form of "file" parts
+// and a final "commit" field (an "abort" field aborts).
+func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
+	user, err := s.user(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, s.MaxUpload)
+	files, err := readUpload(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	up, err := s.Store.Put(r.Context(), files, user)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if !up.Existing {
+		s.analyzeLater(machinesOf(files))
+	}
+	s.Log.Printf("upload %s by %s: %d files, %d results, existing=%v", up.ID, user, len(files), up.Results, up.Existing)
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{
+		"uploadid": up.ID, "fileids": up.FileIDs, "viewurl": "/upload/" + up.ID, "existing": up.Existing, "results": up.Results})
+}
+
+func readUpload(r *http.Request) ([]store.File, error) {
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
+		return nil, fmt.Errorf("%w: an upload is multipart/form-data with file parts and a commit field", errBadRequest)
+	}
+	mr := multipart.NewReader(r.Body, params["boundary"])
+	var files []store.File
+	committed := false
+	for {
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, readErr(err)
+		}
+		data, err := io.ReadAll(p)
+		if err != nil {
+			return nil, readErr(err)
+		}
+		switch name := p.FormName(); name {
+		case "file":
+			files = append(files, store.File{Name: p.FileName(), Data: data})
+		case "commit":
+			committed = true
+		case "abort":
+			return nil, fmt.Errorf("%w: the client aborted the upload; nothing was stored", errBadRequest)
+		default:
+			return nil, fmt.Errorf("%w: unexpected field %q", errBadRequest, name)
+		}
+	}
+	if !committed {
+		return nil, fmt.Errorf("%w: the upload ended without its commit field; nothing was stored", errBadRequest)
+	}
+	return files, nil
+}
+
+func readErr(err error) error {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return err
+	}
+	return fmt.Errorf("%w: reading the upload: %v; nothing was stored", errBadRequest, err)
+}
+
+func machinesOf(files []store.File) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range files {
+		r := benchfmt.NewReader(strings.NewReader(string(f.Data)), f.Name)
+		for r.Scan() {
+			if res, ok := r.Result().(*benchfmt.Result); ok {
+				if m := res.GetConfig("machine-id"); !seen[m] {
+					seen[m] = true
+					out = append(out, m)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// search is perfdata's GET /search?q=QUERY: the matching results as a
+// benchfmt file.
+func (s *Server) search(w http.ResponseWriter, r *http.Request) {
+	q, err := store.ParseQuery(r.FormValue("q"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if r.FormValue("q") == "" {
+		s.fail(w, r, fmt.Errorf("%w: missing q parameter", errBadRequest))
+		return
+	}
+	// The results are buffered until the first is written, so an error
+	// before it is still a status.
+	var bw *benchfmt.Writer
+	err = s.Store.Search(r.Context(), q, func(res *benchfmt.Result) error {
+		if bw == nil {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			bw = benchfmt.NewWriter(w)
+		}
+		return bw.Write(res)
+	})
+	if err != nil {
+		if bw == nil {
+			s.fail(w, r, err)
+			return
+		}
+		s.Log.Printf("search %q failed mid-answer: %v", q, err)
+		fmt.Fprintf(w, "\n# search failed here: %v\n", err)
+		return
+	}
+	if bw == nil {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	}
+}
+
+// uploads is perfdata's GET /uploads?q=&extra_label=&limit=: one JSON
+// object per matching upload, newest first.
+func (s *Server) uploads(w http.ResponseWriter, r *http.Request) {
+	r.ParseForm()
+	q, err := store.ParseQuery(r.Form.Get("q"))
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	limit := 1000
+	if l := r.Form.Get("limit"); l != "" {
+		if limit, err = strconv.Atoi(l); err != nil || limit <= 0 {
+			s.fail(w, r, fmt.Errorf("%w: limit %q: want a positive number", errBadRequest, l))
+			return
+		}
+	}
+	ups, err := s.Store.ListUploads(r.Context(), q, r.Form["extra_label"], limit)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(w)
+	for _, u := range ups {
+		enc.Encode(u)
+	}
+}
+
+func (s *Server) raw(w http.ResponseWriter, r *http.Request) {
+	part, err := strconv.Atoi(r.PathValue("part"))
+	if err != nil {
+		s.fail(w, r, fmt.Errorf("%w: part %q", errBadRequest, r.PathValue("part")))
+		return
+	}
+	name, data, err := s.Store.Contents(r.Context(), r.PathValue("upload"), part)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Content-Disposition", mime.FormatMediaType("inline", map[string]string{"filename": name}))
+	w.Write(data)
+}
+
+func (s *Server) seriesKey(r *http.Request) (store.SeriesKey, error) {
+	k := store.SeriesKey{Machine: r.FormValue("machine"), Pkg: r.FormValue("pkg"), Benchmark: r.FormValue("benchmark"), Unit: r.FormValue("unit")}
+	if k.Unit == "" {
+		k.Unit = "sec/op"
+	}
+	if k.Machine == "" || k.Benchmark == "" {
+		return k, fmt.Errorf("%w: want machine=ID&benchmark=NAME (and pkg=, unit=)", errBadRequest)
+	}
+	return k, nil
+}
+
+func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, v any, err error) {
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(v)
+}
+
+func (s *Server) apiMachines(w http.ResponseWriter, r *http.Request) {
+	ms, err := s.Store.Machines(r.Context())
+	s.writeJSON(w, r, ms, err)
+}
+
+func (s *Server) apiSeries(w http.ResponseWriter, r *http.Request) {
+	k, err := s.seriesKey(r)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	ser, err := s.Store.Series(r.Context(), k)
+	s.writeJSON(w, r, ser, err)
+}
+
+func (s *Server) apiChangePoints(w http.ResponseWriter, r *http.Request) {
+	m := r.FormValue("machine")
+	if m == "" {
+		s.fail(w, r, fmt.Errorf("%w: want machine=ID", errBadRequest))
+		return
+	}
+	cps, err := s.Store.Regressions(r.Context(), m, 0)
+	s.writeJSON(w, r, cps, err)
+}
+
+func (s *Server) apiAcross(w http.ResponseWriter, r *http.Request) {
+	b, unit := r.FormValue("benchmark"), r.FormValue("unit")
+	if b == "" {
+		s.fail(w, r, fmt.Errorf("%w: want benchmark=NAME (and pkg=, unit=)", errBadRequest))
+		return
+	}
+	if unit == "" {
+		unit = "sec/op"
+	}
+	xs, err := s.Store.Across(r.Context(), r.FormValue("pkg"), b, unit)
+	s.writeJSON(w, r, xs, err)
+}
