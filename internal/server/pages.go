@@ -42,7 +42,7 @@ var pageFuncs = template.FuncMap{
 	"chartURL": func(k store.SeriesKey) string {
 		return "/chart.svg?" + url.Values{"machine": {k.Machine}, "pkg": {k.Pkg}, "benchmark": {k.Benchmark}, "unit": {k.Unit}}.Encode()
 	},
-	"runURL": func(r store.Run) string { return fmt.Sprintf("/raw/%s/%d", url.PathEscape(r.Upload), r.Part) },
+	"runURL":  func(r store.Run) string { return fmt.Sprintf("/raw/%s/%d", url.PathEscape(r.Upload), r.Part) },
 	"pathesc": url.PathEscape,
 }
 
@@ -360,4 +360,3 @@ func isRule(cells []string) bool {
 	}
 	return len(cells) > 0
 }
-
