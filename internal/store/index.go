@@ -47,11 +47,16 @@ type fileInfo struct {
 }
 
 // RunTimeKey is the configuration key whose RFC 3339 value places a run
-// in time; a file without one is placed at its upload.
+// in time. A file without one is placed at the time its first "#
+// benchctl: made by `…` at TIME;" comment gives (benchctl's files), else
+// at its upload.
 const RunTimeKey = "run-time"
 
 func readInfo(data []byte, uploaded time.Time) fileInfo {
 	fi := fileInfo{at: uploaded, facts: map[string]string{}}
+	if t, ok := madeAt(data); ok {
+		fi.at = t
+	}
 	r := benchfmt.NewReader(bytes.NewReader(data), "")
 	for r.Scan() {
 		res, ok := r.Result().(*benchfmt.Result)
@@ -70,6 +75,28 @@ func readInfo(data []byte, uploaded time.Time) fileInfo {
 		break
 	}
 	return fi
+}
+
+// madeAt reads the time of benchctl's "made by" comment, among the
+// file's first lines.
+func madeAt(data []byte) (time.Time, bool) {
+	for i, line := range strings.SplitN(string(data[:min(len(data), 64<<10)]), "\n", 20) {
+		if i == 19 {
+			break
+		}
+		rest, ok := strings.CutPrefix(line, "# benchctl: made by ")
+		if !ok {
+			continue
+		}
+		j := strings.LastIndex(rest, " at ")
+		if j < 0 {
+			return time.Time{}, false
+		}
+		stamp, _, _ := strings.Cut(rest[j+4:], ";")
+		t, err := time.Parse(time.RFC3339, stamp)
+		return t, err == nil
+	}
+	return time.Time{}, false
 }
 
 // file indexes stored file fid.

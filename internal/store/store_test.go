@@ -464,3 +464,18 @@ func TestUnavailableDatabase(t *testing.T) {
 		}
 	}
 }
+
+func TestRunTimeFromTheMadeByComment(t *testing.T) {
+	data := []byte("# benchctl: made by `benchctl nightly --results r` at 2026-11-30T08:18:41Z; raw output, not edited\nmachine-id: m\nBenchmarkX 1 2 ns/op\n")
+	if fi := readInfo(data, time.Unix(0, 0)); !fi.at.Equal(time.Date(2026, 11, 30, 8, 18, 41, 0, time.UTC)) || fi.machine != "m" {
+		t.Errorf("made-by time: %v %q", fi.at, fi.machine)
+	}
+	data = append([]byte("run-time: 2027-01-02T03:04:05Z\n"), data...)
+	if fi := readInfo(data, time.Unix(0, 0)); !fi.at.Equal(time.Date(2027, 1, 2, 3, 4, 5, 0, time.UTC)) {
+		t.Errorf("run-time key: %v", fi.at)
+	}
+	up := time.Date(2026, 5, 5, 0, 0, 0, 0, time.UTC)
+	if fi := readInfo([]byte("machine-id: m\nBenchmarkX 1 2 ns/op\n"), up); !fi.at.Equal(up) {
+		t.Errorf("neither: %v, want the upload time", fi.at)
+	}
+}

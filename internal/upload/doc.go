@@ -1,0 +1,14 @@
+// Package upload sends result files to a benchctl results server (the
+// perfdata protocol, through golang.org/x/perf/storage's client) without
+// ever losing one: each upload is written to a spool directory before it
+// is sent and removed from it only once the server has answered with the
+// upload's ID. An upload the server could not take (unreachable, slow,
+// an error status) stays spooled and is sent again by [Spool.Flush], which
+// every command given a server calls first. The server deduplicates by
+// content hash, so sending a spooled upload that did arrive stores
+// nothing twice.
+//
+// An upload the server refuses for its content (400, 413) is moved to
+// the spool's rejected/ directory with the server's message: sending it
+// again cannot succeed, and it is kept for the user, not dropped.
+package upload

@@ -1,0 +1,307 @@
+package upload
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"golang.org/x/perf/storage"
+
+	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
+	"github.com/ledgerbench/ledgerbench/internal/store"
+)
+
+// SpoolEnv names the spool directory, overriding the default
+// ($XDG_STATE_HOME/benchctl/spool, else ~/.local/state/benchctl/spool).
+const SpoolEnv = "BENCHCTL_SPOOL"
+
+// DefaultSpool is the spool directory of this user.
+func DefaultSpool() (string, error) {
+	if d := os.Getenv(SpoolEnv); d != "" {
+		return d, nil
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "benchctl", "spool"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no spool directory: %v (set %s)", err, SpoolEnv)
+	}
+	return filepath.Join(home, ".local", "state", "benchctl", "spool"), nil
+}
+
+// Spool is a directory of uploads not yet acknowledged, one
+// subdirectory per upload, named by its ID.
+type Spool struct {
+	Dir     string
+	Token   string        // sent as Authorization: Bearer
+	Timeout time.Duration // of one upload (default 60 s)
+}
+
+// entry is an upload's spool record.
+type entry struct {
+	Server   string    `json:"server"`
+	Files    []string  `json:"files"` // names, in order; contents in 0, 1, …
+	Created  time.Time `json:"created"`
+	Attempts int       `json:"attempts"`
+	Last     string    `json:"lastError,omitempty"`
+}
+
+// Result is what happened to one upload.
+type Result struct {
+	ID       string
+	Server   string
+	Files    []string
+	Err      error // nil: stored (or already stored) on the server
+	Rejected bool  // the server refused its content; moved to rejected/
+}
+
+// Send spools files for server and sends them; it returns the upload's
+// result, whose Err says why it is still spooled.
+func (s *Spool) Send(ctx context.Context, server string, files []store.File) Result {
+	id := store.UploadID(files)
+	res := Result{ID: id, Server: server}
+	for _, f := range files {
+		res.Files = append(res.Files, f.Name)
+	}
+	if err := s.write(id, server, files); err != nil {
+		res.Err = fmt.Errorf("spooling: %w", err)
+		// Still try to send: a spool that cannot be written must not
+		// stop the upload itself.
+	}
+	s.deliver(ctx, id, server, files, &res)
+	return res
+}
+
+func (s *Spool) write(id, server string, files []store.File) error {
+	dir := filepath.Join(s.Dir, id)
+	if _, err := os.Stat(filepath.Join(dir, "entry.json")); err == nil {
+		return nil // spooled already (a retry of the same files)
+	}
+	tmp := filepath.Join(s.Dir, ".tmp-"+id+"-"+strconv.Itoa(os.Getpid()))
+	os.RemoveAll(tmp)
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return err
+	}
+	e := entry{Server: server, Created: time.Now().UTC()}
+	for i, f := range files {
+		e.Files = append(e.Files, f.Name)
+		if err := atomicfile.Replace(filepath.Join(tmp, strconv.Itoa(i)), f.Data); err != nil {
+			os.RemoveAll(tmp)
+			return err
+		}
+	}
+	b, _ := json.MarshalIndent(e, "", "  ")
+	if err := atomicfile.Replace(filepath.Join(tmp, "entry.json"), b); err != nil {
+		os.RemoveAll(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		os.RemoveAll(tmp)
+		if _, serr := os.Stat(filepath.Join(dir, "entry.json")); serr == nil {
+			return nil // another process spooled it meanwhile
+		}
+		return err
+	}
+	return nil
+}
+
+// deliver sends one upload and settles its spool entry.
+func (s *Spool) deliver(ctx context.Context, id, server string, files []store.File, res *Result) {
+	status, err := s.post(ctx, server, files)
+	dir := filepath.Join(s.Dir, id)
+	switch {
+	case err == nil && status.UploadID != id:
+		err = fmt.Errorf("the server answered upload ID %s for files whose content hash gives %s: kept in the spool", status.UploadID, id)
+	case err == nil:
+		os.RemoveAll(dir)
+		res.Err = nil
+		return
+	}
+	res.Err = err
+	var he *httpError
+	if errors.As(err, &he) && (he.code == http.StatusBadRequest || he.code == http.StatusRequestEntityTooLarge) {
+		res.Rejected = true
+		rej := filepath.Join(s.Dir, "rejected", id)
+		os.MkdirAll(filepath.Dir(rej), 0o700)
+		os.RemoveAll(rej)
+		if os.Rename(dir, rej) == nil {
+			os.WriteFile(filepath.Join(rej, "rejection.txt"), []byte(err.Error()+"\n"), 0o600)
+		}
+		return
+	}
+	s.note(id, err)
+}
+
+// note records a failed attempt in the entry.
+func (s *Spool) note(id string, err error) {
+	p := filepath.Join(s.Dir, id, "entry.json")
+	b, rerr := os.ReadFile(p)
+	if rerr != nil {
+		return
+	}
+	var e entry
+	if json.Unmarshal(b, &e) != nil {
+		return
+	}
+	e.Attempts++
+	e.Last = err.Error()
+	b, _ = json.MarshalIndent(e, "", "  ")
+	atomicfile.Replace(p, b)
+}
+
+type httpError struct {
+	code int
+	msg  string
+}
+
+func (e *httpError) Error() string {
+	return fmt.Sprintf("%d %s: %s", e.code, http.StatusText(e.code), e.msg)
+}
+
+// bearer adds the token and remembers the response status, which x/perf's
+// client folds into its error text.
+type bearer struct {
+	token string
+	code  int
+}
+
+func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	if b.token != "" {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+b.token)
+	}
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if resp != nil {
+		b.code = resp.StatusCode
+	}
+	return resp, err
+}
+
+func (s *Spool) post(ctx context.Context, server string, files []store.File) (*storage.UploadStatus, error) {
+	timeout := s.Timeout
+	if timeout == 0 {
+		timeout = 60 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tr := &bearer{token: s.Token}
+	c := &storage.Client{BaseURL: strings.TrimSuffix(server, "/"), HTTPClient: &http.Client{Transport: tr}}
+	u := c.NewUpload(ctx)
+	for _, f := range files {
+		w, err := u.CreateFile(f.Name)
+		if err != nil {
+			u.Abort()
+			return nil, err
+		}
+		if _, err := w.Write(f.Data); err != nil {
+			u.Abort()
+			return nil, err
+		}
+	}
+	st, err := u.Commit()
+	if err != nil {
+		if tr.code != 0 && tr.code != http.StatusOK {
+			msg := err.Error()
+			if _, rest, ok := strings.Cut(msg, "\n"); ok {
+				msg = strings.TrimSpace(rest)
+			}
+			return nil, &httpError{code: tr.code, msg: msg}
+		}
+		if ctx.Err() == context.DeadlineExceeded {
+			return nil, fmt.Errorf("no answer from %s within %s", server, timeout)
+		}
+		return nil, err
+	}
+	return st, nil
+}
+
+// Pending lists the spooled uploads (for server, or all when empty),
+// oldest first.
+func (s *Spool) Pending(server string) ([]string, error) {
+	ents, err := os.ReadDir(s.Dir)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	type p struct {
+		id string
+		t  time.Time
+	}
+	var ps []p
+	for _, d := range ents {
+		if !d.IsDir() || strings.HasPrefix(d.Name(), ".") || d.Name() == "rejected" {
+			continue
+		}
+		e, err := s.read(d.Name())
+		if err != nil || (server != "" && strings.TrimSuffix(e.Server, "/") != strings.TrimSuffix(server, "/")) {
+			continue
+		}
+		ps = append(ps, p{d.Name(), e.Created})
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i].t.Before(ps[j].t) })
+	out := make([]string, len(ps))
+	for i, x := range ps {
+		out[i] = x.id
+	}
+	return out, nil
+}
+
+func (s *Spool) read(id string) (*entry, error) {
+	b, err := os.ReadFile(filepath.Join(s.Dir, id, "entry.json"))
+	if err != nil {
+		return nil, err
+	}
+	var e entry
+	if err := json.Unmarshal(b, &e); err != nil {
+		return nil, fmt.Errorf("spool entry %s: %v", id, err)
+	}
+	return &e, nil
+}
+
+// Flush sends every spooled upload (for server, or all when empty).
+func (s *Spool) Flush(ctx context.Context, server string) ([]Result, error) {
+	ids, err := s.Pending(server)
+	if err != nil {
+		return nil, err
+	}
+	var out []Result
+	for _, id := range ids {
+		e, err := s.read(id)
+		if err != nil {
+			out = append(out, Result{ID: id, Err: err})
+			continue
+		}
+		var files []store.File
+		for i, name := range e.Files {
+			data, err := os.ReadFile(filepath.Join(s.Dir, id, strconv.Itoa(i)))
+			if err != nil {
+				files = nil
+				out = append(out, Result{ID: id, Server: e.Server, Files: e.Files, Err: fmt.Errorf("spool entry %s: %v", id, err)})
+				break
+			}
+			files = append(files, store.File{Name: name, Data: data})
+		}
+		if files == nil {
+			continue
+		}
+		if got := store.UploadID(files); got != id {
+			out = append(out, Result{ID: id, Server: e.Server, Files: e.Files, Err: fmt.Errorf("spool entry %s: its files hash to %s: damaged, left in place", id, got)})
+			continue
+		}
+		res := Result{ID: id, Server: e.Server, Files: e.Files}
+		s.deliver(ctx, id, e.Server, files, &res)
+		out = append(out, res)
+	}
+	return out, nil
+}
