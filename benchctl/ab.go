@@ -84,6 +84,7 @@ finds it too), on a failed fork or on a revision that does not build.`,
 		},
 	}
 	a.addRunFlags(c, &f)
+	a.addServerFlags(c)
 	fl := c.Flags()
 	fl.StringVar(&ab.base, "base", "", "the baseline revision")
 	fl.StringVar(&ab.head, "head", ".", "the experiment revision, or . for the working tree")
@@ -552,6 +553,7 @@ func (a *app) runSides(cmd *cobra.Command, o engine.Options, cases []engine.Case
 	if err != nil {
 		return "", failed, failedError{fmt.Sprintf("%v (the results were not written)", err)}
 	}
+	a.written = append(a.written, path)
 	if runErr != nil {
 		return path, failed, failedError{fmt.Sprintf("run interrupted: %v (results so far are in %s)", runErr, path)}
 	}

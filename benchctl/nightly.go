@@ -53,6 +53,7 @@ tree, and from the anchor as ab builds its baseline.`,
 		},
 	}
 	a.addRunFlags(c, &f)
+	a.addServerFlags(c)
 	c.Flags().StringVar(&resultsDir, "results", "results", "the results directory")
 	c.Flags().StringVar(&anchor, "anchor", "", "anchor revision to run against (default: the latest tag; none: a plain run)")
 	c.Flags().StringVar(&cmdFlag, "cmd", "", "the benchmark program's main package, to build the anchor (default: the one this binary was built from)")

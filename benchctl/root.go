@@ -51,6 +51,8 @@ type app struct {
 	host func() *hostcheck.Host
 	// now, when set, replaces the clock that names recorded runs.
 	now func() time.Time
+	// written lists the result files the command wrote, for --server.
+	written []string
 }
 
 // selfExecutable is the binary that forks re-execute: the test's
@@ -117,6 +119,7 @@ Exit codes: 0 ok, 1 a benchmark failed or a regression was found, 2 bad usage.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w (see `%s --help`)", err, c.CommandPath())}
 	})
-	root.AddCommand(a.listCmd(), a.runCmd(), a.checkCmd(), a.tuneCmd(), a.resetCmd(), a.compareCmd(), a.abCmd(), a.nightlyCmd(), a.calibrateCmd())
+	root.AddCommand(a.listCmd(), a.runCmd(), a.checkCmd(), a.tuneCmd(), a.resetCmd(), a.compareCmd(), a.abCmd(), a.nightlyCmd(), a.calibrateCmd(),
+		a.serveCmd(), a.uploadCmd(), a.tokenCmd())
 	return root
 }

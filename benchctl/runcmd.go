@@ -77,6 +77,7 @@ instructions runs callgrind twice, at b.N=K and 2K, and divides the difference b
 		},
 	}
 	a.addRunFlags(c, &f)
+	a.addServerFlags(c)
 	return c
 }
 
@@ -311,6 +312,7 @@ func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f
 	if err := report.WriteRun(out, header, run); err != nil {
 		return failedError{fmt.Sprintf("writing results: %v", err)}
 	}
+	a.written = append(a.written, filepath.Join(out, "bench.txt"))
 	fmt.Fprintf(a.stdout, "\nresults: %s and %s\n", filepath.Join(out, "bench.txt"), filepath.Join(out, "bench.json"))
 	for _, n := range run.ProfileNotes {
 		a.say("profiler %s", n)

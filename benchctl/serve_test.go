@@ -1,0 +1,247 @@
+package benchctl
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ledgerbench/ledgerbench/internal/store"
+)
+
+// serveProc is benchctl serve in a process of its own (the test binary
+// acting as benchctl), so a test can kill it.
+type serveProc struct {
+	cmd  *exec.Cmd
+	url  string
+	logs *bytes.Buffer
+}
+
+func startServe(t *testing.T, dbPath, tokens, addr string) *serveProc {
+	t.Helper()
+	exe, _ := os.Executable()
+	if addr == "" {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr = ln.Addr().String()
+		ln.Close()
+	}
+	cmd := exec.Command(exe, "serve", "--store", "sqlite:"+dbPath, "--listen", addr, "--tokens", tokens, "--max-upload", "200000000")
+	cmd.Env = append(os.Environ(), "BENCHCTL_TEST_CLI=1")
+	var logs bytes.Buffer
+	cmd.Stderr = &logs
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &serveProc{cmd: cmd, url: "http://" + addr, logs: &logs}
+	t.Cleanup(func() { p.kill() })
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.Contains(line, "serving sqlite:") {
+		t.Fatalf("serve did not start: %q %v\n%s", line, err, logs.String())
+	}
+	go io.Copy(io.Discard, stdout)
+	return p
+}
+
+func (p *serveProc) kill() {
+	if p.cmd.Process != nil {
+		p.cmd.Process.Kill()
+		p.cmd.Wait()
+	}
+}
+
+func tokenFor(t *testing.T, dir string) (string, string) {
+	t.Helper()
+	path := filepath.Join(dir, "tokens.txt")
+	code, stdout, stderr := benchctl(t, "token", "new", "--tokens", path, "--name", "ci")
+	tok := strings.TrimSpace(stdout)
+	if code != 0 || !strings.HasPrefix(tok, "lbt_") || !strings.Contains(stderr, "only its hash is kept") {
+		t.Fatalf("token new: %d %q %q", code, stdout, stderr)
+	}
+	if b, _ := os.ReadFile(path); strings.Contains(string(b), tok) {
+		t.Fatal("the tokens file holds the token")
+	}
+	return path, tok
+}
+
+// bigRun is a valid result file of n benchmarks, large enough that the
+// server spends a while storing it.
+func bigRun(machine string, n int) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "machine-id: %s\nenv-id: e\ncommit: %040d\npkg: example.com/big\n\n", machine, n)
+	for i := 0; i < n; i++ {
+		for f := 1; f <= 3; f++ {
+			fmt.Fprintf(&b, "BenchmarkBig/case=%d-2 1000 %d ns/op 16 B/op 1 allocs/op\n# benchctl: fork=%d iter=0\n", i, 100+i%17+f, f)
+		}
+	}
+	return []byte(b.String())
+}
+
+func storeCounts(t *testing.T, dbPath string) (uploads, points int) {
+	t.Helper()
+	st, err := store.Open(context.Background(), "sqlite:"+dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	q, _ := store.ParseQuery("")
+	ups, err := st.ListUploads(context.Background(), q, nil, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, _ := st.Machines(context.Background())
+	for _, m := range ms {
+		xs, _ := st.MachineSeries(context.Background(), m.ID)
+		for _, x := range xs {
+			points += x.Points
+		}
+	}
+	return len(ups), points
+}
+
+// TestServerKilledMidUploadLosesAndDoublesNothing kills benchctl serve
+// while it stores a large upload, then restarts it: the client spooled
+// the upload, upload --pending delivers it, and the store holds it once,
+// whole.
+func TestServerKilledMidUploadLosesAndDoublesNothing(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "r.db")
+	tokens, tok := tokenFor(t, dir)
+	t.Setenv("BENCHCTL_SPOOL", filepath.Join(dir, "spool"))
+	t.Setenv("BENCHCTL_TOKEN", tok)
+	srv := startServe(t, db, tokens, "")
+	addr := strings.TrimPrefix(srv.url, "http://")
+
+	// 1. A body cut off mid-file by the server's death stores nothing.
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	w, _ := mw.CreateFormFile("file", "half.txt")
+	w.Write(bigRun("m-half", 2000))
+	mw.WriteField("commit", "1")
+	mw.Close()
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(conn, "POST /upload HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n",
+		addr, tok, mw.FormDataContentType(), body.Len())
+	conn.Write(body.Bytes()[:body.Len()/2])
+	time.Sleep(200 * time.Millisecond)
+	srv.kill()
+	conn.Close()
+
+	// 2. A large upload through benchctl, with the server killed while
+	// it stores it.
+	srv = startServe(t, db, tokens, addr)
+	file := filepath.Join(dir, "big.txt")
+	data := bigRun("m-big", 20000)
+	os.WriteFile(file, data, 0o644)
+	type outcome struct {
+		code   int
+		stderr string
+	}
+	done := make(chan outcome)
+	go func() {
+		code, _, stderr := benchctl(t, "upload", "--server", srv.url, file)
+		done <- outcome{code, stderr}
+	}()
+	time.Sleep(300 * time.Millisecond)
+	srv.kill()
+	first := <-done
+	if first.code == 0 {
+		t.Skipf("the upload finished within 300 ms, before the kill: nothing to test on this machine\n%s", first.stderr)
+	}
+	if !strings.Contains(first.stderr, "spooled as") || !strings.Contains(first.stderr, "upload --pending") {
+		t.Fatalf("a failed upload does not say it is spooled: %d\n%s", first.code, first.stderr)
+	}
+	if ups, _ := storeCounts(t, db); ups != 0 {
+		t.Fatalf("%d uploads stored by killed servers (a half body, an unfinished transaction)", ups)
+	}
+
+	// 3. Restarted, the spool delivers it, once.
+	srv = startServe(t, db, tokens, addr)
+	code, _, stderr := benchctl(t, "upload", "--pending")
+	if code != 0 || !strings.Contains(stderr, "retrying 1 spooled upload") || !strings.Contains(stderr, "uploaded [big.txt]") {
+		t.Fatalf("upload --pending: %d\n%s\nserver:\n%s", code, stderr, srv.logs)
+	}
+	code, _, stderr = benchctl(t, "upload", "--server", srv.url, file)
+	if code != 0 {
+		t.Fatalf("re-upload: %d %s", code, stderr)
+	}
+	srv.kill()
+	ups, pts := storeCounts(t, db)
+	if ups != 1 || pts != 20000 {
+		t.Errorf("%d uploads with %d points, want 1 with 20000", ups, pts)
+	}
+	if code, _, stderr := benchctl(t, "upload", "--pending"); code != 0 || !strings.Contains(stderr, "nothing pending") {
+		t.Errorf("spool not empty: %d %s", code, stderr)
+	}
+}
+
+// TestNightlyUploadsAndSurvivesAnUnreachableServer records nightly runs
+// with --server: down, the run still succeeds locally and says so; up,
+// the next run delivers both, and the dashboard lists the machine.
+func TestNightlyUploadsAndSurvivesAnUnreachableServer(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "r.db")
+	tokens, tok := tokenFor(t, dir)
+	t.Setenv("BENCHCTL_SPOOL", filepath.Join(dir, "spool"))
+	t.Setenv("BENCHCTL_TOKEN", tok)
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close()
+	results := filepath.Join(dir, "results")
+	nightlyTo := func() (int, string) {
+		code, _, stderr := benchctl(t, "nightly", "--suite", "clitest", "--bench", "^BenchmarkNoop$", "--anchor", "none", "--allow-unpinned",
+			"--forks", "1", "--warmup", "0", "--measure", "2x20ms", "--results", results, "--server", "http://"+addr, "--upload-timeout", "5s")
+		return code, stderr
+	}
+	code, stderr := nightlyTo()
+	if code != 0 || !strings.Contains(stderr, "failed") || !strings.Contains(stderr, "spooled as") {
+		t.Fatalf("nightly with the server down: exit %d\n%s", code, stderr)
+	}
+	srv := startServe(t, db, tokens, addr)
+	time.Sleep(1100 * time.Millisecond) // a nightly run is named by its second
+	code, stderr = nightlyTo()
+	if code != 0 || !strings.Contains(stderr, "retrying 1 spooled upload") || strings.Count(stderr, "uploaded ") != 2 {
+		t.Fatalf("nightly with the server up: exit %d\n%s", code, stderr)
+	}
+	resp, err := http.Get(srv.url + "/api/machines")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ms []store.Machine
+	json.NewDecoder(resp.Body).Decode(&ms)
+	resp.Body.Close()
+	if len(ms) != 1 || ms[0].Runs != 2 {
+		t.Errorf("machines after two nightly runs: %+v", ms)
+	}
+	for _, bad := range [][]string{
+		{"run", "--suite", "clitest", "--server", "ftp://x"},
+		{"upload", "--server", srv.url},
+		{"upload", "--pending", "file.txt"},
+		{"upload", "--server", srv.url, dir},
+		{"serve"},
+		{"serve", "--store", "mysql://x"},
+		{"serve", "--store", "sqlite:" + db, "--tokens", filepath.Join(dir, "none")},
+		{"token", "new"},
+	} {
+		if code, _, stderr := benchctl(t, bad...); code != 2 {
+			t.Errorf("benchctl %v: exit %d, want 2\n%s", bad, code, stderr)
+		}
+	}
+}
