@@ -32,6 +32,9 @@ func backends(t *testing.T, fn func(t *testing.T, spec string)) {
 func postgresDB(t *testing.T) string {
 	t.Helper()
 	admin := os.Getenv("LEDGERBENCH_POSTGRES")
+	if admin == "" && os.Getenv("LEDGERBENCH_CI") != "" {
+		t.Fatal("LEDGERBENCH_CI is set but LEDGERBENCH_POSTGRES is not: CI must run the PostgreSQL conformance tests")
+	}
 	if admin == "" {
 		t.Skip("PostgreSQL conformance skipped: set LEDGERBENCH_POSTGRES=postgres://USER@HOST:PORT/DB (.ci/run starts a server and sets it)")
 	}
