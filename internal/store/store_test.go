@@ -482,3 +482,34 @@ func TestRunTimeFromTheMadeByComment(t *testing.T) {
 		t.Errorf("neither: %v, want the upload time", fi.at)
 	}
 }
+
+func TestFullDatabaseStoresNothingHalf(t *testing.T) {
+	s := open(t, "sqlite:"+filepath.Join(t.TempDir(), "r.db"))
+	ctx := context.Background()
+	s.db.SetMaxOpenConns(1) // the page limit below is per connection
+	if _, err := s.Put(ctx, []File{nightlyFile("m1", "e1", 0, map[string]float64{"BenchmarkA-2": 1})}, ""); err != nil {
+		t.Fatal(err)
+	}
+	var pages int
+	s.db.QueryRow("PRAGMA page_count").Scan(&pages)
+	if _, err := s.db.Exec(fmt.Sprintf("PRAGMA max_page_count = %d", pages+2)); err != nil {
+		t.Fatal(err)
+	}
+	big := map[string]float64{}
+	for i := 0; i < 3000; i++ {
+		big[fmt.Sprintf("BenchmarkBig/case=%d-2", i)] = float64(i + 1)
+	}
+	_, err := s.Put(ctx, []File{nightlyFile("m1", "e1", 1, big)}, "")
+	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "full") {
+		t.Fatalf("put into a full database: %v, want ErrUnavailable (full)", err)
+	}
+	if n := count(t, s, "uploads"); n != 1 {
+		t.Errorf("%d uploads after the failed one, want 1", n)
+	}
+	if n := count(t, s, "points"); n != 1 {
+		t.Errorf("%d points after the failed upload, want 1: half of it was kept", n)
+	}
+	if _, err := s.Put(ctx, []File{nightlyFile("m1", "e1", 2, map[string]float64{"BenchmarkA-2": 1})}, ""); err != nil {
+		t.Errorf("a small upload after the full one: %v", err)
+	}
+}
