@@ -78,7 +78,7 @@ func (a *app) uploadFiles(ctx context.Context, f serverFlags, paths []string) in
 		a.say("upload: %v; the results are only in %v", err, paths)
 		return len(paths)
 	}
-	left := a.flush(ctx, sp, f.server)
+	_, left := a.flush(ctx, sp, f.server)
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {
@@ -95,23 +95,22 @@ func (a *app) uploadFiles(ctx context.Context, f serverFlags, paths []string) in
 }
 
 // flush retries the spooled uploads (to server, or all) and returns how
-// many remain.
-func (a *app) flush(ctx context.Context, sp *upload.Spool, srv string) int {
+// many it tried and how many remain.
+func (a *app) flush(ctx context.Context, sp *upload.Spool, srv string) (tried, left int) {
 	rs, err := sp.Flush(ctx, srv)
 	if err != nil {
 		a.say("upload: reading the spool %s: %v", sp.Dir, err)
-		return 0
+		return 0, 0
 	}
 	if len(rs) > 0 {
 		a.say("retrying %d spooled upload(s) from %s", len(rs), sp.Dir)
 	}
-	left := 0
 	for _, r := range rs {
 		if !a.reportUpload(sp, r, fmt.Sprint(r.Files)) {
 			left++
 		}
 	}
-	return left
+	return len(rs), left
 }
 
 func (a *app) reportUpload(sp *upload.Spool, r upload.Result, what string) bool {
@@ -164,8 +163,9 @@ still not delivered.`,
 				if err != nil {
 					return failedError{err.Error()}
 				}
-				left = a.flush(cmd.Context(), sp, f.server)
-				if ids, _ := sp.Pending(""); len(ids) == 0 && left == 0 {
+				var tried int
+				tried, left = a.flush(cmd.Context(), sp, f.server)
+				if tried == 0 {
 					a.say("nothing pending in %s", sp.Dir)
 				}
 			} else {
