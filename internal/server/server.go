@@ -171,7 +171,16 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 	s.Log.Printf("upload %s by %s: %d files, %d results, existing=%v", up.ID, user, len(files), up.Results, up.Existing)
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{
-		"uploadid": up.ID, "fileids": up.FileIDs, "viewurl": "/upload/" + up.ID, "existing": up.Existing, "results": up.Results})
+		"uploadid": up.ID, "fileids": up.FileIDs, "viewurl": viewURL(r, up.ID), "existing": up.Existing, "results": up.Results})
+}
+
+// viewURL is the upload's page, absolute as perfdata clients expect.
+func viewURL(r *http.Request, id string) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host + "/upload/" + id
 }
 
 func readUpload(r *http.Request) ([]store.File, error) {
