@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
 	"time"
 
@@ -135,15 +136,36 @@ func (s *Server) machine(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, "machine.html", map[string]any{"Title": id, "Machine": m, "Open": open, "Other": other, "Series": sorted, "Pending": pending})
 }
 
-func (s *Server) seriesPage(w http.ResponseWriter, r *http.Request) {
+// readSeries reads the series the request names, or answers the error.
+func (s *Server) readSeries(w http.ResponseWriter, r *http.Request) (*store.Series, bool) {
 	k, err := s.seriesKey(r)
 	if err != nil {
 		s.fail(w, r, err)
-		return
+		return nil, false
 	}
 	ser, err := s.Store.Series(r.Context(), k)
 	if err != nil {
 		s.fail(w, r, err)
+		return nil, false
+	}
+	return ser, true
+}
+
+// envChanges are the indexes of the points whose env-id differs from
+// the point before.
+func envChanges(pts []store.SeriesPoint) map[int]bool {
+	out := map[int]bool{}
+	for i := 1; i < len(pts); i++ {
+		if pts[i].EnvID != pts[i-1].EnvID {
+			out[i] = true
+		}
+	}
+	return out
+}
+
+func (s *Server) seriesPage(w http.ResponseWriter, r *http.Request) {
+	ser, ok := s.readSeries(w, r)
+	if !ok {
 		return
 	}
 	type row struct {
@@ -154,41 +176,37 @@ func (s *Server) seriesPage(w http.ResponseWriter, r *http.Request) {
 	for _, c := range ser.ChangePoints {
 		starts[c.After.At] = true
 	}
+	env := envChanges(ser.Points)
 	rows := make([]row, len(ser.Points))
 	for i, p := range ser.Points {
-		rows[len(rows)-1-i] = row{SeriesPoint: p, Change: starts[p.At], Env: i > 0 && p.EnvID != ser.Points[i-1].EnvID}
+		rows[len(rows)-1-i] = row{SeriesPoint: p, Change: starts[p.At], Env: env[i]}
 	}
-	s.render(w, r, "series.html", map[string]any{"Title": k.Benchmark, "Series": ser, "Rows": rows})
+	s.render(w, r, "series.html", map[string]any{"Title": ser.Benchmark, "Series": ser, "Rows": rows})
 }
 
 func (s *Server) chart(w http.ResponseWriter, r *http.Request) {
-	k, err := s.seriesKey(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	ser, err := s.Store.Series(r.Context(), k)
-	if err != nil {
-		s.fail(w, r, err)
+	ser, ok := s.readSeries(w, r)
+	if !ok {
 		return
 	}
 	values := make([]float64, len(ser.Points))
 	index := map[time.Time]int{}
-	var env []int
 	for i, p := range ser.Points {
 		values[i] = p.Value
 		index[p.At] = i
-		if i > 0 && p.EnvID != ser.Points[i-1].EnvID {
-			env = append(env, i)
-		}
 	}
+	var env []int
+	for i := range envChanges(ser.Points) {
+		env = append(env, i)
+	}
+	sort.Ints(env)
 	var cps []int
 	for _, c := range ser.ChangePoints {
 		if i, ok := index[c.After.At]; ok {
 			cps = append(cps, i)
 		}
 	}
-	svg, err := chart.SeriesSVG(k.Benchmark+" on "+k.Machine, k.Unit, values, cps, env)
+	svg, err := chart.SeriesSVG(ser.Benchmark+" on "+ser.Machine, ser.Unit, values, cps, env)
 	if err != nil {
 		s.fail(w, r, err)
 		return

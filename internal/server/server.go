@@ -353,13 +353,9 @@ func (s *Server) apiMachines(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) apiSeries(w http.ResponseWriter, r *http.Request) {
-	k, err := s.seriesKey(r)
-	if err != nil {
-		s.fail(w, r, err)
-		return
+	if ser, ok := s.readSeries(w, r); ok {
+		s.writeJSON(w, r, ser, nil)
 	}
-	ser, err := s.Store.Series(r.Context(), k)
-	s.writeJSON(w, r, ser, err)
 }
 
 func (s *Server) apiChangePoints(w http.ResponseWriter, r *http.Request) {
