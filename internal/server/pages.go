@@ -75,7 +75,7 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q, _ := store.ParseQuery("")
-	ups, err := s.Store.ListUploads(r.Context(), q, []string{"machine-id", "commit", "toolchain", "upload-file", "upload-time", "by"}, 20)
+	ups, err := s.Store.ListUploads(r.Context(), q, []string{"machine-id", "commit", "experiment-commit", "toolchain", "upload-file", "upload-time", "by"}, 20)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -341,6 +341,9 @@ func TestABUploadShowsThePullRequestTable(t *testing.T) {
 		strings.Contains(table, "```") || !strings.Contains(table, "<b>sec/op</b>") {
 		t.Fatalf("A/B page: %d\n%s", code, page)
 	}
+	if _, home := get(t, f.http.URL+"/"); !strings.Contains(home, "<td>A/B</td>") || !strings.Contains(home, "<code>bbbbbbbbbb</code>") {
+		t.Errorf("the home page does not show the upload as an A/B of the experiment's commit:\n%s", home)
+	}
 }
 
 func TestUnavailableStoreIs503AndTheServerStaysUp(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"golang.org/x/perf/benchfmt"
@@ -117,7 +118,8 @@ func (s *Store) eachResult(ctx context.Context, f storedFile, q *Query, fn func(
 }
 
 // UploadInfo is one upload in a list: how many of its results matched,
-// and the values of the labels asked for that all its files share.
+// and the values its files have of the labels asked for (distinct values
+// sorted and joined by ", ", at most 8).
 type UploadInfo struct {
 	Count       int
 	UploadID    string
@@ -170,7 +172,7 @@ func (s *Store) ListUploads(ctx context.Context, q *Query, extraLabels []string,
 		out[i].LabelValues = map[string]string{}
 		for _, name := range extraLabels {
 			rs, err := s.db.QueryContext(ctx, s.q(`SELECT DISTINCT l.value FROM file_labels l JOIN files f ON f.id = l.file JOIN uploads u ON u.id = f.upload
-				WHERE u.upload_id = ? AND l.name = ? LIMIT 2`), out[i].UploadID, name)
+				WHERE u.upload_id = ? AND l.name = ? ORDER BY l.value LIMIT 8`), out[i].UploadID, name)
 			if err != nil {
 				return nil, unavailable("list uploads", err)
 			}
@@ -181,8 +183,8 @@ func (s *Store) ListUploads(ctx context.Context, q *Query, extraLabels []string,
 				vals = append(vals, v)
 			}
 			rs.Close()
-			if len(vals) == 1 {
-				out[i].LabelValues[name] = vals[0]
+			if len(vals) > 0 {
+				out[i].LabelValues[name] = strings.Join(vals, ", ")
 			}
 		}
 	}
