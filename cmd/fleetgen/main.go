@@ -36,6 +36,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ledgerbench/ledgerbench/harness/history"
 	"github.com/ledgerbench/ledgerbench/internal/server"
 	"github.com/ledgerbench/ledgerbench/internal/store"
 )
@@ -46,6 +47,7 @@ type config struct {
 	checkpoints                 []float64
 	out                         string
 	seed                        uint64
+	measureOnly                 bool
 }
 
 // Checkpoint is the store measured after some nights.
@@ -81,6 +83,7 @@ func main() {
 	flag.StringVar(&cps, "checkpoints", "0.125,0.25,0.5,1", "fractions of the nights after which to measure")
 	flag.StringVar(&c.out, "out", "", "write OUT.json and OUT.md")
 	flag.Uint64Var(&c.seed, "seed", 1, "seed of the generated values")
+	flag.BoolVar(&c.measureOnly, "measure-only", false, "measure a store this command filled before (same --machines, --benchmarks, --nights and --seed) without uploading")
 	flag.Parse()
 	if c.spec == "" || c.machines < 1 || c.benchmarks < 10 || c.night < 20 {
 		fmt.Fprintln(os.Stderr, "fleetgen: want --store, and at least 1 machine, 10 benchmarks and 20 nights")
@@ -192,13 +195,24 @@ func run(ctx context.Context, c config, log io.Writer) ([]Checkpoint, error) {
 		return nil, err
 	}
 	defer st.Close()
-	if ms, err := st.Machines(ctx); err != nil || len(ms) > 0 {
-		return nil, fmt.Errorf("%s is not empty (or unreadable: %v)", st, err)
-	}
 	f := newFleet(c)
 	hs := httptest.NewServer((&server.Server{Store: st}).Handler())
 	defer hs.Close()
 	rng := rand.New(rand.NewPCG(c.seed, 11))
+	ms, err := st.Machines(ctx)
+	if c.measureOnly {
+		if err != nil || len(ms) != c.machines || ms[0].Runs != c.night {
+			return nil, fmt.Errorf("%s does not hold %d machines of %d runs (%d machines, %v)", st, c.machines, c.night, len(ms), err)
+		}
+		cp := Checkpoint{Nights: c.night, Runs: c.night * c.machines, Points: int64(c.night * c.machines * c.benchmarks)}
+		if err := measure(ctx, c, f, st, hs.URL, rng, &cp); err != nil {
+			return nil, err
+		}
+		return []Checkpoint{cp}, nil
+	}
+	if err != nil || len(ms) > 0 {
+		return nil, fmt.Errorf("%s is not empty (or unreadable: %v)", st, err)
+	}
 	var out []Checkpoint
 	night := 0
 	for _, frac := range c.checkpoints {
@@ -275,10 +289,13 @@ func measure(ctx context.Context, c config, f *fleet, st *store.Store, base stri
 		if err != nil {
 			return err
 		}
-		planted := map[string]bool{}
+		// A step is an open regression to find once four runs show it
+		// (the change-point search's smallest segment) and while it is
+		// among the last history.NewWindow runs.
+		planted := map[[2]string]bool{}
 		for b, s := range f.stepAt[m] {
-			if s >= 0 && s == c.night-4 && cp.Nights == c.night {
-				planted[f.names[b]] = true
+			if s >= 0 && s <= cp.Nights-4 && s >= cp.Nights-history.NewWindow {
+				planted[[2]string{f.pkgs[b], f.names[b]}] = true
 			}
 		}
 		cp.PlantedOpen += len(planted)
@@ -287,7 +304,7 @@ func measure(ctx context.Context, c config, f *fleet, st *store.Store, base stri
 				continue
 			}
 			cp.OpenRegressions++
-			if planted[r.Benchmark] {
+			if planted[[2]string{r.Pkg, r.Benchmark}] {
 				cp.PlantedOpenFound++
 			} else {
 				cp.UnplantedOpenAlarms++
