@@ -155,10 +155,11 @@ func (s *Store) Series(ctx context.Context, k SeriesKey) (*Series, error) {
 }
 
 // points reads a series' points, oldest first: the latest last of them
-// when last > 0.
+// when last > 0. The points come from one range of the points table; the
+// runs they name are then read by file ID (a join over every run would
+// make PostgreSQL hash the whole files table).
 func (s *Store) points(ctx context.Context, id int64, last int) ([]SeriesPoint, error) {
-	q := `SELECT p.file, p.at, u.upload_id, f.part, COALESCE(f.commit_id, ''), COALESCE(f.env_id, ''), p.value, p.n
-		FROM points p JOIN files f ON f.id = p.file JOIN uploads u ON u.id = f.upload WHERE p.series = ?`
+	q := `SELECT p.file, p.at, p.value, p.n FROM points p WHERE p.series = ?`
 	if last > 0 {
 		q += fmt.Sprintf(` ORDER BY p.at DESC, p.file DESC LIMIT %d`, last)
 	} else {
@@ -168,23 +169,66 @@ func (s *Store) points(ctx context.Context, id int64, last int) ([]SeriesPoint, 
 	if err != nil {
 		return nil, unavailable("points", err)
 	}
-	defer rs.Close()
 	var out []SeriesPoint
 	for rs.Next() {
 		var p SeriesPoint
 		var at int64
-		if err := rs.Scan(&p.file, &at, &p.Upload, &p.Part, &p.Commit, &p.EnvID, &p.Value, &p.N); err != nil {
+		if err := rs.Scan(&p.file, &at, &p.Value, &p.N); err != nil {
+			rs.Close()
 			return nil, unavailable("points", err)
 		}
 		p.At = time.Unix(0, at).UTC()
 		out = append(out, p)
+	}
+	rs.Close()
+	if err := rs.Err(); err != nil {
+		return nil, unavailable("points", err)
 	}
 	if last > 0 {
 		for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
 			out[i], out[j] = out[j], out[i]
 		}
 	}
-	return out, unavailable("points", rs.Err())
+	runs, err := s.runs(ctx, id, out)
+	if err != nil {
+		return nil, err
+	}
+	for i := range out {
+		r := runs[out[i].file]
+		r.At = out[i].At
+		out[i].Run = r
+	}
+	return out, nil
+}
+
+// runs reads the runs of points by file ID.
+func (s *Store) runs(ctx context.Context, series int64, pts []SeriesPoint) (map[int64]Run, error) {
+	const cols = `SELECT f.id, COALESCE(f.upload_key, ''), f.part, COALESCE(f.commit_id, ''), COALESCE(f.env_id, '') FROM files f WHERE `
+	var rs *sql.Rows
+	var err error
+	if s.dialect == postgres {
+		ids := make([]int64, len(pts))
+		for i, p := range pts {
+			ids[i] = p.file
+		}
+		rs, err = s.db.QueryContext(ctx, cols+`f.id = ANY($1)`, ids)
+	} else {
+		rs, err = s.db.QueryContext(ctx, cols+`f.id IN (SELECT p.file FROM points p WHERE p.series = ?)`, series)
+	}
+	if err != nil {
+		return nil, unavailable("runs", err)
+	}
+	defer rs.Close()
+	out := make(map[int64]Run, len(pts))
+	for rs.Next() {
+		var id int64
+		var r Run
+		if err := rs.Scan(&id, &r.Upload, &r.Part, &r.Commit, &r.EnvID); err != nil {
+			return nil, unavailable("runs", err)
+		}
+		out[id] = r
+	}
+	return out, unavailable("runs", rs.Err())
 }
 
 func (s *Store) changePoints(ctx context.Context, where string, args []any, limit int) ([]ChangePoint, error) {

@@ -397,7 +397,7 @@ func TestMigrationsFromEveryVersion(t *testing.T) {
 				}
 				if from >= 1 {
 					ser, err := s.Series(ctx, SeriesKey{Machine: "m1", Benchmark: "BenchmarkGet/impl=paged-2", Unit: "sec/op"})
-					if err != nil || len(ser.Points) != 1 || !ser.Pending {
+					if err != nil || len(ser.Points) != 1 || !ser.Pending || ser.Points[0].Upload != UploadID([]File{f}) || ser.Points[0].Commit != fmt.Sprintf("%040d", 0) {
 						t.Fatalf("series after migrating from %d: %+v, %v", from, ser, err)
 					}
 					if got := search(t, s, "/impl:paged"); len(got) != 3 {

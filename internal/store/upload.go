@@ -157,6 +157,9 @@ func (s *Store) Put(ctx context.Context, files []File, user string) (*Upload, er
 			return nil, err
 		}
 	}
+	if _, err := tx.ExecContext(ctx, s.q(`UPDATE files SET upload_key = ? WHERE upload = ?`), up.ID, pk); err != nil {
+		return nil, unavailable("insert file", err)
+	}
 	if err := tx.Commit(); err != nil {
 		return nil, unavailable("commit", err)
 	}
