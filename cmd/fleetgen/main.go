@@ -370,8 +370,12 @@ func write(c config, cps []Checkpoint) error {
 	}
 	var md strings.Builder
 	fmt.Fprintf(&md, "# %s store: %d machines × %d benchmarks × %d nights\n\n", strings.SplitN(c.spec, ":", 2)[0], c.machines, c.benchmarks, c.night)
-	fmt.Fprintf(&md, "Made by `go run ./cmd/fleetgen --store %s --machines %d --benchmarks %d --nights %d` on %s.\n\n",
-		strings.SplitN(c.spec, ":", 2)[0]+":…", c.machines, c.benchmarks, c.night, time.Now().UTC().Format("2006-01-02"))
+	how := ""
+	if c.measureOnly {
+		how = " --measure-only"
+	}
+	fmt.Fprintf(&md, "Made by `go run ./cmd/fleetgen --store %s --machines %d --benchmarks %d --nights %d%s` on %s.\n\n",
+		strings.SplitN(c.spec, ":", 2)[0]+":…", c.machines, c.benchmarks, c.night, how, time.Now().UTC().Format("2006-01-02"))
 	md.WriteString("| nights | runs | points | upload runs/s | points/s | analyze s (series) | series query ms (median / p95) | store call ms (median) | regressions page ms (median / p95) | store MB | bytes/run | open found / planted | other open |\n")
 	md.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, cp := range cps {
@@ -379,8 +383,15 @@ func write(c config, cps []Checkpoint) error {
 		if cp.PlantedOpen > 0 {
 			planted = fmt.Sprintf("%d / %d", cp.PlantedOpenFound, cp.PlantedOpen)
 		}
-		fmt.Fprintf(&md, "| %d | %d | %d | %.1f | %.0f | %.0f (%d) | %.1f / %.1f | %.1f | %.1f / %.1f | %.0f | %.0f | %s | %d |\n",
-			cp.Nights, cp.Runs, cp.Points, cp.UploadsPerSecond, cp.PointsPerSecond, cp.AnalyzeSeconds, cp.AnalyzedSeries,
+		upload, analyze := "–", "–"
+		if cp.UploadSeconds > 0 {
+			upload = fmt.Sprintf("%.1f | %.0f", cp.UploadsPerSecond, cp.PointsPerSecond)
+			analyze = fmt.Sprintf("%.0f (%d)", cp.AnalyzeSeconds, cp.AnalyzedSeries)
+		} else {
+			upload = "– | –"
+		}
+		fmt.Fprintf(&md, "| %d | %d | %d | %s | %s | %.1f / %.1f | %.1f | %.1f / %.1f | %.0f | %.0f | %s | %d |\n",
+			cp.Nights, cp.Runs, cp.Points, upload, analyze,
 			cp.SeriesQueryMS.Median, cp.SeriesQueryMS.P95, cp.SeriesStoreMS.Median, cp.RegressionsPageMS.Median, cp.RegressionsPageMS.P95,
 			float64(cp.StoreBytes)/1e6, cp.BytesPerRun, planted, cp.UnplantedOpenAlarms)
 	}
