@@ -166,7 +166,7 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !up.Existing {
-		s.analyzeLater(machinesOf(files))
+		s.analyzeLater(up.Machines)
 	}
 	s.Log.Printf("upload %s by %s: %d files, %d results, existing=%v", up.ID, user, len(files), up.Results, up.Existing)
 	w.Header().Set("Content-Type", "application/json")
@@ -226,23 +226,6 @@ func readErr(err error) error {
 		return err
 	}
 	return fmt.Errorf("%w: reading the upload: %v; nothing was stored", errBadRequest, err)
-}
-
-func machinesOf(files []store.File) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, f := range files {
-		r := benchfmt.NewReader(strings.NewReader(string(f.Data)), f.Name)
-		for r.Scan() {
-			if res, ok := r.Result().(*benchfmt.Result); ok {
-				if m := res.GetConfig("machine-id"); !seen[m] {
-					seen[m] = true
-					out = append(out, m)
-				}
-			}
-		}
-	}
-	return out
 }
 
 // search is perfdata's GET /search?q=QUERY: the matching results as a

@@ -118,7 +118,7 @@ func TestPutIsIdempotentAndAllOrNothing(t *testing.T) {
 		ctx := context.Background()
 		f := nightlyFile("m1", "e1", 0, map[string]float64{"BenchmarkGet/impl=paged-2": 100, "BenchmarkGet/impl=skiplist-2": 150})
 		up, err := s.Put(ctx, []File{f}, "alice")
-		if err != nil || up.Existing || up.Results != 6 || up.ID != UploadID([]File{f}) {
+		if err != nil || up.Existing || up.Results != 6 || up.ID != UploadID([]File{f}) || len(up.Machines) != 1 || up.Machines[0] != "m1" {
 			t.Fatalf("first put: %+v, %v", up, err)
 		}
 		again, err := s.Put(ctx, []File{f}, "bob")

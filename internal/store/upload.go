@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -28,6 +29,8 @@ type Upload struct {
 	ID      string   // the upload's ID: a prefix of its content hash
 	FileIDs []string // ID/part, one per file
 	Results int      // result lines
+	// Machines are the machine-ids of the files, in order, without repeats.
+	Machines []string
 	// Existing reports that these exact files were already stored, by an
 	// earlier upload with this ID: nothing was written.
 	Existing bool
@@ -122,6 +125,9 @@ func (s *Store) Put(ctx context.Context, files []File, user string) (*Upload, er
 	for i, p := range ps {
 		up.FileIDs = append(up.FileIDs, fmt.Sprintf("%s/%d", up.ID, i))
 		up.Results += p.results
+		if !slices.Contains(up.Machines, p.machine) {
+			up.Machines = append(up.Machines, p.machine)
+		}
 	}
 	if ok, err := s.exists(ctx, hash); err != nil || ok {
 		up.Existing = ok
