@@ -39,6 +39,9 @@ func (ix *indexer) committed() {
 	ix.s.mu.Unlock()
 }
 
+// factKeys are the configuration keys that describe a machine.
+var factKeys = []string{"machine", "cpu", "goos", "goarch", "host-pinned", "env-id", "go", "benchctl-version"}
+
 // fileInfo is what the index keeps of a file's configuration.
 type fileInfo struct {
 	machine string

@@ -59,11 +59,7 @@ type parsed struct {
 	labels  map[[2]string]bool // config key/value pairs seen
 	machine string
 	results int
-	facts   map[string]string // the machine's configuration, as of this file
 }
-
-// factKeys are the configuration keys that describe a machine.
-var factKeys = []string{"machine", "cpu", "goos", "goarch", "host-pinned", "env-id", "go", "benchctl-version"}
 
 // validate reads every file whole: any syntax error, a result without a
 // machine-id, two machine-ids in one file or a file without results
@@ -74,7 +70,7 @@ func validate(files []File) ([]parsed, error) {
 	}
 	out := make([]parsed, 0, len(files))
 	for _, f := range files {
-		p := parsed{File: f, labels: map[[2]string]bool{}, facts: map[string]string{}}
+		p := parsed{File: f, labels: map[[2]string]bool{}}
 		r := benchfmt.NewReader(bytes.NewReader(f.Data), f.Name)
 		for r.Scan() {
 			switch rec := r.Result().(type) {
@@ -93,11 +89,6 @@ func validate(files []File) ([]parsed, error) {
 				p.results++
 				for _, c := range rec.Config {
 					p.labels[[2]string{c.Key, string(c.Value)}] = true
-				}
-				for _, k := range factKeys {
-					if v := rec.GetConfig(k); v != "" {
-						p.facts[k] = string(v)
-					}
 				}
 			}
 		}
