@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"embed"
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -254,7 +255,7 @@ func (s *Server) uploadPage(w http.ResponseWriter, r *http.Request) {
 	for part := 0; ; part++ {
 		name, data, err := s.Store.Contents(r.Context(), id, part)
 		if err != nil {
-			if part > 0 && strings.Contains(err.Error(), "not found") {
+			if part > 0 && errors.Is(err, store.ErrNotFound) {
 				break
 			}
 			s.fail(w, r, err)
