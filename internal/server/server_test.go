@@ -308,7 +308,7 @@ func TestDashboardPagesAndAPI(t *testing.T) {
 	if code != 200 || !strings.Contains(across, `href="/machine/m1"`) || !strings.Contains(across, `href="/machine/m2"`) {
 		t.Errorf("across: %d\n%s", code, across)
 	}
-	for _, u := range []string{"/machine/nope", "/series?machine=m1&benchmark=BenchmarkNope", "/raw/nope/0"} {
+	for _, u := range []string{"/machine/nope", "/series?machine=m1&benchmark=BenchmarkNope", "/raw/nope/0", "/upload/nope"} {
 		if code, _ := get(t, f.http.URL+u); code != 404 {
 			t.Errorf("%s: %d, want 404", u, code)
 		}
