@@ -28,16 +28,33 @@ type serveProc struct {
 	logs *bytes.Buffer
 }
 
+// freeAddr is a local address nothing listens on now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// serveSetup is a test's store path and tokens file, with its spool and
+// token in the environment.
+func serveSetup(t *testing.T) (dir, db, tokens string) {
+	t.Helper()
+	dir = t.TempDir()
+	tokens, tok := tokenFor(t, dir)
+	t.Setenv("BENCHCTL_SPOOL", filepath.Join(dir, "spool"))
+	t.Setenv("BENCHCTL_TOKEN", tok)
+	return dir, filepath.Join(dir, "r.db"), tokens
+}
+
 func startServe(t *testing.T, dbPath, tokens, addr string) *serveProc {
 	t.Helper()
 	exe, _ := os.Executable()
 	if addr == "" {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		addr = ln.Addr().String()
-		ln.Close()
+		addr = freeAddr(t)
 	}
 	cmd := exec.Command(exe, "serve", "--store", "sqlite:"+dbPath, "--listen", addr, "--tokens", tokens, "--max-upload", "200000000")
 	cmd.Env = append(os.Environ(), "BENCHCTL_TEST_CLI=1")
@@ -118,11 +135,8 @@ func storeCounts(t *testing.T, dbPath string) (uploads, points int) {
 // the upload, upload --pending delivers it, and the store holds it once,
 // whole.
 func TestServerKilledMidUploadLosesAndDoublesNothing(t *testing.T) {
-	dir := t.TempDir()
-	db := filepath.Join(dir, "r.db")
-	tokens, tok := tokenFor(t, dir)
-	t.Setenv("BENCHCTL_SPOOL", filepath.Join(dir, "spool"))
-	t.Setenv("BENCHCTL_TOKEN", tok)
+	dir, db, tokens := serveSetup(t)
+	tok := os.Getenv("BENCHCTL_TOKEN")
 	srv := startServe(t, db, tokens, "")
 	addr := strings.TrimPrefix(srv.url, "http://")
 
@@ -196,14 +210,8 @@ func TestServerKilledMidUploadLosesAndDoublesNothing(t *testing.T) {
 // with --server: down, the run still succeeds locally and says so; up,
 // the next run delivers both, and the dashboard lists the machine.
 func TestNightlyUploadsAndSurvivesAnUnreachableServer(t *testing.T) {
-	dir := t.TempDir()
-	db := filepath.Join(dir, "r.db")
-	tokens, tok := tokenFor(t, dir)
-	t.Setenv("BENCHCTL_SPOOL", filepath.Join(dir, "spool"))
-	t.Setenv("BENCHCTL_TOKEN", tok)
-	ln, _ := net.Listen("tcp", "127.0.0.1:0")
-	addr := ln.Addr().String()
-	ln.Close()
+	dir, db, tokens := serveSetup(t)
+	addr := freeAddr(t)
 	results := filepath.Join(dir, "results")
 	nightlyTo := func() (int, string) {
 		code, _, stderr := benchctl(t, "nightly", "--suite", "clitest", "--bench", "^BenchmarkNoop$", "--anchor", "none", "--allow-unpinned",

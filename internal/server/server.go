@@ -31,7 +31,7 @@ type Server struct {
 
 	mu      sync.Mutex
 	pending map[string]bool // machines to analyze
-	kick    chan struct{}
+	kick    chan struct{}   // made by Handler; an upload signals Run
 }
 
 // Handler returns the server's routes.
@@ -41,6 +41,9 @@ func (s *Server) Handler() http.Handler {
 	}
 	if s.Log == nil {
 		s.Log = log.New(io.Discard, "", 0)
+	}
+	if s.kick == nil {
+		s.kick = make(chan struct{}, 1)
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /upload", s.upload)
@@ -57,19 +60,14 @@ func (s *Server) Handler() http.Handler {
 }
 
 // Run analyzes uploaded machines' series in the background until ctx
-// ends. Without it, series stay pending until Analyze is called.
+// ends; call it after Handler. Without it, series stay pending until
+// Analyze is called.
 func (s *Server) Run(ctx context.Context) {
-	s.mu.Lock()
-	if s.kick == nil {
-		s.kick = make(chan struct{}, 1)
-	}
-	kick := s.kick
-	s.mu.Unlock()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-kick:
+		case <-s.kick:
 		}
 		s.mu.Lock()
 		machines := s.pending
@@ -94,9 +92,6 @@ func (s *Server) analyzeLater(machines []string) {
 	}
 	for _, m := range machines {
 		s.pending[m] = true
-	}
-	if s.kick == nil {
-		s.kick = make(chan struct{}, 1)
 	}
 	select {
 	case s.kick <- struct{}{}:
