@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/spf13/cobra"
+
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 )
@@ -28,6 +30,14 @@ type Config struct {
 	Name string
 	// Registry holds the benchmarks (default harness.Default).
 	Registry *harness.Registry
+	// Commands, when set, adds commands of the program's own beside the
+	// measuring ones, made anew for each command tree of the program named
+	// name. An error they return exits 2 unless it has an ExitCode() int
+	// method, whose code is then the exit code. This repository's
+	// cmd/benchctl adds the results server's serve and token this way, so
+	// a benchmark program that leaves Commands nil links no database
+	// driver.
+	Commands func(name string) []*cobra.Command
 }
 
 // Main runs the CLI with c; see the package-level [Main].
@@ -45,6 +55,6 @@ func (c Config) Main() int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	a := &app{name: name, registry: reg, stdout: os.Stdout, stderr: os.Stderr}
+	a := &app{name: name, registry: reg, stdout: os.Stdout, stderr: os.Stderr, commands: c.Commands}
 	return a.main(ctx, os.Args[1:])
 }

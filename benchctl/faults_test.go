@@ -17,6 +17,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
 	"github.com/ledgerbench/ledgerbench/harness/report"
+	"github.com/ledgerbench/ledgerbench/internal/servecmd"
 )
 
 // Fault helpers of the CLI: the test binary run as benchctl in a process
@@ -33,7 +34,7 @@ func cliMain() int {
 			return 99
 		}
 	}
-	return Config{Name: "benchctl"}.Main()
+	return Config{Name: "benchctl", Commands: servecmd.Commands}.Main()
 }
 
 // cli runs the test binary as benchctl with args; fsize > 0 limits the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/report"
+	"github.com/ledgerbench/ledgerbench/internal/servecmd"
 )
 
 func benchctl(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -23,7 +24,7 @@ func benchctl(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	}
 	var out, errb bytes.Buffer
 	a := &app{registry: harness.Default, stdout: &out, stderr: &errb, executable: exe,
-		header: func(h *report.Header) { h.Machine = "testhost" }}
+		header: func(h *report.Header) { h.Machine = "testhost" }, commands: servecmd.Commands}
 	code = a.main(context.Background(), args)
 	return code, out.String(), errb.String()
 }

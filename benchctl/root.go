@@ -53,6 +53,8 @@ type app struct {
 	now func() time.Time
 	// written lists the result files the command wrote, for --server.
 	written []string
+	// commands adds the program's own commands (Config.Commands).
+	commands func(name string) []*cobra.Command
 }
 
 // selfExecutable is the binary that forks re-execute: the test's
@@ -93,6 +95,10 @@ func (a *app) main(ctx context.Context, args []string) int {
 	if errors.As(err, &fe) {
 		return exitFailure
 	}
+	var coded interface{ ExitCode() int }
+	if errors.As(err, &coded) {
+		return coded.ExitCode()
+	}
 	return exitUsage
 }
 
@@ -120,6 +126,9 @@ Exit codes: 0 ok, 1 a benchmark failed or a regression was found, 2 bad usage.`,
 		return usageError{fmt.Errorf("%w (see `%s --help`)", err, c.CommandPath())}
 	})
 	root.AddCommand(a.listCmd(), a.runCmd(), a.checkCmd(), a.tuneCmd(), a.resetCmd(), a.compareCmd(), a.abCmd(), a.nightlyCmd(), a.calibrateCmd(),
-		a.serveCmd(), a.uploadCmd(), a.tokenCmd())
+		a.uploadCmd())
+	if a.commands != nil {
+		root.AddCommand(a.commands(a.name)...)
+	}
 	return root
 }

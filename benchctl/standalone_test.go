@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -74,5 +75,41 @@ func TestNamesNothingOfThisRepository(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestProgramLinksNoDatabase: a program of another module whose main is
+// benchctl.Main (examples/counter) builds with no SQL driver (modernc sqlite, pgx, lib/pq, go-sqlite3), no store
+// and no server among its dependencies; they are linked only where
+// Config.Commands adds the server's commands (cmd/benchctl).
+func TestProgramLinksNoDatabase(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list on another module")
+	}
+	deps := func(dir, pkg string) []string {
+		cmd := exec.Command("go", "list", "-deps", pkg)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %s in %s: %v\n%s", pkg, dir, err, out)
+		}
+		return strings.Fields(string(out))
+	}
+	database := regexp.MustCompile(`^(modernc\.org/sqlite|github\.com/jackc/pgx|github\.com/lib/pq|github\.com/mattn/go-sqlite3|github\.com/ledgerbench/ledgerbench/internal/(store|server)$)`)
+	var linked []string
+	for _, d := range deps("../examples/counter", ".") {
+		if database.MatchString(d) {
+			linked = append(linked, d)
+		}
+	}
+	if len(linked) > 0 {
+		t.Errorf("examples/counter links %v", linked)
+	}
+	var server bool
+	for _, d := range deps("..", "./cmd/benchctl") {
+		server = server || d == "github.com/ledgerbench/ledgerbench/internal/store"
+	}
+	if !server {
+		t.Error("cmd/benchctl does not link the store: serve is gone from it")
 	}
 }

@@ -11,8 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ledgerbench/ledgerbench/internal/server"
-	"github.com/ledgerbench/ledgerbench/internal/store"
+	"github.com/ledgerbench/ledgerbench/internal/payload"
 	"github.com/ledgerbench/ledgerbench/internal/upload"
 )
 
@@ -23,7 +22,7 @@ type serverFlags struct {
 }
 
 func (f *serverFlags) register(c *cobra.Command) {
-	c.Flags().StringVar(&f.server, "server", "", "a benchctl serve URL to upload the results to after writing them (token from $"+server.TokenEnv+")")
+	c.Flags().StringVar(&f.server, "server", "", "a benchctl serve URL to upload the results to after writing them (token from $"+payload.TokenEnv+")")
 	c.Flags().DurationVar(&f.timeout, "upload-timeout", time.Minute, "how long one upload may take before it is spooled for later")
 }
 
@@ -66,7 +65,7 @@ func (a *app) spool(f serverFlags) (*upload.Spool, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &upload.Spool{Dir: dir, Token: os.Getenv(server.TokenEnv), Timeout: f.timeout}, nil
+	return &upload.Spool{Dir: dir, Token: os.Getenv(payload.TokenEnv), Timeout: f.timeout}, nil
 }
 
 // uploadFiles flushes the spool for the server, then uploads each file as
@@ -86,7 +85,7 @@ func (a *app) uploadFiles(ctx context.Context, f serverFlags, paths []string) in
 			left++
 			continue
 		}
-		r := sp.Send(ctx, f.server, []store.File{{Name: filepath.Base(p), Data: data}})
+		r := sp.Send(ctx, f.server, []payload.File{{Name: filepath.Base(p), Data: data}})
 		if !a.reportUpload(sp, r, p) {
 			left++
 		}
@@ -137,7 +136,7 @@ func (a *app) uploadCmd() *cobra.Command {
 upload of its own, after retrying the uploads spooled for that server. Each upload is spooled
 before it is sent and leaves the spool only when the server has stored it; the server
 deduplicates by content hash, so uploading a file twice stores it once. --pending retries the
-spooled uploads only (of every server, or of --server). The token comes from $` + server.TokenEnv + `;
+spooled uploads only (of every server, or of --server). The token comes from $` + payload.TokenEnv + `;
 the spool is $` + upload.SpoolEnv + ` (default ~/.local/state/benchctl/spool). Exit 1 when an upload is
 still not delivered.`,
 		Example: fmt.Sprintf(`  %[1]s upload --server http://bench.internal:8080 results/nightly/*/2026/12/*.txt

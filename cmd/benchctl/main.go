@@ -16,6 +16,9 @@ import (
 	_ "github.com/ledgerbench/ledgerbench/bench/read"
 	_ "github.com/ledgerbench/ledgerbench/bench/self"
 	"github.com/ledgerbench/ledgerbench/benchctl"
+	"github.com/ledgerbench/ledgerbench/internal/servecmd"
 )
 
-func main() { os.Exit(benchctl.Main()) }
+// main is benchctl's CLI with the results server's commands (serve,
+// token), which a benchmark program's own main leaves out.
+func main() { os.Exit(benchctl.Config{Commands: servecmd.Commands}.Main()) }

@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness/history"
+	"github.com/ledgerbench/ledgerbench/internal/payload"
 	"github.com/ledgerbench/ledgerbench/internal/server"
 	"github.com/ledgerbench/ledgerbench/internal/store"
 )
@@ -158,7 +159,7 @@ func machineID(m int) string { return fmt.Sprintf("fleet%02d-%08x", m, uint32(m)
 
 // file is machine m's run of night n, as benchctl nightly writes it: 3
 // forks of one iteration each.
-func (f *fleet) file(m, n int, rng *rand.Rand) store.File {
+func (f *fleet) file(m, n int, rng *rand.Rand) payload.File {
 	env := "env-a"
 	if f.envAt[m] >= 0 && n >= f.envAt[m] {
 		env = "env-b"
@@ -186,7 +187,7 @@ func (f *fleet) file(m, n int, rng *rand.Rand) store.File {
 			fmt.Fprintf(&b, "%s 100000 %.2f ns/op\n# benchctl: fork=%d iter=0\n", name, v*(1+0.003*rng.NormFloat64()), k)
 		}
 	}
-	return store.File{Name: at.Format("20060102T150405Z") + ".txt", Data: []byte(b.String())}
+	return payload.File{Name: at.Format("20060102T150405Z") + ".txt", Data: []byte(b.String())}
 }
 
 func run(ctx context.Context, c config, log io.Writer) ([]Checkpoint, error) {
@@ -221,7 +222,7 @@ func run(ctx context.Context, c config, log io.Writer) ([]Checkpoint, error) {
 		runs := 0
 		for ; night < until; night++ {
 			for m := 0; m < c.machines; m++ {
-				if _, err := st.Put(ctx, []store.File{f.file(m, night, rng)}, "fleetgen"); err != nil {
+				if _, err := st.Put(ctx, []payload.File{f.file(m, night, rng)}, "fleetgen"); err != nil {
 					return out, fmt.Errorf("night %d machine %d: %w", night, m, err)
 				}
 				runs++

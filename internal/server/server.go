@@ -16,6 +16,7 @@ import (
 
 	"golang.org/x/perf/benchfmt"
 
+	"github.com/ledgerbench/ledgerbench/internal/payload"
 	"github.com/ledgerbench/ledgerbench/internal/store"
 )
 
@@ -132,7 +133,7 @@ func (s *Server) user(r *http.Request) (string, error) {
 	}
 	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok || tok == "" {
-		return "", fmt.Errorf("%w: an upload needs a token: Authorization: Bearer TOKEN (benchctl sends $%s)", errUnauthorized, TokenEnv)
+		return "", fmt.Errorf("%w: an upload needs a token: Authorization: Bearer TOKEN (benchctl sends $%s)", errUnauthorized, payload.TokenEnv)
 	}
 	name, ok := s.Tokens.Check(strings.TrimSpace(tok))
 	if !ok {
@@ -178,13 +179,13 @@ func viewURL(r *http.Request, id string) string {
 	return scheme + "://" + r.Host + "/upload/" + id
 }
 
-func readUpload(r *http.Request) ([]store.File, error) {
+func readUpload(r *http.Request) ([]payload.File, error) {
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
 		return nil, fmt.Errorf("%w: an upload is multipart/form-data with file parts and a commit field", errBadRequest)
 	}
 	mr := multipart.NewReader(r.Body, params["boundary"])
-	var files []store.File
+	var files []payload.File
 	committed := false
 	for {
 		p, err := mr.NextPart()
@@ -200,7 +201,7 @@ func readUpload(r *http.Request) ([]store.File, error) {
 		}
 		switch name := p.FormName(); name {
 		case "file":
-			files = append(files, store.File{Name: p.FileName(), Data: data})
+			files = append(files, payload.File{Name: p.FileName(), Data: data})
 		case "commit":
 			committed = true
 		case "abort":

@@ -17,6 +17,7 @@ import (
 
 	"golang.org/x/perf/storage"
 
+	"github.com/ledgerbench/ledgerbench/internal/payload"
 	"github.com/ledgerbench/ledgerbench/internal/store"
 )
 
@@ -96,7 +97,7 @@ func TestPerfdataProtocolWithTheXPerfClient(t *testing.T) {
 	c := f.client()
 	data := night("m1", "e1", 0, 100)
 	st := upload(t, c, "night0.txt", data)
-	if want := store.UploadID([]store.File{{Name: "night0.txt", Data: data}}); st.UploadID != want || len(st.FileIDs) != 1 || st.FileIDs[0] != want+"/0" {
+	if want := payload.UploadID([]payload.File{{Name: "night0.txt", Data: data}}); st.UploadID != want || len(st.FileIDs) != 1 || st.FileIDs[0] != want+"/0" {
 		t.Fatalf("upload status %+v, want ID %s", st, want)
 	}
 	if again := upload(t, c, "night0.txt", data); again.UploadID != st.UploadID {

@@ -14,10 +14,6 @@ import (
 	"time"
 )
 
-// TokenEnv is the environment variable a client reads its upload token
-// from.
-const TokenEnv = "BENCHCTL_TOKEN"
-
 const tokenPrefix = "lbt_"
 
 // NewToken makes a random upload token named name, appends its hash to

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"golang.org/x/perf/benchfmt"
+
+	"github.com/ledgerbench/ledgerbench/internal/payload"
 )
 
 // The conformance tests run on SQLite always and on PostgreSQL when
@@ -74,7 +76,7 @@ func open(t *testing.T, spec string) *Store {
 
 // nightlyFile is a run of machine at night i: each benchmark's value
 // over three forks, as benchctl writes them.
-func nightlyFile(machine, env string, night int, values map[string]float64) File {
+func nightlyFile(machine, env string, night int, values map[string]float64) payload.File {
 	var b strings.Builder
 	at := time.Date(2026, 1, 1, 3, 0, 0, 0, time.UTC).AddDate(0, 0, night)
 	fmt.Fprintf(&b, "machine-id: %s\nenv-id: %s\ncommit: %040d\nrun-time: %s\ncpu: Test CPU\ngoos: linux\ngoarch: amd64\npkg: example.com/m/cache\n\n",
@@ -85,7 +87,7 @@ func nightlyFile(machine, env string, night int, values map[string]float64) File
 			fmt.Fprintf(&b, "%s 1000 %g ns/op 64 B/op\n# benchctl: fork=%d iter=0\n", name, v, f)
 		}
 	}
-	return File{Name: fmt.Sprintf("night%03d.txt", night), Data: []byte(b.String())}
+	return payload.File{Name: fmt.Sprintf("night%03d.txt", night), Data: []byte(b.String())}
 }
 
 func sortedKeys(m map[string]float64) []string {
@@ -117,11 +119,11 @@ func TestPutIsIdempotentAndAllOrNothing(t *testing.T) {
 		s := open(t, spec)
 		ctx := context.Background()
 		f := nightlyFile("m1", "e1", 0, map[string]float64{"BenchmarkGet/impl=paged-2": 100, "BenchmarkGet/impl=skiplist-2": 150})
-		up, err := s.Put(ctx, []File{f}, "alice")
-		if err != nil || up.Existing || up.Results != 6 || up.ID != UploadID([]File{f}) || len(up.Machines) != 1 || up.Machines[0] != "m1" {
+		up, err := s.Put(ctx, []payload.File{f}, "alice")
+		if err != nil || up.Existing || up.Results != 6 || up.ID != payload.UploadID([]payload.File{f}) || len(up.Machines) != 1 || up.Machines[0] != "m1" {
 			t.Fatalf("first put: %+v, %v", up, err)
 		}
-		again, err := s.Put(ctx, []File{f}, "bob")
+		again, err := s.Put(ctx, []payload.File{f}, "bob")
 		if err != nil || !again.Existing || again.ID != up.ID {
 			t.Fatalf("second put: %+v, %v", again, err)
 		}
@@ -137,12 +139,12 @@ func TestPutIsIdempotentAndAllOrNothing(t *testing.T) {
 		}
 		bad := []struct {
 			name  string
-			files []File
+			files []payload.File
 		}{
-			{"syntax", []File{f, {Name: "bad.txt", Data: []byte("machine-id: m1\nBenchmarkX 10 abc ns/op\n")}}},
-			{"no machine-id", []File{{Name: "go.txt", Data: []byte("pkg: x\nBenchmarkX 10 5 ns/op\n")}}},
-			{"no results", []File{{Name: "empty.txt", Data: []byte("machine-id: m1\n")}}},
-			{"two machines", []File{{Name: "two.txt", Data: []byte("machine-id: a\nBenchmarkX 10 5 ns/op\nmachine-id: b\nBenchmarkX 10 5 ns/op\n")}}},
+			{"syntax", []payload.File{f, {Name: "bad.txt", Data: []byte("machine-id: m1\nBenchmarkX 10 abc ns/op\n")}}},
+			{"no machine-id", []payload.File{{Name: "go.txt", Data: []byte("pkg: x\nBenchmarkX 10 5 ns/op\n")}}},
+			{"no results", []payload.File{{Name: "empty.txt", Data: []byte("machine-id: m1\n")}}},
+			{"two machines", []payload.File{{Name: "two.txt", Data: []byte("machine-id: a\nBenchmarkX 10 5 ns/op\nmachine-id: b\nBenchmarkX 10 5 ns/op\n")}}},
 			{"none", nil},
 		}
 		for _, b := range bad {
@@ -162,8 +164,8 @@ func TestPutIsIdempotentAndAllOrNothing(t *testing.T) {
 func TestConcurrentPutsOfTheSameFilesStoreOne(t *testing.T) {
 	backends(t, func(t *testing.T, spec string) {
 		s := open(t, spec)
-		files := []File{nightlyFile("m1", "e1", 0, map[string]float64{"BenchmarkA-2": 1, "BenchmarkB-2": 2})}
-		other := []File{nightlyFile("m1", "e1", 1, map[string]float64{"BenchmarkA-2": 1, "BenchmarkC-2": 3})}
+		files := []payload.File{nightlyFile("m1", "e1", 0, map[string]float64{"BenchmarkA-2": 1, "BenchmarkB-2": 2})}
+		other := []payload.File{nightlyFile("m1", "e1", 1, map[string]float64{"BenchmarkA-2": 1, "BenchmarkC-2": 3})}
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		existing := 0
@@ -224,8 +226,8 @@ func TestSearchByLabelsAndNameKeys(t *testing.T) {
 		s := open(t, spec)
 		ctx := context.Background()
 		vals := map[string]float64{"BenchmarkGet/impl=paged/size=8-2": 1, "BenchmarkGet/impl=skiplist/size=8-2": 2, "BenchmarkPut-2": 3}
-		u1, _ := s.Put(ctx, []File{nightlyFile("m1", "e1", 0, vals)}, "")
-		u2, _ := s.Put(ctx, []File{nightlyFile("m2", "e1", 1, vals)}, "")
+		u1, _ := s.Put(ctx, []payload.File{nightlyFile("m1", "e1", 0, vals)}, "")
+		u2, _ := s.Put(ctx, []payload.File{nightlyFile("m2", "e1", 1, vals)}, "")
 		cases := []struct {
 			q    string
 			want int
@@ -296,7 +298,7 @@ func fleet(t *testing.T, s *Store, nights, step int) {
 				"BenchmarkGet-2": get * (1 + 0.01*rng.NormFloat64()),
 				"BenchmarkPut-2": 50 * (1 + 0.01*rng.NormFloat64()),
 			}
-			if _, err := s.Put(context.Background(), []File{nightlyFile(m, env, n, vals)}, ""); err != nil {
+			if _, err := s.Put(context.Background(), []payload.File{nightlyFile(m, env, n, vals)}, ""); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -346,7 +348,7 @@ func TestSeriesChangePointsAndRegressions(t *testing.T) {
 		}
 		// A new night marks the series pending until analyzed again.
 		fleet2 := nightlyFile("m1", "e1", 30, map[string]float64{"BenchmarkGet-2": 120, "BenchmarkPut-2": 50})
-		s.Put(ctx, []File{fleet2}, "")
+		s.Put(ctx, []payload.File{fleet2}, "")
 		if ser, _ := s.Series(ctx, SeriesKey{Machine: "m1", Benchmark: "BenchmarkGet-2", Unit: "sec/op"}); !ser.Pending {
 			t.Error("a series with a new point is not pending")
 		}
@@ -365,7 +367,7 @@ func TestMigrationsFromEveryVersion(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var f File
+				var f payload.File
 				if from >= 1 {
 					// Write an upload as that version's code wrote it: the
 					// raw tables, then the index of its version.
@@ -373,11 +375,11 @@ func TestMigrationsFromEveryVersion(t *testing.T) {
 					tx, _ := old.db.BeginTx(ctx, nil)
 					var pk int64
 					if err := tx.QueryRow(old.q(`INSERT INTO uploads (upload_id, content_hash, created, by_user, files, results) VALUES (?, ?, ?, '', 1, 3) RETURNING id`),
-						UploadID([]File{f}), HashFiles([]File{f}), time.Now().UnixNano()).Scan(&pk); err != nil {
+						payload.UploadID([]payload.File{f}), payload.HashFiles([]payload.File{f}), time.Now().UnixNano()).Scan(&pk); err != nil {
 						t.Fatal(err)
 					}
-					ps, _ := validate([]File{f})
-					fid, err := old.insertFile(ctx, tx, pk, 0, ps[0], map[string]string{"upload": UploadID([]File{f})})
+					ps, _ := validate([]payload.File{f})
+					fid, err := old.insertFile(ctx, tx, pk, 0, ps[0], map[string]string{"upload": payload.UploadID([]payload.File{f})})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -397,7 +399,7 @@ func TestMigrationsFromEveryVersion(t *testing.T) {
 				}
 				if from >= 1 {
 					ser, err := s.Series(ctx, SeriesKey{Machine: "m1", Benchmark: "BenchmarkGet/impl=paged-2", Unit: "sec/op"})
-					if err != nil || len(ser.Points) != 1 || !ser.Pending || ser.Points[0].Upload != UploadID([]File{f}) || ser.Points[0].Commit != fmt.Sprintf("%040d", 0) {
+					if err != nil || len(ser.Points) != 1 || !ser.Pending || ser.Points[0].Upload != payload.UploadID([]payload.File{f}) || ser.Points[0].Commit != fmt.Sprintf("%040d", 0) {
 						t.Fatalf("series after migrating from %d: %+v, %v", from, ser, err)
 					}
 					if got := search(t, s, "/impl:paged"); len(got) != 3 {
@@ -405,7 +407,7 @@ func TestMigrationsFromEveryVersion(t *testing.T) {
 					}
 				}
 				// Uploads work on the migrated schema.
-				if _, err := s.Put(ctx, []File{nightlyFile("m1", "e1", 1, map[string]float64{"BenchmarkGet/impl=paged-2": 101})}, ""); err != nil {
+				if _, err := s.Put(ctx, []payload.File{nightlyFile("m1", "e1", 1, map[string]float64{"BenchmarkGet/impl=paged-2": 101})}, ""); err != nil {
 					t.Fatal(err)
 				}
 				if n, err := s.Analyze(ctx, ""); err != nil || n != 1 {
@@ -454,7 +456,7 @@ func TestReindexRebuildsTheSameIndex(t *testing.T) {
 func TestUnavailableDatabase(t *testing.T) {
 	s := open(t, "sqlite:"+filepath.Join(t.TempDir(), "r.db"))
 	s.db.Close()
-	_, err := s.Put(context.Background(), []File{nightlyFile("m1", "e1", 0, map[string]float64{"BenchmarkA-2": 1})}, "")
+	_, err := s.Put(context.Background(), []payload.File{nightlyFile("m1", "e1", 0, map[string]float64{"BenchmarkA-2": 1})}, "")
 	if !errors.Is(err, ErrUnavailable) {
 		t.Errorf("put on a closed database: %v, want ErrUnavailable", err)
 	}
@@ -487,7 +489,7 @@ func TestFullDatabaseStoresNothingHalf(t *testing.T) {
 	s := open(t, "sqlite:"+filepath.Join(t.TempDir(), "r.db"))
 	ctx := context.Background()
 	s.db.SetMaxOpenConns(1) // the page limit below is per connection
-	if _, err := s.Put(ctx, []File{nightlyFile("m1", "e1", 0, map[string]float64{"BenchmarkA-2": 1})}, ""); err != nil {
+	if _, err := s.Put(ctx, []payload.File{nightlyFile("m1", "e1", 0, map[string]float64{"BenchmarkA-2": 1})}, ""); err != nil {
 		t.Fatal(err)
 	}
 	var pages int
@@ -499,7 +501,7 @@ func TestFullDatabaseStoresNothingHalf(t *testing.T) {
 	for i := 0; i < 3000; i++ {
 		big[fmt.Sprintf("BenchmarkBig/case=%d-2", i)] = float64(i + 1)
 	}
-	_, err := s.Put(ctx, []File{nightlyFile("m1", "e1", 1, big)}, "")
+	_, err := s.Put(ctx, []payload.File{nightlyFile("m1", "e1", 1, big)}, "")
 	if !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "full") {
 		t.Fatalf("put into a full database: %v, want ErrUnavailable (full)", err)
 	}
@@ -509,7 +511,7 @@ func TestFullDatabaseStoresNothingHalf(t *testing.T) {
 	if n := count(t, s, "points"); n != 1 {
 		t.Errorf("%d points after the failed upload, want 1: half of it was kept", n)
 	}
-	if _, err := s.Put(ctx, []File{nightlyFile("m1", "e1", 2, map[string]float64{"BenchmarkA-2": 1})}, ""); err != nil {
+	if _, err := s.Put(ctx, []payload.File{nightlyFile("m1", "e1", 2, map[string]float64{"BenchmarkA-2": 1})}, ""); err != nil {
 		t.Errorf("a small upload after the full one: %v", err)
 	}
 }

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"context"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -16,13 +14,9 @@ import (
 	"time"
 
 	"golang.org/x/perf/benchfmt"
-)
 
-// File is one benchfmt file of an upload.
-type File struct {
-	Name string
-	Data []byte
-}
+	"github.com/ledgerbench/ledgerbench/internal/payload"
+)
 
 // Upload is what a stored upload's caller learns.
 type Upload struct {
@@ -39,23 +33,9 @@ type Upload struct {
 // ErrInvalid marks an upload refused for its content: nothing was stored.
 var ErrInvalid = errors.New("invalid upload")
 
-// HashFiles is the content hash of an upload's files: their names and
-// bytes, in order.
-func HashFiles(files []File) string {
-	h := sha256.New()
-	for _, f := range files {
-		fmt.Fprintf(h, "%d:%s\x00%d\x00", len(f.Name), f.Name, len(f.Data))
-		h.Write(f.Data)
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// UploadID is the ID an upload of files gets.
-func UploadID(files []File) string { return HashFiles(files)[:16] }
-
 // parsed is one validated file.
 type parsed struct {
-	File
+	payload.File
 	labels  map[[2]string]bool // config key/value pairs seen
 	machine string
 	results int
@@ -64,7 +44,7 @@ type parsed struct {
 // validate reads every file whole: any syntax error, a result without a
 // machine-id, two machine-ids in one file or a file without results
 // refuses the upload.
-func validate(files []File) ([]parsed, error) {
+func validate(files []payload.File) ([]parsed, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("%w: no files", ErrInvalid)
 	}
@@ -106,12 +86,12 @@ func validate(files []File) ([]parsed, error) {
 // Put stores an upload of files by user (empty when anonymous), all or
 // nothing. The same files uploaded again return the first upload with
 // Existing set.
-func (s *Store) Put(ctx context.Context, files []File, user string) (*Upload, error) {
+func (s *Store) Put(ctx context.Context, files []payload.File, user string) (*Upload, error) {
 	ps, err := validate(files)
 	if err != nil {
 		return nil, err
 	}
-	hash := HashFiles(files)
+	hash := payload.HashFiles(files)
 	up := &Upload{ID: hash[:16]}
 	for i, p := range ps {
 		up.FileIDs = append(up.FileIDs, fmt.Sprintf("%s/%d", up.ID, i))

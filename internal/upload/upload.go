@@ -16,7 +16,7 @@ import (
 	"golang.org/x/perf/storage"
 
 	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
-	"github.com/ledgerbench/ledgerbench/internal/store"
+	"github.com/ledgerbench/ledgerbench/internal/payload"
 )
 
 // SpoolEnv names the spool directory, overriding the default
@@ -66,8 +66,8 @@ type Result struct {
 
 // Send spools files for server and sends them; it returns the upload's
 // result, whose Err says why it is still spooled.
-func (s *Spool) Send(ctx context.Context, server string, files []store.File) Result {
-	id := store.UploadID(files)
+func (s *Spool) Send(ctx context.Context, server string, files []payload.File) Result {
+	id := payload.UploadID(files)
 	res := Result{ID: id, Server: server}
 	for _, f := range files {
 		res.Files = append(res.Files, f.Name)
@@ -81,7 +81,7 @@ func (s *Spool) Send(ctx context.Context, server string, files []store.File) Res
 	return res
 }
 
-func (s *Spool) write(id, server string, files []store.File) error {
+func (s *Spool) write(id, server string, files []payload.File) error {
 	dir := filepath.Join(s.Dir, id)
 	if _, err := os.Stat(filepath.Join(dir, "entry.json")); err == nil {
 		return nil // spooled already (a retry of the same files)
@@ -115,7 +115,7 @@ func (s *Spool) write(id, server string, files []store.File) error {
 }
 
 // deliver sends one upload and settles its spool entry.
-func (s *Spool) deliver(ctx context.Context, id, server string, files []store.File, res *Result) {
+func (s *Spool) deliver(ctx context.Context, id, server string, files []payload.File, res *Result) {
 	status, err := s.post(ctx, server, files)
 	dir := filepath.Join(s.Dir, id)
 	switch {
@@ -186,7 +186,7 @@ func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-func (s *Spool) post(ctx context.Context, server string, files []store.File) (*storage.UploadStatus, error) {
+func (s *Spool) post(ctx context.Context, server string, files []payload.File) (*storage.UploadStatus, error) {
 	timeout := s.Timeout
 	if timeout == 0 {
 		timeout = 60 * time.Second
@@ -282,7 +282,7 @@ func (s *Spool) Flush(ctx context.Context, server string) ([]Result, error) {
 			out = append(out, Result{ID: id, Err: err})
 			continue
 		}
-		var files []store.File
+		var files []payload.File
 		for i, name := range e.Files {
 			data, err := os.ReadFile(filepath.Join(s.Dir, id, strconv.Itoa(i)))
 			if err != nil {
@@ -290,12 +290,12 @@ func (s *Spool) Flush(ctx context.Context, server string) ([]Result, error) {
 				out = append(out, Result{ID: id, Server: e.Server, Files: e.Files, Err: fmt.Errorf("spool entry %s: %v", id, err)})
 				break
 			}
-			files = append(files, store.File{Name: name, Data: data})
+			files = append(files, payload.File{Name: name, Data: data})
 		}
 		if files == nil {
 			continue
 		}
-		if got := store.UploadID(files); got != id {
+		if got := payload.UploadID(files); got != id {
 			out = append(out, Result{ID: id, Server: e.Server, Files: e.Files, Err: fmt.Errorf("spool entry %s: its files hash to %s: damaged, left in place", id, got)})
 			continue
 		}

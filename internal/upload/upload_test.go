@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgerbench/ledgerbench/internal/payload"
 	"github.com/ledgerbench/ledgerbench/internal/server"
 	"github.com/ledgerbench/ledgerbench/internal/store"
 )
@@ -47,8 +48,8 @@ func (f *fixture) uploads(t *testing.T) int {
 	return len(ups)
 }
 
-func run(n int) []store.File {
-	return []store.File{{Name: "bench.txt", Data: []byte(fmt.Sprintf("machine-id: m1\ncommit: %d\nBenchmarkA-2 100 %d ns/op\n", n, 10+n))}}
+func run(n int) []payload.File {
+	return []payload.File{{Name: "bench.txt", Data: []byte(fmt.Sprintf("machine-id: m1\ncommit: %d\nBenchmarkA-2 100 %d ns/op\n", n, 10+n))}}
 }
 
 func TestSendDeliversAndLeavesNothingSpooled(t *testing.T) {
@@ -56,7 +57,7 @@ func TestSendDeliversAndLeavesNothingSpooled(t *testing.T) {
 	hs := httptest.NewServer(f.h)
 	defer hs.Close()
 	sp := &Spool{Dir: t.TempDir(), Token: f.token}
-	if r := sp.Send(context.Background(), hs.URL, run(1)); r.Err != nil || r.ID != store.UploadID(run(1)) {
+	if r := sp.Send(context.Background(), hs.URL, run(1)); r.Err != nil || r.ID != payload.UploadID(run(1)) {
 		t.Fatalf("send: %+v", r)
 	}
 	if r := sp.Send(context.Background(), hs.URL, run(1)); r.Err != nil {
@@ -133,7 +134,7 @@ func TestRefusedAndUnauthorizedUploads(t *testing.T) {
 	defer hs.Close()
 	dir := t.TempDir()
 	sp := &Spool{Dir: dir, Token: f.token}
-	bad := []store.File{{Name: "bad.txt", Data: []byte("BenchmarkA-2 100 10 ns/op\n")}}
+	bad := []payload.File{{Name: "bad.txt", Data: []byte("BenchmarkA-2 100 10 ns/op\n")}}
 	r := sp.Send(context.Background(), hs.URL, bad)
 	if r.Err == nil || !r.Rejected || !strings.Contains(r.Err.Error(), "machine-id") {
 		t.Fatalf("no machine-id: %+v", r)

@@ -1,4 +1,4 @@
-package benchctl
+package servecmd
 
 import (
 	"context"
@@ -13,13 +13,40 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ledgerbench/ledgerbench/internal/payload"
 	"github.com/ledgerbench/ledgerbench/internal/server"
 	"github.com/ledgerbench/ledgerbench/internal/store"
 )
 
 const storeHelp = "the results store: sqlite:PATH (one file, no server) or postgres://USER@HOST:PORT/DB"
 
-func (a *app) serveCmd() *cobra.Command {
+// Commands are serve and token of the program named name, made anew for
+// each command tree: pass it as benchctl.Config's Commands.
+func Commands(name string) []*cobra.Command { return []*cobra.Command{serveCmd(name), tokenCmd(name)} }
+
+// exitError is an error with the exit code benchctl's Main returns.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+
+// ExitCode is 1 for a command that ran and failed, 2 for bad usage.
+func (e exitError) ExitCode() int { return e.code }
+
+func usageError(err error) error   { return exitError{2, err} }
+func failedError(msg string) error { return exitError{1, errors.New(msg)} }
+
+// serveExample is serve's examples in the program named name.
+func serveExample(name string) string {
+	return fmt.Sprintf(`  %[1]s token new --tokens tokens.txt --name nightly-box1
+  %[1]s serve --store sqlite:results.db --listen 127.0.0.1:8080 --tokens tokens.txt
+  %[1]s serve --store postgres://bench@db.internal:5432/results --listen :8080 --tokens tokens.txt`, name)
+}
+
+func serveCmd(name string) *cobra.Command {
 	var spec, listen, tokens string
 	var maxUpload int64
 	c := &cobra.Command{
@@ -38,39 +65,37 @@ from --tokens (benchctl token new), sent as Authorization: Bearer TOKEN. Without
 server is read-only. A query word is key:value, key<value or key>value over configuration keys
 (machine-id, commit, pkg, …), upload labels, name (a benchmark's base name) and /key (its name
 keys); anything else is refused with 400.`,
-		Example: fmt.Sprintf(`  %[1]s token new --tokens tokens.txt --name nightly-box1
-  %[1]s serve --store sqlite:results.db --listen 127.0.0.1:8080 --tokens tokens.txt
-  %[1]s serve --store postgres://bench@db.internal:5432/results --listen :8080 --tokens tokens.txt`, a.name),
-		Args: cobra.NoArgs,
+		Example: serveExample(name),
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if spec == "" {
-				return usageError{errors.New("--store is required: " + storeHelp)}
+				return usageError(errors.New("--store is required: " + storeHelp))
 			}
 			if _, _, err := store.ParseSpec(spec); err != nil {
-				return usageError{err}
+				return usageError(err)
 			}
 			if maxUpload <= 0 {
-				return usageError{fmt.Errorf("--max-upload %d: must be positive", maxUpload)}
+				return usageError(fmt.Errorf("--max-upload %d: must be positive", maxUpload))
 			}
 			var toks *server.Tokens
 			if tokens != "" {
 				var err error
 				if toks, err = server.LoadTokens(tokens); err != nil {
-					return usageError{err}
+					return usageError(err)
 				}
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
 			st, err := store.Open(ctx, spec)
 			if err != nil {
-				return failedError{err.Error()}
+				return failedError(err.Error())
 			}
 			defer st.Close()
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
-				return failedError{fmt.Sprintf("--listen %s: %v", listen, err)}
+				return failedError(fmt.Sprintf("--listen %s: %v", listen, err))
 			}
-			logger := log.New(a.stderr, a.name+" serve: ", log.LstdFlags)
+			logger := log.New(cmd.ErrOrStderr(), name+" serve: ", log.LstdFlags)
 			srv := &server.Server{Store: st, Tokens: toks, MaxUpload: maxUpload, Log: logger}
 			hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 			go srv.Run(ctx)
@@ -86,12 +111,12 @@ keys); anything else is refused with 400.`,
 			if toks != nil {
 				mode = "uploads with a token from " + tokens
 			}
-			fmt.Fprintf(a.stdout, "serving %s (%s) on http://%s (%s)\n", st, st.Dialect(), ln.Addr(), mode)
+			fmt.Fprintf(cmd.OutOrStdout(), "serving %s (%s) on http://%s (%s)\n", st, st.Dialect(), ln.Addr(), mode)
 			errc := make(chan error, 1)
 			go func() { errc <- hs.Serve(ln) }()
 			select {
 			case err := <-errc:
-				return failedError{err.Error()}
+				return failedError(err.Error())
 			case <-ctx.Done():
 			}
 			shut, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -107,31 +132,31 @@ keys); anything else is refused with 400.`,
 	return c
 }
 
-func (a *app) tokenCmd() *cobra.Command {
+func tokenCmd(prog string) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "token",
 		Short: "Manage upload tokens of benchctl serve",
 	}
-	var tokens, name string
+	var tokens, tokName string
 	newCmd := &cobra.Command{
 		Use:   "new --tokens FILE [--name NAME]",
 		Short: "Make an upload token: print it once and keep only its hash in FILE",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if tokens == "" {
-				return usageError{errors.New("--tokens is required: the file serve --tokens reads")}
+				return usageError(errors.New("--tokens is required: the file serve --tokens reads"))
 			}
-			tok, err := server.NewToken(tokens, name)
+			tok, err := server.NewToken(tokens, tokName)
 			if err != nil {
-				return usageError{err}
+				return usageError(err)
 			}
-			fmt.Fprintln(a.stdout, tok)
-			a.say("token %q added to %s (only its hash is kept: it is shown this once); clients send it from $%s", name, tokens, server.TokenEnv)
+			fmt.Fprintln(cmd.OutOrStdout(), tok)
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s: token %q added to %s (only its hash is kept: it is shown this once); clients send it from $%s\n", prog, tokName, tokens, payload.TokenEnv)
 			return nil
 		},
 	}
 	newCmd.Flags().StringVar(&tokens, "tokens", "", "the tokens file")
-	newCmd.Flags().StringVar(&name, "name", "uploader", "who or what uploads with the token (one word)")
+	newCmd.Flags().StringVar(&tokName, "name", "uploader", "who or what uploads with the token (one word)")
 	c.AddCommand(newCmd)
 	return c
 }

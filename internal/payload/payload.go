@@ -1,0 +1,32 @@
+package payload
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+)
+
+// TokenEnv is the environment variable a client reads its upload token
+// from.
+const TokenEnv = "BENCHCTL_TOKEN"
+
+// File is one benchfmt file of an upload.
+type File struct {
+	Name string
+	Data []byte
+}
+
+// HashFiles is the content hash of an upload's files: their names and
+// bytes, in order.
+func HashFiles(files []File) string {
+	h := sha256.New()
+	for _, f := range files {
+		fmt.Fprintf(h, "%d:%s\x00%d\x00", len(f.Name), f.Name, len(f.Data))
+		h.Write(f.Data)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// UploadID is the ID an upload of files gets: a prefix of its content
+// hash, so a client knows it before the server answers.
+func UploadID(files []File) string { return HashFiles(files)[:16] }
