@@ -56,6 +56,14 @@
 // pkg key of the benchmark's results. Suites are free-form names; a suite
 // exists because a benchmark declares it, and every benchmark is in "all".
 //
+// # Where the types are defined
+//
+// Benchmark, Param, Trial, Group, Worker, Op and Counter are defined in
+// the measuring core (internal/measure), which runs them, and named here
+// by aliases: they are the same types. `go doc` shows their methods under
+// the core's path, for example
+// `go doc github.com/ledgerbench/ledgerbench/internal/measure.Worker`.
+//
 // # Concurrency
 //
 // A Registry is safe for concurrent use. A Trial, Group or Worker belongs

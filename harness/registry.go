@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/ledgerbench/ledgerbench/internal/measure"
 )
 
 // Registry holds benchmark declarations. It is safe for concurrent use;
@@ -29,7 +31,7 @@ func Register(b *Benchmark) { Default.register(b, callerPkg()) }
 func (r *Registry) Register(b *Benchmark) { r.register(b, callerPkg()) }
 
 func (r *Registry) register(b *Benchmark, pkg string) {
-	if err := b.validate(); err != nil {
+	if err := measure.Validate(b); err != nil {
 		panic("harness: invalid benchmark: " + err.Error())
 	}
 	r.mu.Lock()
@@ -45,9 +47,7 @@ func (r *Registry) register(b *Benchmark, pkg string) {
 			panic("harness: benchmark name " + b.Name + " is used by two families: " + o.Family + " and " + b.Family)
 		}
 	}
-	if b.pkg == "" {
-		b.pkg = pkg
-	}
+	measure.SetPkg(b, pkg)
 	r.byID[b.ID()] = b
 	r.benches = append(r.benches, b)
 }

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/harness/result"
-	"github.com/ledgerbench/ledgerbench/internal/trial"
+	"github.com/ledgerbench/ledgerbench/internal/measure"
 )
 
 // ParamsEnv is the environment variable that overrides parameter values
@@ -56,7 +56,7 @@ func RunB(b *testing.B, bench *Benchmark) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	points, err := bench.expand(o)
+	points, err := measure.Expand(bench, o)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func testOverrides(bench *Benchmark) (map[string][]string, error) {
 }
 
 func runB(b *testing.B, bench *Benchmark, pt result.Params) {
-	p := &trial.Plan{
+	p := &measure.Plan{
 		Benchmark:      bench.ID(),
 		Params:         pt,
 		Mode:           AverageTime,
@@ -129,7 +129,7 @@ func runB(b *testing.B, bench *Benchmark, pt result.Params) {
 		p.Instances = runtime.GOMAXPROCS(0)
 	}
 	var last *result.Iteration
-	sink, err := runTrial(bench, p, func(it *result.Iteration) error {
+	sink, err := measure.Run(bench, p, func(it *result.Iteration) error {
 		last = it
 		return nil
 	})

@@ -13,7 +13,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/fork"
-	"github.com/ledgerbench/ledgerbench/internal/trial"
+	"github.com/ledgerbench/ledgerbench/internal/measure"
 )
 
 // IsChild reports whether this process is a fork child started by a
@@ -69,7 +69,7 @@ func ChildMain(r *harness.Registry) int {
 	if err := childRun(conn, r, &finished); err != nil {
 		finished.Store(true)
 		f := failure{Message: err.Error()}
-		var pe *trial.PhaseError
+		var pe *measure.PhaseError
 		if errors.As(err, &pe) {
 			f.Phase, f.Message, f.Stack = pe.Phase, pe.Err.Error(), pe.Stack
 		}
@@ -99,7 +99,7 @@ func childRun(conn *fork.Conn, r *harness.Registry, finished *atomic.Bool) error
 	if f.Type != fork.Plan {
 		return fmt.Errorf("expected a plan frame, got %s", f.Type)
 	}
-	var p trial.Plan
+	var p measure.Plan
 	if err := json.Unmarshal(f.Payload, &p); err != nil {
 		return fmt.Errorf("decode plan: %w", err)
 	}
@@ -113,7 +113,7 @@ func childRun(conn *fork.Conn, r *harness.Registry, finished *atomic.Bool) error
 	if !ok {
 		return fmt.Errorf("no benchmark %q in this binary", p.Benchmark)
 	}
-	sink, err := trial.Run(b, &p, func(it *result.Iteration) error {
+	sink, err := measure.Run(b, &p, func(it *result.Iteration) error {
 		payload, err := json.Marshal(it)
 		if err != nil {
 			return err

@@ -1,8 +1,6 @@
 package engine_test
 
 import (
-	"errors"
-	"fmt"
 	"testing"
 	"time"
 
@@ -10,10 +8,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness/report"
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
-	"github.com/ledgerbench/ledgerbench/internal/trial"
 )
-
-func asPhase(err error, pe **trial.PhaseError) bool { return errors.As(err, pe) }
 
 // goldenHeader is a fixed header so report output does not depend on the
 // machine.
@@ -35,24 +30,4 @@ func runPlanned(t *testing.T, rn *engine.Runner, r *harness.Registry, o engine.O
 		return nil, err
 	}
 	return rn.Run(t.Context(), o, cases)
-}
-
-// runPlan runs p's trial from r in this process, with the planner's
-// defaults for what p leaves unset.
-func runPlan(r *harness.Registry, p *trial.Plan, emit func(*result.Iteration) error) error {
-	b, ok := r.Lookup(p.Benchmark)
-	if !ok {
-		return fmt.Errorf("no benchmark %q", p.Benchmark)
-	}
-	if p.Mode == "" {
-		p.Mode = b.Mode
-	}
-	if p.Mode == "" {
-		p.Mode = result.AverageTime
-	}
-	if p.ProbeTolerance == 0 {
-		p.ProbeTolerance = 0.05
-	}
-	_, err := trial.Run(b, p, emit)
-	return err
 }

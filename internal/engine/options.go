@@ -9,8 +9,8 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/measure"
 	"github.com/ledgerbench/ledgerbench/internal/profile"
-	"github.com/ledgerbench/ledgerbench/internal/trial"
 )
 
 // Options configure a run. Start from [DefaultOptions] (or [QuickOptions])
@@ -206,7 +206,7 @@ func (o *Options) mode(c Case) result.Mode {
 
 // planFor builds the complete fork plan of one case: every default is
 // applied here, none in the child.
-func (o *Options) planFor(c Case, fork int) *trial.Plan {
+func (o *Options) planFor(c Case, fork int) *measure.Plan {
 	mode := o.mode(c)
 	warm := o.Warmup
 	if mode == result.SingleShot && !o.WarmupExplicit {
@@ -216,7 +216,7 @@ func (o *Options) planFor(c Case, fork int) *trial.Plan {
 	if tol == 0 {
 		tol = 0.05
 	}
-	return &trial.Plan{
+	return &measure.Plan{
 		Benchmark:      c.Bench.ID(),
 		Params:         c.Params,
 		Mode:           mode,

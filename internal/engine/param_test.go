@@ -30,23 +30,6 @@ func names(cases []engine.Case) []string {
 	return out
 }
 
-func TestExpandCartesianProduct(t *testing.T) {
-	b := paramBench()
-	cases, err := engine.Cases([]*harness.Benchmark{b}, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{
-		"BenchmarkParams/impl=skiplist/cachedEntries=1000",
-		"BenchmarkParams/impl=skiplist/cachedEntries=100000",
-		"BenchmarkParams/impl=paged/cachedEntries=1000",
-		"BenchmarkParams/impl=paged/cachedEntries=100000",
-	}
-	if got := names(cases); !slices.Equal(got, want) {
-		t.Errorf("cases\n got %q\nwant %q", got, want)
-	}
-}
-
 func TestOverrides(t *testing.T) {
 	b := paramBench()
 	o := engine.Overrides{}

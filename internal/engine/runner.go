@@ -17,8 +17,8 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/fork"
+	"github.com/ledgerbench/ledgerbench/internal/measure"
 	"github.com/ledgerbench/ledgerbench/internal/profile"
-	"github.com/ledgerbench/ledgerbench/internal/trial"
 )
 
 // Runner runs planned cases in forked worker processes (or in process
@@ -336,8 +336,8 @@ func (rn *Runner) progress(e Event) {
 	}
 }
 
-func (rn *Runner) inProcess(c Case, p *trial.Plan, cr *result.CaseResult) *result.ForkError {
-	sink, err := trial.Run(c.Bench, p, func(it *result.Iteration) error {
+func (rn *Runner) inProcess(c Case, p *measure.Plan, cr *result.CaseResult) *result.ForkError {
+	sink, err := measure.Run(c.Bench, p, func(it *result.Iteration) error {
 		cr.Iterations = append(cr.Iterations, *it)
 		return nil
 	})
@@ -345,7 +345,7 @@ func (rn *Runner) inProcess(c Case, p *trial.Plan, cr *result.CaseResult) *resul
 	cr.Procs = runtime.GOMAXPROCS(0)
 	if err != nil {
 		fe := &result.ForkError{Message: err.Error()}
-		var pe *trial.PhaseError
+		var pe *measure.PhaseError
 		if errors.As(err, &pe) {
 			fe.Phase, fe.Message, fe.Stack = pe.Phase, pe.Err.Error(), pe.Stack
 		}
@@ -381,7 +381,7 @@ func (rn *Runner) executable(exe string) (string, error) {
 	return os.Executable()
 }
 
-func (rn *Runner) fork(ctx context.Context, exe string, p *trial.Plan, timeout time.Duration, cr *result.CaseResult) *result.ForkError {
+func (rn *Runner) fork(ctx context.Context, exe string, p *measure.Plan, timeout time.Duration, cr *result.CaseResult) *result.ForkError {
 	exe, err := rn.executable(exe)
 	if err != nil {
 		return &result.ForkError{Message: "find own executable: " + err.Error()}
@@ -433,7 +433,7 @@ func (rn *Runner) logFile(c result.Case, suffix string) *cappedLog {
 
 // forkOnce runs one fork of plan p with cmd and collects what it reports.
 // The iterations it got are returned even when it fails.
-func (rn *Runner) forkOnce(ctx context.Context, cmd command, p *trial.Plan, timeout time.Duration, log *cappedLog) (res forkResult, fe *result.ForkError) {
+func (rn *Runner) forkOnce(ctx context.Context, cmd command, p *measure.Plan, timeout time.Duration, log *cappedLog) (res forkResult, fe *result.ForkError) {
 	var logw io.Writer
 	if log != nil {
 		defer log.Close()

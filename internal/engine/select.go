@@ -10,7 +10,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/result"
-	"github.com/ledgerbench/ledgerbench/internal/trial"
+	"github.com/ledgerbench/ledgerbench/internal/measure"
 )
 
 // Case is one benchmark at one parameter point, or one go test
@@ -46,7 +46,7 @@ func (c Case) Result() result.Case {
 
 // Expand returns the parameter points of b with o replacing defaults.
 func Expand(b *harness.Benchmark, o Overrides) ([]result.Params, error) {
-	return trial.Expand(b, o)
+	return measure.Expand(b, o)
 }
 
 // Suites lists the suites the benchmarks of r declare, sorted, then "all".

@@ -1,4 +1,4 @@
-package engine_test
+package measure_test
 
 import (
 	"testing"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/result"
-	"github.com/ledgerbench/ledgerbench/internal/trial"
+	"github.com/ledgerbench/ledgerbench/internal/measure"
 )
 
 // pure is a pure function: without the sink the compiler could delete its
@@ -25,7 +25,7 @@ func nsPerOp(t *testing.T, body func(w *harness.Worker) func()) float64 {
 		tr.Run(func(w *harness.Worker) (func(), error) { return body(w), nil })
 		return nil
 	}}
-	its := run(t, b, &trial.Plan{Benchmark: "test/Ns", Measure: result.IterSpec{Count: 3, Ops: 200_000}, Seed: 1})
+	its := run(t, b, &measure.Plan{Benchmark: "test/Ns", Measure: result.IterSpec{Count: 3, Ops: 200_000}, Seed: 1})
 	best := its[0].Total.NsPerOp
 	for _, it := range its {
 		best = min(best, it.Total.NsPerOp)
@@ -63,7 +63,7 @@ func TestAllocationsExact(t *testing.T) {
 			})
 			return nil
 		}}
-		for _, it := range run(t, b, &trial.Plan{Benchmark: "test/Alloc", Measure: spec, Seed: 1}) {
+		for _, it := range run(t, b, &measure.Plan{Benchmark: "test/Alloc", Measure: spec, Seed: 1}) {
 			if spec.Ops > 0 {
 				// The op's allocations are counted exactly; the Go runtime's
 				// own background work (GC workers, timer heaps) may add a
@@ -99,7 +99,7 @@ func TestSampleTimePercentiles(t *testing.T) {
 		})
 		return nil
 	}}
-	its := run(t, b, &trial.Plan{Benchmark: "test/Sample", Mode: harness.SampleTime, Measure: result.IterSpec{Count: 1, Ops: 5000}, Seed: 1})
+	its := run(t, b, &measure.Plan{Benchmark: "test/Sample", Mode: harness.SampleTime, Measure: result.IterSpec{Count: 1, Ops: 5000}, Seed: 1})
 	it := its[0]
 	if it.TimerNs <= 0 {
 		t.Errorf("timer cost %v: not measured", it.TimerNs)
@@ -123,7 +123,7 @@ func TestSingleShotRunsOneInvocation(t *testing.T) {
 		tr.Run(func(w *harness.Worker) (func(), error) { return func() { calls++ }, nil })
 		return nil
 	}}
-	its := run(t, b, &trial.Plan{Benchmark: "test/SS", Mode: harness.SingleShot, Measure: result.IterSpec{Count: 4, Time: time.Second}, Seed: 1})
+	its := run(t, b, &measure.Plan{Benchmark: "test/SS", Mode: harness.SingleShot, Measure: result.IterSpec{Count: 4, Time: time.Second}, Seed: 1})
 	if calls != 4 || len(its) != 4 || its[0].Total.Ops != 1 || its[0].Total.NsPerOp <= 0 {
 		t.Errorf("single shot: %d calls over %d iterations, %d ops per iteration (%v ns); want 4, 4, 1 and a time", calls, len(its), its[0].Total.Ops, its[0].Total.NsPerOp)
 	}

@@ -1,4 +1,4 @@
-package harness
+package measure
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/profile"
-	"github.com/ledgerbench/ledgerbench/internal/trial"
 )
 
 const hdrV2 = hdrhistogram.V2CompressedEncodingCookieBase
@@ -75,11 +74,11 @@ type iterRun struct {
 	perf *profile.PerfControl
 }
 
-func prepareWorkers(workers []*Worker, mode Mode, spec result.IterSpec) *iterRun {
+func prepareWorkers(workers []*Worker, mode result.Mode, spec result.IterSpec) *iterRun {
 	ir := &iterRun{
 		s:       &iterSync{n: int32(len(workers))},
 		results: make([]workerResult, len(workers)),
-		counted: spec.Ops > 0 || mode == SingleShot,
+		counted: spec.Ops > 0 || mode == result.SingleShot,
 		spec:    spec,
 	}
 	s := ir.s
@@ -99,9 +98,9 @@ func prepareWorkers(workers []*Worker, mode Mode, spec result.IterSpec) *iterRun
 			defer func() {
 				if rec := recover(); rec != nil {
 					if f, ok := rec.(invocationFailure); ok {
-						r.err = &trial.PhaseError{Phase: "invocation hook", Err: f.err}
+						r.err = &PhaseError{Phase: "invocation hook", Err: f.err}
 					} else {
-						r.err = &trial.PhaseError{Phase: "op", Err: fmt.Errorf("panic: %v", rec), Stack: string(debug.Stack())}
+						r.err = &PhaseError{Phase: "op", Err: fmt.Errorf("panic: %v", rec), Stack: string(debug.Stack())}
 					}
 					s.abort.Store(true)
 				}

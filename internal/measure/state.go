@@ -1,10 +1,9 @@
-package harness
+package measure
 
 import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -303,7 +302,3 @@ func (c *Counter) Add(n int64) { c.n += float64(n) }
 // AddFloat adds a fractional amount, such as one run's hit percentage
 // (the harness then reports its mean per op).
 func (c *Counter) AddFloat(v float64) { c.n += v }
-
-// Sink keeps v alive so the compiler cannot delete the computation that
-// produced it (the same guard b.Loop applies to its body's results).
-func Sink[T any](v T) { runtime.KeepAlive(v) }

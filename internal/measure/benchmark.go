@@ -1,4 +1,4 @@
-package harness
+package measure
 
 import (
 	"errors"
@@ -24,7 +24,7 @@ type Benchmark struct {
 	Suites []string
 	Params []Param
 	// Mode is the default mode (AverageTime when empty).
-	Mode Mode
+	Mode result.Mode
 	// Goroutines is the default number of worker goroutines of a symmetric
 	// benchmark, or the total goroutines of a group benchmark, rounded up
 	// to a multiple of the group's size as JMH does (default: one
@@ -34,7 +34,7 @@ type Benchmark struct {
 	// (JMH's @OperationsPerInvocation). Default 1.
 	OpsPerInvocation int
 	// Units gives metadata for custom metrics (better=higher, assume=exact).
-	Units []UnitInfo
+	Units []result.Unit
 	// Setup runs once per trial in the worker process (JMH's Level.Trial
 	// setup of the Scope.Benchmark state). It must call exactly one of
 	// [Trial.Run] or [Trial.Group].
@@ -42,11 +42,6 @@ type Benchmark struct {
 
 	pkg string // import path of the package that registered it
 }
-
-// UnitInfo is benchfmt unit metadata for a custom metric: Better is
-// "higher" or "lower" (the default), Assume "nothing" (the default) or
-// "exact".
-type UnitInfo = result.Unit
 
 var (
 	nameRE  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
@@ -64,8 +59,17 @@ func (b *Benchmark) ID() string { return b.Family + "/" + b.Name }
 // of its results.
 func (b *Benchmark) Pkg() string { return b.pkg }
 
-// validate checks the declaration: names, parameters and defaults.
-func (b *Benchmark) validate() error {
+// SetPkg records pkg as the import path of the package that declared b,
+// unless one is recorded already: the registry calls it.
+func SetPkg(b *Benchmark, pkg string) {
+	if b.pkg == "" {
+		b.pkg = pkg
+	}
+}
+
+// Validate checks a declaration before it is registered: names,
+// parameters and defaults.
+func Validate(b *Benchmark) error {
 	var errs []error
 	if !nameRE.MatchString(b.Name) {
 		errs = append(errs, fmt.Errorf("benchmark name %q is not an identifier", b.Name))
@@ -119,9 +123,9 @@ func (b *Benchmark) validate() error {
 	return errors.Join(errs...)
 }
 
-func (b *Benchmark) mode() Mode {
+func (b *Benchmark) mode() result.Mode {
 	if b.Mode == "" {
-		return AverageTime
+		return result.AverageTime
 	}
 	return b.Mode
 }

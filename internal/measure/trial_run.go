@@ -1,4 +1,4 @@
-package harness
+package measure
 
 import (
 	"errors"
@@ -12,17 +12,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/profile"
-	"github.com/ledgerbench/ledgerbench/internal/trial"
 )
-
-func init() {
-	trial.Run = func(b any, p *trial.Plan, emit func(*result.Iteration) error) (uint64, error) {
-		return runTrial(b.(*Benchmark), p, emit)
-	}
-	trial.Expand = func(b any, o map[string][]string) ([]result.Params, error) {
-		return b.(*Benchmark).expand(o)
-	}
-}
 
 // safely runs f on a goroutine of its own, turning a panic into a
 // *trial.PhaseError with its stack, and a runtime.Goexit (t.FailNow from a
@@ -35,17 +25,17 @@ func safely(phase string, f func() error) (err error) {
 		defer close(done)
 		defer func() {
 			if r := recover(); r != nil {
-				err = &trial.PhaseError{Phase: phase, Err: fmt.Errorf("panic: %v", r), Stack: string(debug.Stack())}
+				err = &PhaseError{Phase: phase, Err: fmt.Errorf("panic: %v", r), Stack: string(debug.Stack())}
 			} else if !returned {
-				err = &trial.PhaseError{Phase: phase, Err: errors.New("runtime.Goexit was called (t.FailNow or t.Fatal of a testing helper?): the phase never returned")}
+				err = &PhaseError{Phase: phase, Err: errors.New("runtime.Goexit was called (t.FailNow or t.Fatal of a testing helper?): the phase never returned")}
 			}
 		}()
 		e := f()
 		returned = true
 		if e != nil {
-			var pe *trial.PhaseError
+			var pe *PhaseError
 			if !errors.As(e, &pe) {
-				e = &trial.PhaseError{Phase: phase, Err: e}
+				e = &PhaseError{Phase: phase, Err: e}
 			}
 		}
 		err = e
@@ -56,7 +46,7 @@ func safely(phase string, f func() error) (err error) {
 
 type trialRun struct {
 	t       *Trial
-	plan    *trial.Plan
+	plan    *Plan
 	groups  []*Group
 	workers []*Worker
 	timerNs float64
@@ -64,10 +54,12 @@ type trialRun struct {
 	host    *hostcheck.Host      // telemetry: temperature and steal
 }
 
-// runTrial runs one trial of plan p, which the planner has completed
-// (mode, tolerance, valid iterations), and returns the workers' folded
-// sink words, so the results the ops consumed are observably used.
-func runTrial(b *Benchmark, p *trial.Plan, emit func(*result.Iteration) error) (sink uint64, err error) {
+// Run runs one trial of plan p of benchmark b in this process, which the
+// planner has completed (mode, tolerance, valid iterations), calls emit
+// after every iteration, and returns the workers' folded sink words, so
+// the results the ops consumed are observably used. The trial's
+// teardowns run even when an iteration fails.
+func Run(b *Benchmark, p *Plan, emit func(*result.Iteration) error) (sink uint64, err error) {
 	if p.Mode == "" {
 		return 0, fmt.Errorf("%s: the plan has no mode", b.ID())
 	}
@@ -93,7 +85,7 @@ func runTrial(b *Benchmark, p *trial.Plan, emit func(*result.Iteration) error) (
 	if err := tr.bind(b); err != nil {
 		return 0, err
 	}
-	if p.Mode == SampleTime {
+	if p.Mode == result.SampleTime {
 		tr.timerNs = timerCost()
 	}
 	for _, phase := range []struct {
@@ -132,7 +124,7 @@ func runTrial(b *Benchmark, p *trial.Plan, emit func(*result.Iteration) error) (
 func (tr *trialRun) bind(b *Benchmark) error {
 	t, p := tr.t, tr.plan
 	if err := t.checkOps(); err != nil {
-		return &trial.PhaseError{Phase: "setup", Err: err}
+		return &PhaseError{Phase: "setup", Err: err}
 	}
 	size := t.groupSize()
 	threads := p.Threads
@@ -183,7 +175,7 @@ func (tr *trialRun) bind(b *Benchmark) error {
 	for _, w := range tr.workers {
 		w.label = p.Profile == profile.CPU
 		w.sharp = t.hasInvocation() || w.group.hasInvocation() || w.hasInvocation()
-		if p.Mode == SampleTime {
+		if p.Mode == result.SampleTime {
 			w.hist = newHistogram()
 		}
 	}

@@ -1,4 +1,4 @@
-package engine_test
+package measure_test
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/result"
-	"github.com/ledgerbench/ledgerbench/internal/trial"
+	"github.com/ledgerbench/ledgerbench/internal/measure"
 )
 
 // counts records how often each lifecycle function ran.
@@ -89,7 +89,7 @@ func lifecycleBench(c *counts, invocation bool) *harness.Benchmark {
 	}
 }
 
-func run(t *testing.T, b *harness.Benchmark, p *trial.Plan) []*result.Iteration {
+func run(t *testing.T, b *harness.Benchmark, p *measure.Plan) []*result.Iteration {
 	t.Helper()
 	r := &harness.Registry{}
 	r.Register(b)
@@ -120,7 +120,7 @@ func TestLifecycleCounts(t *testing.T) {
 			var c counts
 			warmSpec := tc.spec
 			warmSpec.Count = warm
-			its := run(t, lifecycleBench(&c, tc.invocation), &trial.Plan{
+			its := run(t, lifecycleBench(&c, tc.invocation), &measure.Plan{
 				Benchmark: "test/Lifecycle", Mode: harness.AverageTime, Threads: groups * size,
 				Warmup: warmSpec, Measure: tc.spec, Seed: 1,
 			})
@@ -188,7 +188,7 @@ func TestOpsPerInvocationAndCounters(t *testing.T) {
 			return nil
 		},
 	}
-	its := run(t, b, &trial.Plan{Benchmark: "test/Opi", Measure: result.IterSpec{Count: 2, Ops: 100}, Seed: 1})
+	its := run(t, b, &measure.Plan{Benchmark: "test/Opi", Measure: result.IterSpec{Count: 2, Ops: 100}, Seed: 1})
 	for _, it := range its {
 		if it.Total.Ops != 400 || it.Executed != 400 {
 			t.Errorf("ops %d executed %d, want 400 each (100 invocations × 4)", it.Total.Ops, it.Executed)
@@ -226,8 +226,8 @@ func TestTeardownRunsAfterFailure(t *testing.T) {
 	r := &harness.Registry{}
 	r.Register(b)
 	got := 0
-	err := runPlan(r, &trial.Plan{Benchmark: "test/FailIter", Measure: result.IterSpec{Count: 3, Ops: 10}}, func(*result.Iteration) error { got++; return nil })
-	var pe *trial.PhaseError
+	err := runPlan(r, &measure.Plan{Benchmark: "test/FailIter", Measure: result.IterSpec{Count: 3, Ops: 10}}, func(*result.Iteration) error { got++; return nil })
+	var pe *measure.PhaseError
 	if !asPhase(err, &pe) || pe.Phase != "iteration setup" {
 		t.Fatalf("err = %v, want an iteration setup PhaseError", err)
 	}

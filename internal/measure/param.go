@@ -1,4 +1,4 @@
-package harness
+package measure
 
 import (
 	"fmt"
@@ -105,11 +105,11 @@ func (p Param) Check(v string) error {
 	return nil
 }
 
-// expand returns the cartesian product of the benchmark's parameters in
+// Expand returns the cartesian product of the benchmark's parameters in
 // declaration order (the last parameter varies fastest), with o replacing
 // defaults. Overrides that name no parameter of b are ignored here: the
 // planner checks them against the whole selection.
-func (b *Benchmark) expand(o map[string][]string) ([]result.Params, error) {
+func Expand(b *Benchmark, o map[string][]string) ([]result.Params, error) {
 	points := []result.Params{nil}
 	for _, p := range b.Params {
 		values := p.Values

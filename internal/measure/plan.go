@@ -1,10 +1,4 @@
-// Package trial is the contract between the runner and the measuring
-// core: the plan of one fork, the error of a failing phase, and the hook
-// through which the runner (in a fork child or in process) runs a trial of
-// a declared benchmark. Package harness, which owns the benchmark types
-// and the measuring core, installs the hook when it is initialized; the
-// engine calls it. Nothing here is for benchmark authors.
-package trial
+package measure
 
 import (
 	"github.com/ledgerbench/ledgerbench/harness/result"
@@ -47,14 +41,3 @@ type PhaseError struct {
 
 func (e *PhaseError) Error() string { return e.Phase + ": " + e.Err.Error() }
 func (e *PhaseError) Unwrap() error { return e.Err }
-
-// Run runs plan p of bench (a *harness.Benchmark) in this process, calls
-// emit after every iteration, and returns the workers' folded sink word.
-// The trial's teardowns run even when an iteration fails. Package harness
-// sets it at initialization.
-var Run func(bench any, p *Plan, emit func(*result.Iteration) error) (sink uint64, err error)
-
-// Expand returns the parameter points of bench (a *harness.Benchmark):
-// the cartesian product of its parameters' values, o replacing defaults,
-// each value checked. Package harness sets it at initialization.
-var Expand func(bench any, o map[string][]string) ([]result.Params, error)
