@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/internal/revision"
 )
 
 func init() {
@@ -309,3 +310,6 @@ func TestNightlyAgainstAnAnchorBeforeTheBenchmarks(t *testing.T) {
 		}
 	}
 }
+
+// git runs git in dir, as the commands under test do.
+func git(dir string, args ...string) (string, error) { return revision.Git(dir, args...) }

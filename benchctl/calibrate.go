@@ -78,7 +78,7 @@ figures, and DIR/aa.txt the raw results.`,
 			return a.doCalibrate(cmd, o, cases, &f, &cf, pair)
 		},
 	}
-	a.addRunFlags(c, &f)
+	a.addRunFlags(c, &f, engine.DefaultOptions())
 	fl := c.Flags()
 	fl.IntVar(&cf.trials, "trials", 200, "A/A comparisons per benchmark")
 	fl.IntVar(&cf.group, "group", 5, "forks a side per comparison")
@@ -159,24 +159,23 @@ func (a *app) doCalibrate(cmd *cobra.Command, o engine.Options, cases []engine.C
 		return failedError{err.Error()}
 	}
 	a.say("fork logs in %s", logs)
-	prog := newProgress(a.stderr)
-	rn := &engine.Runner{Args: a.childArgs, Env: a.childEnv, LogDir: logs, Progress: prog.event, CPUs: o.CPUs, BeforeFork: s.beforeFork}
-	runs, runErr := rn.RunSides(cmd.Context(), o, cases, []engine.Side{{Name: "A", Executable: exe}, {Name: "B", Executable: exe}})
-	prog.close()
-	if runs == nil {
-		return failedError{runErr.Error()}
+	self := engine.Program{Executable: exe}
+	r, err := a.measure(cmd.Context(), s, &measurement{o: o, cases: cases, dir: a.dir, logDir: logs,
+		sides: []engine.Side{{Name: "A", Launch: self}, {Name: "B", Launch: self}},
+		out:   resultsFile{filepath.Join(out, "aa.txt"), replaceFile}})
+	if err != nil {
+		return err
 	}
-	h := s.header(a.dir)
-	var buf bytes.Buffer
-	sides := []report.Side{{Header: h, Run: runs[0]}, {Header: h, Run: runs[1]}}
-	sides[0].Header.Toolchain, sides[1].Header.Toolchain = "A", "B"
-	if err := report.WriteSides(&buf, sides); err != nil {
-		return failedError{err.Error()}
+	if err := a.writeCalibration(o, cf, pair, s, r.header, r.runs, out); err != nil {
+		return err
 	}
-	if err := report.WriteFileAtomic(filepath.Join(out, "aa.txt"), buf.Bytes()); err != nil {
-		return failedError{err.Error()}
-	}
-	failed := a.reportFailures(runs[0]) + a.reportFailures(runs[1])
+	return r.outcome(nil, out)
+}
+
+// writeCalibration computes the A/A rates (and the detection rates of
+// --pair) of the two sides' forks and writes calibration.md and
+// calibration.json.
+func (a *app) writeCalibration(o engine.Options, cf *calFlags, pair *calPair, s *session, h report.Header, runs []*result.Run, out string) error {
 	rep := calReport{MachineID: h.MachineID, EnvID: h.EnvID, HostPinned: h.HostPinned, Alpha: cf.alpha,
 		Trials: cf.trials, Group: cf.group, Warmup: o.Warmup.String(), Measure: o.Measure.String()}
 	var fh, fn, ih, in int
@@ -194,33 +193,9 @@ func (a *app) doCalibrate(cmd *cobra.Command, o engine.Options, cases []engine.C
 		}
 	}
 	rep.Nightly = calibrate.Total(nh, nn)
-	if pair != nil {
-		for _, cr := range runs[0].Cases {
-			if param(cr.Case.Params, pair.name) != pair.base {
-				continue
-			}
-			for j, other := range runs[1].Cases {
-				if param(other.Case.Params, pair.name) != pair.changed || other.Case.Benchmark != cr.Case.Benchmark || !sameBut(cr.Case.Params, other.Case.Params, pair.name) {
-					continue
-				}
-				pr := calPairResult{Base: cr.Case.Name(), Changed: other.Case.Name()}
-				for _, g := range []int{2, 3, 4, 5, 6, 8, 10} {
-					if o.Forks/g == 0 {
-						break
-					}
-					r := calibrate.Detect(cr.ForkScores(), runs[1].Cases[j].ForkScores(), g, cf.alpha)
-					pr.ByForks = append(pr.ByForks, struct {
-						Forks int
-						calibrate.Rate
-						MinP float64
-					}{g, r, compare.MinP(g, g)})
-				}
-				rep.Pair = append(rep.Pair, pr)
-			}
-		}
-	}
+	rep.Pair = pairResults(o, cf, pair, runs)
 	var md bytes.Buffer
-	writeCalibration(&md, a.name+" "+strings.Join(a.args, " "), s.check.Note(), rep)
+	writeCalibrationMD(&md, a.name+" "+strings.Join(a.args, " "), s.check.Note(), rep)
 	a.stdout.Write(md.Bytes())
 	js, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
@@ -232,13 +207,40 @@ func (a *app) doCalibrate(cmd *cobra.Command, o engine.Options, cases []engine.C
 		}
 	}
 	fmt.Fprintf(a.stdout, "\ncalibration: %s (raw results: %s)\n", filepath.Join(out, "calibration.md"), filepath.Join(out, "aa.txt"))
-	if runErr != nil {
-		return failedError{fmt.Sprintf("run interrupted: %v (results so far are written)", runErr)}
-	}
-	if failed > 0 {
-		return failedError{fmt.Sprintf("%d fork(s) failed; every result obtained is in %s", failed, out)}
-	}
 	return nil
+}
+
+// pairResults are how often --pair's change is detected at 2 to 10
+// forks a side.
+func pairResults(o engine.Options, cf *calFlags, pair *calPair, runs []*result.Run) []calPairResult {
+	if pair == nil {
+		return nil
+	}
+	var out []calPairResult
+	for _, cr := range runs[0].Cases {
+		if param(cr.Case.Params, pair.name) != pair.base {
+			continue
+		}
+		for j, other := range runs[1].Cases {
+			if param(other.Case.Params, pair.name) != pair.changed || other.Case.Benchmark != cr.Case.Benchmark || !sameBut(cr.Case.Params, other.Case.Params, pair.name) {
+				continue
+			}
+			pr := calPairResult{Base: cr.Case.Name(), Changed: other.Case.Name()}
+			for _, g := range []int{2, 3, 4, 5, 6, 8, 10} {
+				if o.Forks/g == 0 {
+					break
+				}
+				r := calibrate.Detect(cr.ForkScores(), runs[1].Cases[j].ForkScores(), g, cf.alpha)
+				pr.ByForks = append(pr.ByForks, struct {
+					Forks int
+					calibrate.Rate
+					MinP float64
+				}{g, r, compare.MinP(g, g)})
+			}
+			out = append(out, pr)
+		}
+	}
+	return out
 }
 
 // param is the value of a case's parameter ("" when it has none).
@@ -264,8 +266,8 @@ func pct(r calibrate.Rate) string {
 	return fmt.Sprintf("%.1f %% [%.1f–%.1f] (%d of %d)", 100*r.Rate, 100*r.Lo, 100*r.Hi, r.Hits, r.N)
 }
 
-// writeCalibration renders the report as Markdown.
-func writeCalibration(w io.Writer, command, hostNote string, r calReport) {
+// writeCalibrationMD renders the report as Markdown.
+func writeCalibrationMD(w io.Writer, command, hostNote string, r calReport) {
 	fmt.Fprintf(w, "# A/A calibration on machine %s\n\n", r.MachineID)
 	fmt.Fprintf(w, "`%s`\n\nenv-id %s, host-pinned %s (%s); warmup %s, measure %s; α = %g; %d comparisons of %d forks a side per benchmark, from %d forks a side of one binary against itself, interleaved.\n\n",
 		command, r.EnvID, r.HostPinned, hostNote, r.Warmup, r.Measure, r.Alpha, r.Trials, r.Group, r.Trials*r.Group)

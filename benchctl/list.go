@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -15,41 +14,10 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/spf13/cobra"
 
-	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/revision"
 )
-
-// listed is one benchmark as `list --json` prints it.
-type listed struct {
-	ID         string        `json:"id"`
-	Name       string        `json:"name"`
-	Family     string        `json:"family"`
-	Pkg        string        `json:"pkg"`
-	Suites     []string      `json:"suites"`
-	Mode       string        `json:"mode"`
-	Goroutines int           `json:"goroutines"`
-	Params     []listedParam `json:"params,omitempty"`
-	Doc        string        `json:"doc,omitempty"`
-}
-
-type listedParam struct {
-	Name   string   `json:"name"`
-	Values []string `json:"values"`
-	Kind   string   `json:"kind"`
-}
-
-func describe(b *harness.Benchmark) listed {
-	l := listed{ID: b.ID(), Name: b.FullName(), Family: b.Family, Pkg: b.Pkg(),
-		Suites: append([]string{"all"}, b.Suites...), Mode: string(b.Mode), Goroutines: max(b.Goroutines, 1), Doc: b.Doc}
-	if l.Mode == "" {
-		l.Mode = string(harness.AverageTime)
-	}
-	for _, p := range b.Params {
-		l.Params = append(l.Params, listedParam{p.Name, p.Values, p.Kind.String()})
-	}
-	return l
-}
 
 func (a *app) listCmd() *cobra.Command {
 	var suite, bench string
@@ -75,9 +43,9 @@ func (a *app) listCmd() *cobra.Command {
 				return usageError{flagError(err)}
 			}
 			if asJSON {
-				out := make([]listed, len(benches))
+				out := make([]revision.Listed, len(benches))
 				for i, b := range benches {
-					out[i] = describe(b)
+					out[i] = revision.Describe(b)
 				}
 				enc := json.NewEncoder(a.stdout)
 				enc.SetIndent("", "  ")
@@ -86,7 +54,7 @@ func (a *app) listCmd() *cobra.Command {
 			t := asciiTable(a.stdout)
 			t.Header("Benchmark", "Package", "Suites", "Mode", "Goroutines", "Params (defaults)", "Description")
 			for _, b := range benches {
-				l := describe(b)
+				l := revision.Describe(b)
 				var params []string
 				for _, p := range l.Params {
 					params = append(params, fmt.Sprintf("%s=%s (%s)", p.Name, strings.Join(p.Values, ","), p.Kind))
@@ -113,15 +81,15 @@ func (a *app) listPackages(cmd *cobra.Command, bench string, timeout time.Durati
 	}
 	o := engine.DefaultOptions()
 	o.Bench, o.Timeout = bench, timeout
-	tp, err := a.planPackages(cmd.Context(), a.srcDir(), o, patterns)
+	tp, cleanup, err := a.planPackages(cmd.Context(), a.srcDir(), o, patterns)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tp.work)
-	var out []listed
-	for _, c := range tp.cases {
+	defer cleanup()
+	var out []revision.Listed
+	for _, c := range tp.Cases {
 		r := c.Result()
-		out = append(out, listed{ID: r.ID, Name: r.Benchmark, Pkg: r.Pkg, Mode: string(result.AverageTime), Goroutines: c.Test.Procs})
+		out = append(out, revision.Listed{ID: r.ID, Name: r.Benchmark, Pkg: r.Pkg, Mode: string(result.AverageTime), Goroutines: c.Test.Procs})
 	}
 	if asJSON {
 		enc := json.NewEncoder(a.stdout)
@@ -138,8 +106,8 @@ func (a *app) listPackages(cmd *cobra.Command, bench string, timeout time.Durati
 	if err := t.Render(); err != nil {
 		return err
 	}
-	if len(tp.broken) > 0 {
-		return failedError{fmt.Sprintf("%d package(s) did not build: %s", len(tp.broken), strings.Join(tp.broken, ", "))}
+	if len(tp.Broken) > 0 {
+		return failedError{fmt.Sprintf("%d package(s) did not build: %s", len(tp.Broken), strings.Join(tp.Broken, ", "))}
 	}
 	return nil
 }

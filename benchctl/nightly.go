@@ -2,6 +2,7 @@ package benchctl
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,12 +18,12 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 	"github.com/ledgerbench/ledgerbench/internal/chart"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/revision"
 )
 
 func (a *app) nightlyCmd() *cobra.Command {
 	var f runFlags
-	var resultsDir, anchor, cmdFlag string
-	var allowUnpinned bool
+	var nf nightlyFlags
 	c := &cobra.Command{
 		Use:   "nightly [run flags] [--results DIR] [--anchor REV|none] [PACKAGES...]",
 		Short: "Record a run per machine, find change points in each benchmark's series, regenerate results/README.md",
@@ -46,35 +47,41 @@ tree, and from the anchor as ab builds its baseline.`,
 				"--prof is not supported by nightly: profiles perturb the recorded numbers; use run --prof"); err != nil {
 				return err
 			}
-			if err := report.CheckWritable(resultsDir); err != nil {
-				return usageError{fmt.Errorf("--results %s: %w", resultsDir, err)}
+			if err := report.CheckWritable(nf.results); err != nil {
+				return usageError{fmt.Errorf("--results %s: %w", nf.results, err)}
 			}
-			return a.doNightly(cmd, o, cases, &f, resultsDir, anchor, cmdFlag, allowUnpinned, args)
+			return a.doNightly(cmd, o, cases, &f, &nf, args)
 		},
 	}
-	a.addRunFlags(c, &f)
+	a.addRunFlags(c, &f, engine.DefaultOptions())
 	a.addServerFlags(c)
-	c.Flags().StringVar(&resultsDir, "results", "results", "the results directory")
-	c.Flags().StringVar(&anchor, "anchor", "", "anchor revision to run against (default: the latest tag; none: a plain run)")
-	c.Flags().StringVar(&cmdFlag, "cmd", "", "the benchmark program's main package, to build the anchor (default: the one this binary was built from)")
-	c.Flags().BoolVar(&allowUnpinned, "allow-unpinned", false, "run on a host that is not pinned (the results say host-pinned: no)")
+	c.Flags().StringVar(&nf.results, "results", "results", "the results directory")
+	c.Flags().StringVar(&nf.anchor, "anchor", "", "anchor revision to run against (default: the latest tag; none: a plain run)")
+	c.Flags().StringVar(&nf.cmd, "cmd", "", "the benchmark program's main package, to build the anchor (default: the one this binary was built from)")
+	c.Flags().BoolVar(&nf.allowUnpinned, "allow-unpinned", false, "run on a host that is not pinned (the results say host-pinned: no)")
 	return c
 }
 
-func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Case, f *runFlags, resultsDir, anchor, cmdFlag string, allowUnpinned bool, patterns []string) error {
-	root, err := a.repoRoot()
+// nightlyFlags are the flags of nightly beyond the run flags.
+type nightlyFlags struct {
+	results, anchor, cmd string
+	allowUnpinned        bool
+}
+
+func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Case, f *runFlags, nf *nightlyFlags, patterns []string) error {
+	repo, err := a.openRepo()
 	if err != nil {
 		return usageError{fmt.Errorf("nightly records commits: %w", err)}
 	}
-	head, err := git(root, "rev-parse", "HEAD")
+	head, err := repo.Head()
 	if err != nil {
 		return usageError{err}
 	}
+	anchor := nf.anchor
 	if anchor == "" {
-		if tag, err := git(root, "describe", "--tags", "--abbrev=0"); err == nil {
+		anchor = "none"
+		if tag, ok := repo.LatestTag(); ok {
 			anchor = tag
-		} else {
-			anchor = "none"
 		}
 	}
 	exe, err := a.selfExecutable()
@@ -86,78 +93,70 @@ func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Cas
 		return err
 	}
 	defer s.release()
-	check := s.check
-	if !check.Pinned && !allowUnpinned {
-		return failedError{"nightly: refusing a host that is not pinned (--allow-unpinned to record anyway): " + check.Note()}
+	if !s.check.Pinned && !nf.allowUnpinned {
+		return failedError{"nightly: refusing a host that is not pinned (--allow-unpinned to record anyway): " + s.check.Note()}
 	}
-	sides := []engine.Side{{Executable: exe}}
-	var revs []revision
-	var notes, broken []string
+	set := &sideSet{sides: []engine.Side{{Launch: engine.Program{Executable: exe}}}, cases: cases}
 	switch {
 	case len(patterns) > 0 && anchor == "none":
 		// The packages' benchmarks in the working tree, which is HEAD.
-		tp, err := a.planPackages(cmd.Context(), a.srcDir(), o, patterns)
+		tp, cleanup, err := a.planPackages(cmd.Context(), a.srcDir(), o, patterns)
 		if err != nil {
 			return err
 		}
-		defer os.RemoveAll(tp.work)
-		sides, cases, notes, broken = []engine.Side{{Tests: tp.bins}}, tp.cases, tp.notes, tp.broken
+		defer cleanup()
+		set = &sideSet{sides: []engine.Side{{Launch: tp.Bins}}, cases: tp.Cases, notes: tp.Notes, broken: tp.Broken}
 	case anchor != "none":
-		rs, err := a.anchorRevisions(root, anchor, head)
+		ws, err := a.workspace(repo, "nightly", f)
 		if err != nil {
-			return usageError{err}
+			return err
 		}
-		var prog *program
-		if len(patterns) == 0 {
-			if prog, err = findProgram(a.srcDir(), root, cmdFlag); err != nil {
-				return usageError{err}
-			}
-		}
-		if !f.ignoreLock {
-			removeStaleWorktrees(root)
-		}
-		work, err := os.MkdirTemp("", "benchctl-nightly-")
-		if err != nil {
-			return failedError{err.Error()}
-		}
-		defer os.RemoveAll(work)
-		var cleanups []func()
-		defer func() {
-			for _, c := range cleanups {
-				c()
-			}
-		}()
-		revs = rs[:]
-		if len(patterns) > 0 {
-			rs[1].tree = true // the working tree, recorded as HEAD
-			tp, err := a.buildTestPair(cmd.Context(), root, work, rs, o, patterns, &cleanups)
-			if err != nil {
-				return err
-			}
-			sides, cases, notes, broken = tp.sides, tp.cases, tp.notes, tp.broken
-		} else {
-			// This very binary, built from the working tree: the overlay,
-			// when the anchor needs one, takes the declarations from there
-			// too.
-			self := &built{rev: revision{name: "experiment", rev: "HEAD", commit: rs[1].commit, tree: true}, bin: exe}
-			for _, b := range a.registry.Benchmarks() {
-				self.benches = append(self.benches, describe(b))
-			}
-			base, _, n, err := a.buildBase(root, work, prog, rs[0], self, cases, &cleanups)
-			if err != nil {
-				return err
-			}
-			notes = n
-			cases = runnable(cases, base, self)
-			sides = []engine.Side{{Name: "baseline", Executable: base.bin}, {Name: "experiment", Executable: exe}}
-		}
-		for _, n := range notes {
-			a.say("%s", n)
-		}
-		if len(cases) == 0 {
-			return failedError{"no selected benchmark is in both the anchor and HEAD"}
+		defer ws.Close()
+		if set, err = a.anchorSides(cmd.Context(), repo, ws, anchor, head, exe, nf.cmd, cases, o, patterns); err != nil {
+			return err
 		}
 	}
+	return a.recordNightly(cmd.Context(), s, o, set, nf.results, repo.Root, head)
+}
+
+// anchorSides builds the anchor as the baseline against HEAD, the working
+// tree: this very binary for registered benchmarks (the overlay, when
+// the anchor needs one, takes the declarations from there too), the
+// packages' test binaries built from the working tree otherwise.
+func (a *app) anchorSides(ctx context.Context, repo *revision.Repo, ws *revision.Workspace, anchor, head, exe, cmdFlag string,
+	cases []engine.Case, o engine.Options, patterns []string) (*sideSet, error) {
+	rs, err := repo.Anchor(anchor, head)
+	if err != nil {
+		return nil, revisionError(err)
+	}
+	var prog *revision.Program
+	var self *revision.Built
+	if len(patterns) > 0 {
+		rs[1].Tree = true // the working tree, recorded as HEAD
+	} else {
+		if prog, err = a.findProgram(repo, cmdFlag); err != nil {
+			return nil, err
+		}
+		self = &revision.Built{Rev: revision.Revision{Name: "experiment", Rev: "HEAD", Commit: rs[1].Commit, Tree: true}, Bin: exe}
+		for _, b := range a.registry.Benchmarks() {
+			self.Benches = append(self.Benches, revision.Describe(b))
+		}
+	}
+	set, err := a.pairSides(ctx, ws, rs, prog, self, cases, o, patterns)
+	if err != nil {
+		return nil, err
+	}
+	if len(set.cases) == 0 {
+		return nil, failedError{"no selected benchmark is in both the anchor and HEAD"}
+	}
+	return set, nil
+}
+
+// recordNightly runs set, records the run append-only in the machine's
+// history, regenerates the results README and ends with nightly's exit
+// status.
+func (a *app) recordNightly(ctx context.Context, s *session, o engine.Options, set *sideSet, resultsDir, root, head string) error {
+	check := s.check
 	path := history.NightlyPath(resultsDir, check.MachineID, a.clock(), head)
 	if _, err := os.Stat(path); err == nil {
 		return failedError{path + " exists: nightly results are append-only"}
@@ -167,63 +166,83 @@ func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Cas
 	if err != nil {
 		return failedError{err.Error()}
 	}
-	path, failed, err := a.runSides(cmd, o, cases, s, root, revs, sides, path, logs, notes, recordNew, nil)
+	r, err := a.measure(ctx, s, &measurement{o: o, cases: set.cases, sides: set.sides, revs: set.revs, notes: set.notes,
+		dir: root, logDir: logs, out: resultsFile{path, recordNew}})
 	a.say("fork logs in %s", logs)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(a.stdout, "recorded %s\n", path)
+	if r.interrupted != nil {
+		return r.interrupted
+	}
+	fmt.Fprintf(a.stdout, "recorded %s\n", r.path)
 	if err := history.WriteMachine(resultsDir, check.MachineID, check.Facts); err != nil {
 		return failedError{err.Error()}
 	}
+	regs, err := a.writeHistory(resultsDir, check.MachineID)
+	if err != nil {
+		return err
+	}
+	for _, reg := range regs {
+		a.say("NEW REGRESSION %s", reg)
+	}
+	if err := r.outcome(set.broken, r.path); err != nil {
+		return err
+	}
+	if len(regs) > 0 {
+		return failedError{fmt.Sprintf("%d new regression(s) on machine %s; see %s", len(regs), check.MachineID, filepath.Join(resultsDir, "README.md"))}
+	}
+	return nil
+}
+
+// writeHistory reads every machine's series, charts them, regenerates
+// DIR/README.md, and returns the new regressions of machine.
+func (a *app) writeHistory(resultsDir, machine string) ([]string, error) {
 	reports, err := machineReports(resultsDir)
 	if err != nil {
-		return failedError{err.Error()}
+		return nil, failedError{err.Error()}
 	}
 	for _, m := range reports {
-		m.Charts = map[*history.Series]string{}
-		for _, s := range m.Series {
-			p := filepath.Join(resultsDir, "charts", m.MachineID, history.ChartName(s))
-			values := make([]float64, len(s.Points))
-			for i, pt := range s.Points {
-				values[i] = pt.Value
-			}
-			var cps []int
-			for _, sh := range m.Shifts[s] {
-				cps = append(cps, sh.Index)
-			}
-			if err := chart.WriteSeriesChart(p, s.Benchmark+" on "+m.MachineID, s.Unit, values, cps); err != nil {
-				return failedError{err.Error()}
-			}
-			m.Charts[s] = p
+		if err := writeCharts(resultsDir, m); err != nil {
+			return nil, failedError{err.Error()}
 		}
 	}
 	var buf bytes.Buffer
 	if err := history.WriteREADME(&buf, resultsDir, reports); err != nil {
-		return failedError{err.Error()}
+		return nil, failedError{err.Error()}
 	}
 	if err := report.WriteFileAtomic(filepath.Join(resultsDir, "README.md"), buf.Bytes()); err != nil {
-		return failedError{err.Error()}
+		return nil, failedError{err.Error()}
 	}
 	var regs []string
 	for _, m := range reports {
-		if m.MachineID == check.MachineID {
+		if m.MachineID == machine {
 			regs = m.Regressions()
 			for _, w := range m.Warnings {
 				a.say("history: %s", w)
 			}
 		}
 	}
-	for _, r := range regs {
-		a.say("NEW REGRESSION %s", r)
-	}
-	switch {
-	case failed:
-		return failedError{"a fork failed; the results obtained are in " + path}
-	case len(broken) > 0:
-		return failedError{fmt.Sprintf("%d package(s) did not build (%s); the results obtained are in %s", len(broken), strings.Join(broken, ", "), path)}
-	case len(regs) > 0:
-		return failedError{fmt.Sprintf("%d new regression(s) on machine %s; see %s", len(regs), check.MachineID, filepath.Join(resultsDir, "README.md"))}
+	return regs, nil
+}
+
+// writeCharts draws each series of m with its change points.
+func writeCharts(resultsDir string, m *history.MachineReport) error {
+	m.Charts = map[*history.Series]string{}
+	for _, s := range m.Series {
+		p := filepath.Join(resultsDir, "charts", m.MachineID, history.ChartName(s))
+		values := make([]float64, len(s.Points))
+		for i, pt := range s.Points {
+			values[i] = pt.Value
+		}
+		var cps []int
+		for _, sh := range m.Shifts[s] {
+			cps = append(cps, sh.Index)
+		}
+		if err := chart.WriteSeriesChart(p, s.Benchmark+" on "+m.MachineID, s.Unit, values, cps); err != nil {
+			return err
+		}
+		m.Charts[s] = p
 	}
 	return nil
 }
@@ -244,18 +263,6 @@ func recordNew(path string, data []byte) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("%s and 99 more names beside it exist: nightly results are append-only", path)
-}
-
-// anchorRevisions resolves the anchor and HEAD as baseline and experiment.
-func (a *app) anchorRevisions(root, anchor, head string) ([2]revision, error) {
-	var rs [2]revision
-	c, err := git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", anchor+"^{commit}")
-	if err != nil || c == "" {
-		return rs, fmt.Errorf("anchor %q does not exist in %s", anchor, root)
-	}
-	rs[0] = revision{name: "baseline", rev: anchor, commit: c}
-	rs[1] = revision{name: "experiment", rev: "HEAD", commit: head}
-	return rs, nil
 }
 
 // machineReports reads every machine's nightly series and their shifts.

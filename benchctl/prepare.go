@@ -52,14 +52,19 @@ func (a *app) prepare(o *engine.Options, f *runFlags) (*session, error) {
 func (s *session) header(dir string) report.Header {
 	h := report.CollectHeader(dir, s.a.name+" "+strings.Join(s.a.args, " "))
 	h.MachineID, h.EnvID = s.check.MachineID, s.check.EnvID
-	h.HostPinned, h.HostNote = "no", s.check.Note()
-	if s.check.Pinned {
-		h.HostPinned = "yes"
-	}
+	h.HostPinned, h.HostNote = s.pinned(), s.check.Note()
 	if s.a.header != nil {
 		s.a.header(&h)
 	}
 	return h
+}
+
+// pinned is the header's host-pinned value.
+func (s *session) pinned() string {
+	if s.check.Pinned {
+		return "yes"
+	}
+	return "no"
 }
 
 // beforeFork waits, bounded, for a cool and idle host before each fork,

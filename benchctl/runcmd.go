@@ -18,10 +18,12 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/gotest"
 	"github.com/ledgerbench/ledgerbench/internal/profile"
+	"github.com/ledgerbench/ledgerbench/internal/revision"
 )
 
 // runFlags are the raw flag values of a run (run, ab, nightly).
 type runFlags struct {
+	defaults                                       engine.Options // the command's, shown in its help
 	suite, bench, mode, warmup, measure, out, prof string
 	params                                         []string
 	forks, threads                                 int
@@ -73,28 +75,37 @@ instructions runs callgrind twice, at b.N=K and 2K, and divides the difference b
 			if err != nil {
 				return err
 			}
-			return a.doRun(cmd, o, cases, &f, nil, nil)
+			s, err := a.prepare(&o, &f)
+			if err != nil {
+				return err
+			}
+			defer s.release()
+			return a.doRun(cmd, o, cases, &f, s, nil)
 		},
 	}
-	a.addRunFlags(c, &f)
+	a.addRunFlags(c, &f, engine.DefaultOptions())
 	a.addServerFlags(c)
 	return c
 }
 
-// addRunFlags declares the flags of a run (run, ab, nightly).
-func (a *app) addRunFlags(c *cobra.Command, f *runFlags) {
+// addRunFlags declares the flags of a run (run, ab, nightly, calibrate)
+// with the command's defaults, which --quick replaces by
+// engine.QuickOptions.
+func (a *app) addRunFlags(c *cobra.Command, f *runFlags, def engine.Options) {
+	f.defaults = def
+	q := engine.QuickOptions()
 	fl := c.Flags()
-	fl.StringVar(&f.suite, "suite", "all", "suite to run: "+strings.Join(engine.Suites(a.registry), ", "))
+	fl.StringVar(&f.suite, "suite", def.Suite, "suite to run: "+strings.Join(engine.Suites(a.registry), ", "))
 	fl.StringVar(&f.bench, "bench", "", "regexp selecting benchmarks by name (BenchmarkX/param=value…) or family/Name")
 	fl.StringArrayVarP(&f.params, "param", "p", nil, "override a parameter's values: name=v1,v2 (repeatable)")
-	fl.IntVar(&f.forks, "forks", 3, "forked worker processes per benchmark; 0 runs in process (less trustworthy)")
-	fl.StringVar(&f.warmup, "warmup", "3x1s", "warmup iterations: COUNTxTIME, COUNTxNops or COUNT")
-	fl.StringVar(&f.measure, "measure", "5x1s", "measurement iterations: COUNTxTIME, COUNTxNops or COUNT")
+	fl.IntVar(&f.forks, "forks", def.Forks, "forked worker processes per benchmark; 0 runs in process (less trustworthy)")
+	fl.StringVar(&f.warmup, "warmup", def.Warmup.String(), "warmup iterations: COUNTxTIME, COUNTxNops or COUNT")
+	fl.StringVar(&f.measure, "measure", def.Measure.String(), "measurement iterations: COUNTxTIME, COUNTxNops or COUNT")
 	fl.StringVar(&f.mode, "mode", "", "mode for every benchmark: avgt, thrpt, sample, ss (default: each benchmark's own)")
 	fl.IntVar(&f.threads, "threads", 0, "worker goroutines (group benchmarks round up to whole group instances, as JMH does; default: each benchmark's own)")
-	fl.BoolVar(&f.quick, "quick", false, "quick run: 1 fork, 1x200ms warmup, 3x200ms measurement (explicit flags still win)")
-	fl.Uint64Var(&f.seed, "seed", 1, "seed of every generated input and of the fork order")
-	fl.DurationVar(&f.timeout, "timeout", 10*time.Minute, "kill a fork that reports nothing for this long beyond its iteration time")
+	fl.BoolVar(&f.quick, "quick", false, fmt.Sprintf("quick run: %d fork, %s warmup, %s measurement (explicit flags still win)", q.Forks, q.Warmup, q.Measure))
+	fl.Uint64Var(&f.seed, "seed", def.Seed, "seed of every generated input and of the fork order")
+	fl.DurationVar(&f.timeout, "timeout", def.Timeout, "kill a fork that reports nothing for this long beyond its iteration time")
 	fl.StringVar(&f.out, "out", "", "output directory (default results/runs/<UTC stamp>)")
 	fl.BoolVar(&f.strict, "strict", false, "refuse to run on a host that is not pinned (see check)")
 	fl.StringVar(&f.cpus, "cpus", "", "pin every fork to these CPUs (2,3 or 2-3) and set GOMAXPROCS to their number")
@@ -145,8 +156,8 @@ func unjoin(err error) []error {
 	return []error{err}
 }
 
-// plan binds the flags and plans the run once: every later step takes
-// these cases. Bad input is a usage error.
+// plan binds the flags and plans the run once (validating the options):
+// every later step takes these cases. Bad input is a usage error.
 func (a *app) plan(cmd *cobra.Command, f *runFlags) (engine.Options, []engine.Case, error) {
 	o, err := a.options(cmd, f)
 	if err != nil {
@@ -159,7 +170,8 @@ func (a *app) plan(cmd *cobra.Command, f *runFlags) (engine.Options, []engine.Ca
 	return o, cases, nil
 }
 
-// options binds and checks the flags of a run, whatever it runs.
+// options binds and checks the flags of a run, whatever it runs; Plan,
+// or validate for package arguments, checks the options themselves.
 func (a *app) options(cmd *cobra.Command, f *runFlags) (engine.Options, error) {
 	o, err := f.options(cmd)
 	if err != nil {
@@ -176,16 +188,21 @@ func (a *app) options(cmd *cobra.Command, f *runFlags) (engine.Options, error) {
 	if cmd.Flags().Changed("suite") && f.suite == "" {
 		return o, usageError{errors.New("--suite is empty (all runs every benchmark)")}
 	}
-	if err := o.Validate(); err != nil {
-		return o, usageError{flagError(err)}
-	}
 	return o, nil
+}
+
+// validate checks options that will not be planned against the registry.
+func validate(o engine.Options) error {
+	if err := o.Validate(); err != nil {
+		return usageError{flagError(err)}
+	}
+	return nil
 }
 
 // options binds the flags into engine.Options: the defaults (or the quick
 // ones), then every flag the user set.
 func (f *runFlags) options(cmd *cobra.Command) (engine.Options, error) {
-	o := engine.DefaultOptions()
+	o := f.defaults
 	if f.quick {
 		o = engine.QuickOptions()
 	}
@@ -223,7 +240,7 @@ func (f *runFlags) options(cmd *cobra.Command) (engine.Options, error) {
 		}
 		o.Precision, o.Budget = p/100, f.budget
 		if !set("forks") {
-			o.Forks = max(o.Forks, 3)
+			o.Forks = max(o.Forks, engine.PrecisionForks)
 		}
 	}
 	if f.prof != "" {
@@ -242,78 +259,56 @@ func (f *runFlags) options(cmd *cobra.Command) (engine.Options, error) {
 	return o, nil
 }
 
-// doRun measures the cases and writes the results. s is the prepared
-// session (nil: prepare one here); tp, for go test benchmarks, holds their
-// test binaries.
-func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f *runFlags, s *session, tp *testPlan) error {
-	// The lock and the host first: a run refused for either leaves no
-	// empty output directory behind.
-	if s == nil {
-		var err error
-		if s, err = a.prepare(&o, f); err != nil {
-			return err
-		}
-		defer s.release()
-	}
+// doRun measures the cases on one side, on the prepared host s, and
+// writes bench.txt and bench.json; tp, for go test benchmarks, holds
+// their test binaries.
+func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f *runFlags, s *session, tp *revision.TestPlan) error {
 	out, err := f.outDir("runs")
 	if err != nil {
 		return err
 	}
-	header := s.header(a.dir)
-	if tp != nil {
-		header.Notes = append(header.Notes, tp.notes...)
+	m := &measurement{o: o, cases: cases, dir: a.dir, out: resultsDir(out),
+		logDir: filepath.Join(out, "logs"), profileDir: filepath.Join(out, "profiles")}
+	var launch engine.Launcher = engine.Program{}
+	var broken []string
+	switch {
+	case tp != nil:
+		launch, m.notes, broken = tp.Bins, tp.Notes, tp.Broken
 		if w := o.Warmup; w.Count > 0 && gotest.Benchtime(w) != gotest.Benchtime(o.Measure) {
 			a.say("go test benchmarks: the %d warmup runs use the measurement's -test.benchtime %s (one process has one benchtime), not %s", w.Count, gotest.Benchtime(o.Measure), gotest.Benchtime(w))
 		}
-	}
-	if o.Forks == 0 {
+	case o.Forks == 0:
+		launch = engine.InProcess{}
 		a.say("WARNING: --forks 0 runs every benchmark inside this process and gives up what forks give: no --timeout (a hung op hangs the run), signals stop it only between benchmarks, a crash or os.Exit in an op ends %s with the run's results unwritten, and heap, GC and scheduler state carry over between benchmarks", a.name)
 	}
+	m.sides = []engine.Side{{Launch: launch}}
 	a.say("%d cases × %d forks, warmup %s, measure %s, seed %d → %s", len(cases), max(o.Forks, 1), o.Warmup, o.Measure, o.Seed, out)
-	a.say("host-pinned=%s: %s", header.HostPinned, header.HostNote)
-	prog := newProgress(a.stderr)
-	rn := &engine.Runner{
-		Executable: a.executable, Args: a.childArgs, Env: a.childEnv,
-		LogDir: filepath.Join(out, "logs"), Progress: prog.event,
-		ProfileDir: filepath.Join(out, "profiles"), CPUs: o.CPUs,
-		BeforeFork: s.beforeFork,
-	}
-	var run *result.Run
-	var runErr error
-	if tp != nil {
-		var runs []*result.Run
-		runs, runErr = rn.RunSides(cmd.Context(), o, cases, []engine.Side{{Tests: tp.bins}})
-		if runs != nil {
-			run = runs[0]
-		}
-	} else {
-		run, runErr = rn.Run(cmd.Context(), o, cases)
-	}
-	prog.close()
-	if run == nil {
-		return failedError{runErr.Error()}
-	}
-	// The table first: a disk too full for the files must not lose what
+	a.say("host-pinned=%s: %s", s.pinned(), s.check.Note())
+	// The tables first: a disk too full for the files must not lose what
 	// was measured.
-	var table bytes.Buffer
-	if err := report.WriteTable(&table, run); err != nil {
-		return failedError{fmt.Sprintf("rendering the table: %v", err)}
+	m.before = func(r *measured) error {
+		run := r.runs[0]
+		var table bytes.Buffer
+		if err := report.WriteTable(&table, run); err != nil {
+			return failedError{fmt.Sprintf("rendering the table: %v", err)}
+		}
+		a.stdout.Write(table.Bytes())
+		if o.Precision > 0 {
+			a.reportPrecision(o, run)
+		}
+		// The pull-request table of each declared implementation axis:
+		// what the run was for, after the JMH table.
+		if err := prTables(a.stdout, r.header, run); err != nil {
+			a.say("the pull-request table could not be made: %v", err)
+		}
+		return nil
 	}
-	a.stdout.Write(table.Bytes())
-	if o.Precision > 0 {
-		a.reportPrecision(o, run)
+	r, err := a.measure(cmd.Context(), s, m)
+	if err != nil {
+		return err
 	}
-	// The pull-request table of each declared implementation axis: what
-	// the run was for, after the JMH table.
-	if err := prTables(a.stdout, header, run); err != nil {
-		a.say("the pull-request table could not be made: %v", err)
-	}
-	failed := a.reportFailures(run)
-	if err := report.WriteRun(out, header, run); err != nil {
-		return failedError{fmt.Sprintf("writing results: %v", err)}
-	}
-	a.written = append(a.written, filepath.Join(out, "bench.txt"))
 	fmt.Fprintf(a.stdout, "\nresults: %s and %s\n", filepath.Join(out, "bench.txt"), filepath.Join(out, "bench.json"))
+	run := r.runs[0]
 	for _, n := range run.ProfileNotes {
 		a.say("profiler %s", n)
 	}
@@ -324,16 +319,7 @@ func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f
 		}
 		fmt.Fprintf(a.stdout, "\n%s\nprofiles: %s\n", summary, filepath.Join(out, "profiles"))
 	}
-	if runErr != nil {
-		return failedError{fmt.Sprintf("run interrupted: %v (results so far are written)", runErr)}
-	}
-	if failed > 0 {
-		return failedError{fmt.Sprintf("%d fork(s) failed; every result obtained is in %s", failed, out)}
-	}
-	if tp != nil && len(tp.broken) > 0 {
-		return failedError{fmt.Sprintf("%d package(s) did not build (%s); every result obtained is in %s", len(tp.broken), strings.Join(tp.broken, ", "), out)}
-	}
-	return nil
+	return r.outcome(broken, out)
 }
 
 // reportFailures prints every failed fork of run and returns their number.

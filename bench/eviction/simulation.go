@@ -233,6 +233,24 @@ type broker struct {
 	cursors cursor.Container
 }
 
+// sim is one simulation: the virtual clock, the storage, the broker that
+// owns the topic (replaced at each restart), the producer and the
+// consumers. Simulate makes one and runs it tick by tick.
+type sim struct {
+	cfg  SimConfig
+	res  SimResult
+	now  int64 // virtual time, ns
+	live atomic.Int64
+	st   *simStorage
+	rng  *rand.Rand
+	b    *broker
+	cons []*consumer
+	// producerBudget is the entries the producer may publish now;
+	// producerBack is when it reconnects after a restart.
+	producerBudget float64
+	producerBack   int64
+}
+
 // Simulate runs one simulation. It fails if the cache loses track of an
 // entry: every entry the producer and storage made must have been
 // deallocated once the last broker's cache is cleared.
@@ -240,183 +258,229 @@ func Simulate(cfg SimConfig) (SimResult, error) {
 	if err := cfg.validate(); err != nil {
 		return SimResult{}, err
 	}
-	var res SimResult
-	var now int64
-	var live atomic.Int64
-	st := &simStorage{ledgers: []int64{0}, payload: make([]byte, cfg.EntrySize), live: &live}
-	rng := rand.New(rand.NewPCG(cfg.Seed, 0x5eed))
-	tick := int64(cfg.Tick)
+	s := &sim{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x5eed))}
+	s.st = &simStorage{ledgers: []int64{0}, payload: make([]byte, cfg.EntrySize), live: &s.live}
+	var err error
+	if s.b, err = s.newBroker(); err != nil {
+		return s.res, err
+	}
+	if err := s.connectConsumers(); err != nil {
+		return s.res, err
+	}
+	if err := s.run(); err != nil {
+		return s.res, err
+	}
+	s.b.ec.Clear()
+	s.res.StorageReads, s.res.StorageEntries = s.st.reads, s.st.entries
+	if n := s.live.Load(); n != 0 {
+		return s.res, fmt.Errorf("%d entries were never deallocated after the cache was cleared", n)
+	}
+	return s.res, nil
+}
 
+// newBroker is a broker with an empty cache, its manager reading the
+// simulation's clock.
+func (s *sim) newBroker() (*broker, error) {
+	cfg := s.cfg
 	maxRequeue := 0 // eviction ignores expected reads
 	if cfg.Policy == ExpectedReads {
 		maxRequeue = cfg.MaxRequeue
 	}
-	newBroker := func() (*broker, error) {
-		m, err := cache.NewManager(cache.ManagerConfig{
-			Impl: cfg.Impl, MaxSize: cfg.CacheSize,
-			MaxRequeue:          maxRequeue,
-			ExtendTTLOfAccessed: cfg.Policy != TimeOnly,
-			Clock:               func() int64 { return now },
-		})
-		if err != nil {
-			return nil, err
-		}
-		impl := "heap" // the legacy container tracks only the slowest cursor
-		if cfg.Policy == ExpectedReads {
-			impl = "active"
-		}
-		cs, err := cursor.New(impl)
-		if err != nil {
-			return nil, err
-		}
-		return &broker{m: m, ec: m.NewEntryCache(st), cursors: cs}, nil
-	}
-	b, err := newBroker()
+	m, err := cache.NewManager(cache.ManagerConfig{
+		Impl: cfg.Impl, MaxSize: cfg.CacheSize,
+		MaxRequeue:          maxRequeue,
+		ExtendTTLOfAccessed: cfg.Policy != TimeOnly,
+		Clock:               func() int64 { return s.now },
+	})
 	if err != nil {
-		return res, err
+		return nil, err
 	}
+	impl := "heap" // the legacy container tracks only the slowest cursor
+	if cfg.Policy == ExpectedReads {
+		impl = "active"
+	}
+	cs, err := cursor.New(impl)
+	if err != nil {
+		return nil, err
+	}
+	return &broker{m: m, ec: m.NewEntryCache(s.st), cursors: cs}, nil
+}
 
-	// The producer writes the backlog of the slowest starter before the
-	// run, straight to storage (it is not in the new broker's cache).
+// connectConsumers writes the backlog of the slowest starter before the
+// run, straight to storage (it is not in the new broker's cache), and
+// places each consumer its own backlog behind the end.
+func (s *sim) connectConsumers() error {
 	var maxBacklog time.Duration
-	for _, s := range cfg.Consumers {
-		maxBacklog = max(maxBacklog, s.Backlog)
+	for _, c := range s.cfg.Consumers {
+		maxBacklog = max(maxBacklog, c.Backlog)
 	}
-	prefill := int64(cfg.Rate * maxBacklog.Seconds())
-	st.ledgers[0] = prefill
-	cons := make([]*consumer, len(cfg.Consumers))
-	for i, s := range cfg.Consumers {
-		start := prefill - int64(cfg.Rate*s.Backlog.Seconds())
+	prefill := int64(s.cfg.Rate * maxBacklog.Seconds())
+	s.st.ledgers[0] = prefill
+	s.cons = make([]*consumer, len(s.cfg.Consumers))
+	for i, spec := range s.cfg.Consumers {
+		start := prefill - int64(s.cfg.Rate*spec.Backlog.Seconds())
 		pos := cursor.Position{Ledger: 0, Entry: start}
-		cons[i] = &consumer{name: fmt.Sprintf("sub-%d", i), spec: s, pos: pos, persisted: pos, connected: true}
-		if err := b.cursors.Add(cons[i].name, cons[i].pos); err != nil {
-			return res, err
-		}
-	}
-
-	publish := func() error {
-		l := int64(len(st.ledgers) - 1)
-		id := st.ledgers[l]
-		st.ledgers[l]++
-		res.Produced++
-		active := b.cursors.Size()
-		if active == 0 {
-			return nil
-		}
-		expected := int32(0)
-		if cfg.Policy == ExpectedReads {
-			expected = int32(active)
-		}
-		e := st.newEntry(l, id, expected)
-		e.SetDecreaseReadCountOnRelease(false)
-		_, err := b.ec.Insert(e)
-		e.Release()
-		return err
-	}
-
-	dispatch := func(c *consumer) error {
-		c.budget = min(c.budget+c.spec.Rate*cfg.Tick.Seconds(), float64(cfg.Permits))
-		for {
-			written := st.ledgers[c.pos.Ledger]
-			if c.pos.Entry >= written {
-				if c.pos.Ledger == int64(len(st.ledgers)-1) {
-					return nil // caught up with the producer
-				}
-				c.pos = cursor.Position{Ledger: c.pos.Ledger + 1}
-				continue
-			}
-			n := min(int64(cfg.ReadBatch), written-c.pos.Entry, int64(c.budget))
-			if n < 1 {
-				return nil
-			}
-			expected := int32(1) // cached; the queue ignores it (MaxRequeue 0)
-			if cfg.Policy == ExpectedReads {
-				k, _ := b.cursors.CountAtOrBefore(c.name)
-				expected = int32(k)
-			}
-			es, err := b.ec.ReadEntries(c.pos.Ledger, c.pos.Entry, c.pos.Entry+n-1, expected)
-			if err != nil {
-				return err
-			}
-			for _, e := range es {
-				e.Release() // dispatched and acknowledged: one expected read done
-			}
-			res.Delivered += n
-			c.budget -= float64(n)
-			c.pos = c.pos.After(n)
-			if err := b.cursors.Update(c.name, c.pos); err != nil {
-				return err
-			}
-			c.marks = append(c.marks, mark{now, c.pos})
-		}
-	}
-
-	restart := func() error {
-		b.ec.Clear() // the broker goes away with its cache
-		nb, err := newBroker()
-		if err != nil {
+		s.cons[i] = &consumer{name: fmt.Sprintf("sub-%d", i), spec: spec, pos: pos, persisted: pos, connected: true}
+		if err := s.b.cursors.Add(s.cons[i].name, pos); err != nil {
 			return err
 		}
-		b = nb
-		st.ledgers = append(st.ledgers, 0) // the new owner opens a new ledger
-		for _, c := range cons {
-			c.persist(now, int64(cfg.MarkDeleteLag))
-			c.pos = c.persisted // unacknowledged entries are dispatched again
-			c.marks = c.marks[:0]
-			c.connected, c.budget = false, 0
-			c.reconnect = now + int64(cfg.ReconnectMin) + rng.Int64N(int64(cfg.ReconnectMax-cfg.ReconnectMin)+1)
-		}
-		res.Restarts++
-		return nil
 	}
+	return nil
+}
 
-	var producerBudget float64
-	producerBack := int64(0)
+// run advances the clock tick by tick to the end: restarts at their
+// times, the producer's publishing, eviction, and the consumers in a
+// shuffled order each tick.
+func (s *sim) run() error {
+	cfg := s.cfg
 	nextRestart := 1
-	order := make([]int, len(cons))
+	order := make([]int, len(s.cons))
 	for i := range order {
 		order[i] = i
 	}
-	for now = 0; now < int64(cfg.Duration); now += tick {
-		if nextRestart <= cfg.Restarts && now >= int64(cfg.Duration)*int64(nextRestart)/int64(cfg.Restarts+1) {
-			if err := restart(); err != nil {
-				return res, err
+	for s.now = 0; s.now < int64(cfg.Duration); s.now += int64(cfg.Tick) {
+		if nextRestart <= cfg.Restarts && s.now >= int64(cfg.Duration)*int64(nextRestart)/int64(cfg.Restarts+1) {
+			if err := s.restart(); err != nil {
+				return err
 			}
-			producerBack = now + int64(cfg.ReconnectMin) + rng.Int64N(int64(cfg.ReconnectMax-cfg.ReconnectMin)+1)
-			producerBudget = 0
 			nextRestart++
 		}
-		if now >= producerBack {
-			producerBudget += cfg.Rate * cfg.Tick.Seconds()
-			for ; producerBudget >= 1; producerBudget-- {
-				if err := publish(); err != nil {
-					return res, err
-				}
-			}
+		if err := s.produce(); err != nil {
+			return err
 		}
-		b.m.EvictOlderThan(cfg.TTL)
-		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		s.b.m.EvictOlderThan(cfg.TTL)
+		s.rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		for _, i := range order {
-			c := cons[i]
-			if !c.connected {
-				if now < c.reconnect {
-					continue
-				}
-				c.connected = true
-				if err := b.cursors.Add(c.name, c.pos); err != nil {
-					return res, err
-				}
+			if err := s.consume(s.cons[i]); err != nil {
+				return err
 			}
-			if err := dispatch(c); err != nil {
-				return res, err
-			}
-			c.persist(now, int64(cfg.MarkDeleteLag))
 		}
 	}
-	b.ec.Clear()
-	res.StorageReads, res.StorageEntries = st.reads, st.entries
-	if n := live.Load(); n != 0 {
-		return res, fmt.Errorf("%d entries were never deallocated after the cache was cleared", n)
+	return nil
+}
+
+// reconnectDelay is a random delay between the configured bounds.
+func (s *sim) reconnectDelay() int64 {
+	return int64(s.cfg.ReconnectMin) + s.rng.Int64N(int64(s.cfg.ReconnectMax-s.cfg.ReconnectMin)+1)
+}
+
+// produce publishes what the producer's rate allows this tick, once it
+// is connected.
+func (s *sim) produce() error {
+	if s.now < s.producerBack {
+		return nil
 	}
-	return res, nil
+	s.producerBudget += s.cfg.Rate * s.cfg.Tick.Seconds()
+	for ; s.producerBudget >= 1; s.producerBudget-- {
+		if err := s.publish(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// publish writes one entry to the current ledger and, while some cursor
+// is active, inserts it into the cache with its expected reads.
+func (s *sim) publish() error {
+	st := s.st
+	l := int64(len(st.ledgers) - 1)
+	id := st.ledgers[l]
+	st.ledgers[l]++
+	s.res.Produced++
+	active := s.b.cursors.Size()
+	if active == 0 {
+		return nil
+	}
+	expected := int32(0)
+	if s.cfg.Policy == ExpectedReads {
+		expected = int32(active)
+	}
+	e := st.newEntry(l, id, expected)
+	e.SetDecreaseReadCountOnRelease(false)
+	_, err := s.b.ec.Insert(e)
+	e.Release()
+	return err
+}
+
+// consume reconnects c when its time has come, dispatches to it and
+// persists its mark-delete position.
+func (s *sim) consume(c *consumer) error {
+	if !c.connected {
+		if s.now < c.reconnect {
+			return nil
+		}
+		c.connected = true
+		if err := s.b.cursors.Add(c.name, c.pos); err != nil {
+			return err
+		}
+	}
+	if err := s.dispatch(c); err != nil {
+		return err
+	}
+	c.persist(s.now, int64(s.cfg.MarkDeleteLag))
+	return nil
+}
+
+// dispatch reads c's next entries through the cache, as far as its
+// permits and the written entries allow, and acknowledges them.
+func (s *sim) dispatch(c *consumer) error {
+	cfg, st := s.cfg, s.st
+	c.budget = min(c.budget+c.spec.Rate*cfg.Tick.Seconds(), float64(cfg.Permits))
+	for {
+		written := st.ledgers[c.pos.Ledger]
+		if c.pos.Entry >= written {
+			if c.pos.Ledger == int64(len(st.ledgers)-1) {
+				return nil // caught up with the producer
+			}
+			c.pos = cursor.Position{Ledger: c.pos.Ledger + 1}
+			continue
+		}
+		n := min(int64(cfg.ReadBatch), written-c.pos.Entry, int64(c.budget))
+		if n < 1 {
+			return nil
+		}
+		expected := int32(1) // cached; the queue ignores it (MaxRequeue 0)
+		if cfg.Policy == ExpectedReads {
+			k, _ := s.b.cursors.CountAtOrBefore(c.name)
+			expected = int32(k)
+		}
+		es, err := s.b.ec.ReadEntries(c.pos.Ledger, c.pos.Entry, c.pos.Entry+n-1, expected)
+		if err != nil {
+			return err
+		}
+		for _, e := range es {
+			e.Release() // dispatched and acknowledged: one expected read done
+		}
+		s.res.Delivered += n
+		c.budget -= float64(n)
+		c.pos = c.pos.After(n)
+		if err := s.b.cursors.Update(c.name, c.pos); err != nil {
+			return err
+		}
+		c.marks = append(c.marks, mark{s.now, c.pos})
+	}
+}
+
+// restart replaces the broker: its cache goes with it, the new owner
+// opens a new ledger, the consumers fall back to their persisted
+// positions and reconnect after a delay, and so does the producer.
+func (s *sim) restart() error {
+	s.b.ec.Clear()
+	nb, err := s.newBroker()
+	if err != nil {
+		return err
+	}
+	s.b = nb
+	s.st.ledgers = append(s.st.ledgers, 0)
+	for _, c := range s.cons {
+		c.persist(s.now, int64(s.cfg.MarkDeleteLag))
+		c.pos = c.persisted // unacknowledged entries are dispatched again
+		c.marks = c.marks[:0]
+		c.connected, c.budget = false, 0
+		c.reconnect = s.now + s.reconnectDelay()
+	}
+	s.res.Restarts++
+	s.producerBack = s.now + s.reconnectDelay()
+	s.producerBudget = 0
+	return nil
 }

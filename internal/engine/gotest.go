@@ -39,9 +39,9 @@ type TestBinary struct {
 // Measure.Count times (-test.count) at the measurement's benchtime. The
 // first Warmup.Count result lines are the warmup. What a fork printed
 // that cannot be read is named in the case's notes and stays in its log.
-func (rn *Runner) testFork(ctx context.Context, side Side, o Options, c Case, forkNo int, cr *result.CaseResult) *result.ForkError {
+func (rn *Runner) testFork(ctx context.Context, bins TestBinaries, o Options, c Case, forkNo int, cr *result.CaseResult) *result.ForkError {
 	cr.Procs = c.Test.Procs
-	bin, ok := side.Tests[c.Test.Pkg]
+	bin, ok := bins[c.Test.Pkg]
 	if !ok {
 		return &result.ForkError{Message: "no test binary of package " + c.Test.Pkg}
 	}
@@ -381,9 +381,9 @@ var testProfileFlag = map[profile.Kind]string{
 // track of a toggled function's exit. The count repeats to about 1 %, not
 // exactly: the scheduler's work inside the process depends on the wall
 // clock, and K is made large to spread it.
-func (rn *Runner) testProfileFork(ctx context.Context, o Options, k profile.Kind, c Case, cr *result.CaseResult, side Side) (result.ProfileRun, string) {
+func (rn *Runner) testProfileFork(ctx context.Context, o Options, k profile.Kind, c Case, cr *result.CaseResult, side string, bins TestBinaries) (result.ProfileRun, string) {
 	pr := result.ProfileRun{Kind: string(k)}
-	bin, ok := side.Tests[c.Test.Pkg]
+	bin, ok := bins[c.Test.Pkg]
 	if !ok {
 		pr.Err = fmt.Errorf("no test binary of package %s", c.Test.Pkg)
 		return pr, ""
@@ -452,8 +452,8 @@ func profileN(o Options, cr *result.CaseResult) int64 {
 	return max(1, int64(float64(o.Measure.Time)/ns))
 }
 
-func (rn *Runner) profileDir(side Side, cr *result.CaseResult) (string, error) {
-	dir := filepath.Join(rn.ProfileDir, side.Name, filepath.FromSlash(rn.fileName(cr.Case)))
+func (rn *Runner) profileDir(side string, cr *result.CaseResult) (string, error) {
+	dir := filepath.Join(rn.ProfileDir, side, filepath.FromSlash(rn.fileName(cr.Case)))
 	return dir, os.MkdirAll(dir, 0o755)
 }
 
@@ -468,7 +468,7 @@ func instructionsK(cr *result.CaseResult) int64 {
 	return min(max(int64(50e6/ns), 1000), 1_000_000)
 }
 
-func (rn *Runner) testInstructions(ctx context.Context, o Options, c Case, cr *result.CaseResult, side Side, bin TestBinary) (result.ProfileRun, string) {
+func (rn *Runner) testInstructions(ctx context.Context, o Options, c Case, cr *result.CaseResult, side string, bin TestBinary) (result.ProfileRun, string) {
 	pr := result.ProfileRun{Kind: string(profile.Instructions)}
 	dir, err := rn.profileDir(side, cr)
 	if err != nil {

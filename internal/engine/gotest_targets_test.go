@@ -52,7 +52,7 @@ func BenchmarkGoTestTargets(b *testing.B) {
 				o := DefaultOptions()
 				o.Forks, o.Warmup, o.Measure = 1, result.IterSpec{}, result.IterSpec{Count: 1, Time: benchtime}
 				c := Case{Test: &GoTest{Pkg: tc.pkg, Name: tc.name, Procs: 2}}
-				side := Side{Tests: map[string]TestBinary{tc.pkg: {Path: bin, Dir: pkgs[0].Dir}}}
+				side := Side{Launch: TestBinaries{tc.pkg: {Path: bin, Dir: pkgs[0].Dir}}}
 				var forkNs, plainNs, forkWall, plainWall []float64
 				for range rounds {
 					rn := &Runner{}

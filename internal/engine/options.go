@@ -76,6 +76,23 @@ func DefaultOptions() Options {
 	}
 }
 
+// ABForks is the forks per side of an A/B comparison by default: each
+// fork is one sample of the comparison, and the test cannot reach
+// p < 0.05 with fewer than 4 a side (5 a side can reach 0.008).
+const ABForks = 5
+
+// PrecisionForks is the least forks a run with a precision target starts
+// with, before it adds forks: fewer give no interval to stop on.
+const PrecisionForks = 3
+
+// ABOptions are the defaults of an A/B comparison: DefaultOptions with
+// ABForks forks a side.
+func ABOptions() Options {
+	o := DefaultOptions()
+	o.Forks = ABForks
+	return o
+}
+
 // QuickOptions are the quick defaults: 1 fork, 1 warmup × 200 ms and
 // 3 measurement × 200 ms iterations.
 func QuickOptions() Options {

@@ -59,14 +59,11 @@ type Event struct {
 	Side      string        // the side of an A/B run
 }
 
-// Side is one binary of an A/B run: its name (the toolchain key of the
-// results) and its executable.
+// Side is one binary of a run: its name (the toolchain key of an A/B
+// run's results) and how its forks are launched.
 type Side struct {
-	Name       string
-	Executable string
-	// Tests are the side's test binaries by package import path, for
-	// the cases of go test benchmarks.
-	Tests map[string]TestBinary
+	Name   string
+	Launch Launcher
 }
 
 // Run runs every case of o's plan: forks in rounds in which the cases run
@@ -75,7 +72,11 @@ type Side struct {
 // error is returned only when the run could not start or was interrupted
 // (the results so far are returned with it).
 func (rn *Runner) Run(ctx context.Context, o Options, cases []Case) (*result.Run, error) {
-	runs, err := rn.RunSides(ctx, o, cases, []Side{{Executable: rn.Executable}})
+	var launch Launcher = Program{}
+	if o.Forks == 0 {
+		launch = InProcess{}
+	}
+	runs, err := rn.RunSides(ctx, o, cases, []Side{{Launch: launch}})
 	if runs == nil {
 		return nil, err
 	}
@@ -96,10 +97,15 @@ func (rn *Runner) RunSides(ctx context.Context, o Options, cases []Case, sides [
 	if len(sides) > 1 && o.Forks == 0 {
 		return nil, errors.New("an A/B run needs forks")
 	}
-	if o.Forks == 0 && slices.ContainsFunc(cases, func(c Case) bool { return c.Test != nil }) {
-		return nil, errors.New("go test benchmarks run in their test binaries' processes: they need forks (got 0)")
+	for _, s := range sides {
+		if s.Launch == nil {
+			return nil, fmt.Errorf("side %q has no launcher", s.Name)
+		}
+		if err := s.Launch.check(o, cases); err != nil {
+			return nil, err
+		}
 	}
-	pkgs := map[string]bool{}
+	pkgs := map[string]bool{} // of go test benchmarks, named by package when from several
 	for _, c := range cases {
 		if c.Test != nil {
 			pkgs[c.Test.Pkg] = true
@@ -174,14 +180,7 @@ func (rn *Runner) RunSides(ctx context.Context, o Options, cases []Case, sides [
 						cr.Notes = append(cr.Notes, fmt.Sprintf("fork %d: %s", forkNo, note))
 					}
 				}
-				var ferr *result.ForkError
-				if c.Test != nil {
-					ferr = rn.testFork(ctx, sides[s], o, c, forkNo, cr)
-				} else if runs[s].InProcess {
-					ferr = rn.inProcess(c, o.planFor(c, forkNo), cr)
-				} else {
-					ferr = rn.fork(ctx, sides[s].Executable, o.planFor(c, forkNo), o.Timeout, cr)
-				}
+				ferr := sides[s].Launch.fork(ctx, rn, o, c, forkNo, cr)
 				if ferr != nil {
 					ferr.Benchmark, ferr.Fork = cr.Case.Name(), forkNo
 					cr.Failures = append(cr.Failures, ferr)
@@ -204,13 +203,7 @@ func (rn *Runner) RunSides(ctx context.Context, o Options, cases []Case, sides [
 					return runs, err
 				}
 				rn.progress(Event{Case: c, Fork: 1, Done: done, Total: total, Estimated: forkTime, Profile: k, Side: sides[s].Name})
-				var pr result.ProfileRun
-				var note string
-				if c.Test != nil {
-					pr, note = rn.testProfileFork(ctx, o, k, c, cr, sides[s])
-				} else {
-					pr, note = rn.profileFork(ctx, o, k, c, cr, sides[s])
-				}
+				pr, note := sides[s].Launch.profile(ctx, rn, o, k, c, cr, sides[s].Name)
 				if note != "" {
 					runs[s].ProfileNotes = append(runs[s].ProfileNotes, note)
 					done += len(runs[s].Cases)
@@ -238,14 +231,14 @@ func failedCase(runs []*result.Run, i int) bool {
 
 // profileFork runs one profiling fork of kind k for a case. A profiler that
 // cannot run on this host returns a note instead.
-func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, c Case, cr *result.CaseResult, side Side) (result.ProfileRun, string) {
+func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, c Case, cr *result.CaseResult, side, executable string) (result.ProfileRun, string) {
 	pr := result.ProfileRun{Kind: string(k)}
-	exe, err := rn.executable(side.Executable)
+	exe, err := rn.executable(executable)
 	if err != nil {
 		pr.Err = err
 		return pr, ""
 	}
-	dir := filepath.Join(rn.ProfileDir, side.Name, filepath.FromSlash(rn.fileName(cr.Case)))
+	dir := filepath.Join(rn.ProfileDir, side, filepath.FromSlash(rn.fileName(cr.Case)))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		pr.Err = err
 		return pr, ""

@@ -11,9 +11,9 @@ import (
 	"strings"
 )
 
-// MeasuredLoop is the symbol of the harness function that runs the ops of
+// MeasuredLoop is the symbol of the measuring core's function that runs the ops of
 // a counted iteration; callgrind collects only inside it.
-const MeasuredLoop = "github.com/ledgerbench/ledgerbench/harness.runOps"
+const MeasuredLoop = "github.com/ledgerbench/ledgerbench/internal/measure.runOps"
 
 // CallgrindEnv is the environment of a fork run under callgrind.
 var CallgrindEnv = []string{"GOMAXPROCS=1", "GOGC=off", "GODEBUG=asyncpreemptoff=1"}

@@ -1,4 +1,4 @@
-package benchctl
+package revision
 
 import (
 	"encoding/json"
@@ -18,28 +18,36 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness"
 )
 
-// harnessModule is the module path of package harness, read off its type
-// so that nothing here spells it.
-var harnessModule = strings.TrimSuffix(reflect.TypeFor[harness.Benchmark]().PkgPath(), "/harness")
+// harnessPkg is the import path of package harness and harnessModule
+// its module's, read off a type harness defines so that nothing here
+// spells them.
+var (
+	harnessPkg    = reflect.TypeFor[harness.Registry]().PkgPath()
+	harnessModule = strings.TrimSuffix(harnessPkg, "/harness")
+)
 
-// program is the user's benchmark program: the main package that called
-// Main (or --cmd), located in its module and git repository.
-type program struct {
-	importPath string // of the main package
-	modulePath string
-	moduleRel  string // module directory, relative to the repository root
-	pkgRel     string // main package directory, relative to the module directory
+// ErrUnknownProgram is FindProgram's error when neither a package was
+// named nor this binary's build info names its main package.
+var ErrUnknownProgram = errors.New("cannot tell which main package this program was built from")
+
+// Program is the user's benchmark program: the main package that calls
+// benchctl.Main, located in its module and git repository.
+type Program struct {
+	ImportPath string // of the main package
+	ModulePath string
+	ModuleRel  string // module directory, relative to the repository root
+	PkgRel     string // main package directory, relative to the module directory
 }
 
-// findProgram locates the main package to rebuild: cmdFlag when set (a
-// package path as go build takes it), else the main package of this
-// binary, which the build info names.
-func findProgram(dir, root, cmdFlag string) (*program, error) {
-	target := cmdFlag
+// FindProgram locates the main package to rebuild: target when set (a
+// package path as go build takes it, resolved from dir), else the main
+// package of this binary, which the build info names. root is the
+// repository the program must be in.
+func FindProgram(dir, root, target string) (*Program, error) {
 	if target == "" {
 		bi, ok := debug.ReadBuildInfo()
 		if !ok || bi.Path == "" || bi.Path == "command-line-arguments" || strings.HasSuffix(bi.Path, ".test") {
-			return nil, errors.New("cannot tell which main package this program was built from: name it with --cmd ./path/to/main")
+			return nil, &UsageError{ErrUnknownProgram}
 		}
 		target = bi.Path
 	}
@@ -52,23 +60,23 @@ func findProgram(dir, root, cmdFlag string) (*program, error) {
 		if ee, ok := err.(*exec.ExitError); ok {
 			stderr = strings.TrimSpace(string(ee.Stderr))
 		}
-		return nil, fmt.Errorf("--cmd %s: not a package of this module: %s", target, stderr)
+		return nil, usage("%s: not a package of this module: %s", target, stderr)
 	}
 	f := strings.Split(strings.TrimSpace(string(out)), "\t")
 	if len(f) != 5 {
-		return nil, fmt.Errorf("--cmd %s: not in a module", target)
+		return nil, usage("%s: not in a module", target)
 	}
 	if f[0] != "main" {
-		return nil, fmt.Errorf("--cmd %s is package %s, not a main package: name the program that calls benchctl.Main", target, f[0])
+		return nil, usage("%s is package %s, not a main package: name the program that calls benchctl.Main", target, f[0])
 	}
-	p := &program{importPath: f[1], modulePath: f[3]}
+	p := &Program{ImportPath: f[1], ModulePath: f[3]}
 	realRoot, _ := filepath.EvalSymlinks(root)
 	modDir, _ := filepath.EvalSymlinks(f[4])
 	pkgDir, _ := filepath.EvalSymlinks(f[2])
-	if p.moduleRel, err = filepath.Rel(realRoot, modDir); err != nil || strings.HasPrefix(p.moduleRel, "..") {
-		return nil, fmt.Errorf("--cmd %s: its module %s is outside the repository %s", target, f[4], root)
+	if p.ModuleRel, err = filepath.Rel(realRoot, modDir); err != nil || strings.HasPrefix(p.ModuleRel, "..") {
+		return nil, usage("%s: its module %s is outside the repository %s", target, f[4], root)
 	}
-	if p.pkgRel, err = filepath.Rel(modDir, pkgDir); err != nil {
+	if p.PkgRel, err = filepath.Rel(modDir, pkgDir); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -76,14 +84,14 @@ func findProgram(dir, root, cmdFlag string) (*program, error) {
 
 // listBenchmarks runs `bin list --json` and returns the benchmarks it
 // declares; a program too old to list them returns an error.
-func listBenchmarks(bin string) ([]listed, error) {
+func listBenchmarks(bin string) ([]Listed, error) {
 	cmd := exec.Command(bin, "list", "--json")
 	cmd.Env = os.Environ()
 	out, err := cmd.Output()
 	if err != nil {
 		return nil, fmt.Errorf("%s list --json: %w", filepath.Base(bin), err)
 	}
-	var l []listed
+	var l []Listed
 	if err := json.Unmarshal(out, &l); err != nil {
 		return nil, fmt.Errorf("%s list --json: %w", filepath.Base(bin), err)
 	}
@@ -97,10 +105,10 @@ func listBenchmarks(bin string) ([]listed, error) {
 // that kind that the head lacks is removed). When the base's go.mod does
 // not require the harness's module, go.mod and go.sum come from the head
 // too. It returns the overlay and what it replaced.
-func declarationOverlay(p *program, headMod, baseMod string) (map[string]string, []string, error) {
+func declarationOverlay(p *Program, headMod, baseMod string) (map[string]string, []string, error) {
 	replace := map[string]string{}
 	var what []string
-	dirs := map[string]bool{p.pkgRel: true}
+	dirs := map[string]bool{p.PkgRel: true}
 	err := filepath.WalkDir(headMod, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return err
@@ -127,7 +135,7 @@ func declarationOverlay(p *program, headMod, baseMod string) (map[string]string,
 	}
 	slices.Sort(keys)
 	for _, d := range keys {
-		whole := d == p.pkgRel
+		whole := d == p.PkgRel
 		headFiles, err := goFiles(filepath.Join(headMod, d), whole)
 		if err != nil {
 			return nil, nil, err
@@ -176,7 +184,7 @@ func goFiles(dir string, whole bool) ([]string, error) {
 			}
 			imports := false
 			for _, im := range f.Imports {
-				imports = imports || strings.Trim(im.Path.Value, `"`) == harnessModule+"/harness"
+				imports = imports || strings.Trim(im.Path.Value, `"`) == harnessPkg
 			}
 			if !imports {
 				continue
