@@ -42,7 +42,7 @@ interleaves their go test benchmarks (see run). A baseline package that lacks a 
 experiment has is rebuilt with the experiment's _test.go files overlaid (go test -overlay), and
 the table and ab.txt say so.
 
-Each fork is one sample of the comparison (the median of its iterations), so ab runs `+fmt.Sprint(engine.ABForks)+` forks
+Each fork is one sample of the comparison (the median of its iterations), so ab runs ` + fmt.Sprint(engine.ABForks) + ` forks
 per side unless --forks says otherwise: the test cannot reach p < 0.05 with fewer than 4 a side.
 
 --head . (the default) measures the working tree as it is. Exit status 1 on a significant
