@@ -66,9 +66,12 @@ type cached struct {
 	prev    *cached
 	next    *cached
 
-	raw    []byte // the block's bytes (decompressed)
-	parsed any    // *block or *filter
-	pooled bool   // raw came from the big-buffer pool
+	raw []byte // the block's bytes (decompressed)
+	// The parsed block: blk for an index or data block, flt for a filter
+	// (the kind says which is set).
+	blk    *block
+	flt    *filter
+	pooled bool // raw came from the big-buffer pool
 }
 
 type shard struct {
@@ -328,7 +331,7 @@ func putBuf(b []byte, pooled bool) {
 func freeBlock(e *cached) {
 	if e.pooled && e.raw != nil {
 		putBuf(e.raw, true)
-		e.raw, e.parsed = nil, nil
+		e.raw, e.blk, e.flt = nil, nil, nil
 	}
 }
 

@@ -30,14 +30,30 @@ type table struct {
 	layout  Layout
 	info    TableInfo
 
-	filterH handle // full filter (Full)
+	filterH handle // full filter (Full) or top-level filter index (Partitioned)
 	indexH  handle // single index (Full) or top-level index (Partitioned)
-	// Partitioned: the top-level filter index and top-level index, pinned
-	// in the cache (held references) for the table's lifetime, and their
-	// entries decoded once into fences for the per-get searches.
-	topFilter, topIndex *cached
-	filterFences        *fences
-	indexFences         *fences
+	// r finds a key's filter and index blocks in the table's layout:
+	// chosen once at open (full_reader.go, partitioned_reader.go).
+	r layoutReader
+}
+
+// layoutReader is what differs between the table layouts on the read
+// path: where a key's filter and index block are, and the index blocks
+// that list every data block.
+type layoutReader interface {
+	// filterFor is the handle of the filter that covers key; false when
+	// key is beyond the table's last key.
+	filterFor(key []byte) (handle, bool)
+	// indexFor is the index block (with a cache reference) whose entries
+	// cover key; false when key is beyond the table's last key.
+	indexFor(key []byte, p *Perf) (*cached, bool, error)
+	// prevDataHandle is the handle of the data block whose index key
+	// (its last key) is the greatest below key.
+	prevDataHandle(key []byte, p *Perf) (handle, bool, error)
+	// indexParts are the index blocks that list every data block.
+	indexParts() []handle
+	// close releases what the reader pins.
+	close()
 }
 
 // fences are a pinned top-level block's entries decoded once: the last
@@ -130,11 +146,11 @@ func newTable(r io.ReaderAt, c io.Closer, size int64, path string, num uint64, c
 	}
 	metaH := handle{binary.LittleEndian.Uint64(ft[0:]), binary.LittleEndian.Uint64(ft[8:])}
 	t.indexH = handle{binary.LittleEndian.Uint64(ft[16:]), binary.LittleEndian.Uint64(ft[24:])}
-	meta, err := t.readParsed(metaH, kindIndex, nil)
+	meta, err := t.readBlock(metaH, kindIndex, nil)
 	if err != nil {
 		return nil, err
 	}
-	it := meta.(*block).iter()
+	it := meta.iter()
 	var propsH handle
 	var haveProps, haveFilter bool
 	for it.next() {
@@ -154,29 +170,20 @@ func newTable(r io.ReaderAt, c io.Closer, size int64, path string, num uint64, c
 	if it.err != nil || !haveProps || !haveFilter {
 		return nil, t.corrupt("metaindex", metaH.offset, fmt.Errorf("entries missing (%v)", it.err))
 	}
-	props, err := t.readParsed(propsH, kindIndex, nil)
+	props, err := t.readBlock(propsH, kindIndex, nil)
 	if err != nil {
 		return nil, err
 	}
-	if err := t.parseProps(props.(*block)); err != nil {
+	if err := t.parseProps(props); err != nil {
 		return nil, t.corrupt("properties", propsH.offset, err)
 	}
 	if t.layout == Partitioned {
-		if t.topFilter, err = t.get(t.filterH, kindFilterIndex, nil); err != nil {
-			return nil, err
-		}
-		if t.topIndex, err = t.get(t.indexH, kindIndexTop, nil); err != nil {
-			t.cache.release(t.topFilter)
-			return nil, err
-		}
-		if t.filterFences, err = decodeFences(t.topFilter.parsed.(*block)); err == nil {
-			t.indexFences, err = decodeFences(t.topIndex.parsed.(*block))
-		}
-		if err != nil {
-			t.cache.release(t.topFilter)
-			t.cache.release(t.topIndex)
-			return nil, t.corrupt("top-level", t.indexH.offset, err)
-		}
+		t.r, err = openPartitioned(t)
+	} else {
+		t.r = fullReader{t}
+	}
+	if err != nil {
+		return nil, err
 	}
 	return t, nil
 }
@@ -220,10 +227,9 @@ func (t *table) corrupt(what string, off uint64, err error) error {
 }
 
 func (t *table) close() error {
-	if t.topFilter != nil {
-		t.cache.release(t.topFilter)
-		t.cache.release(t.topIndex)
-		t.topFilter, t.topIndex = nil, nil
+	if t.r != nil {
+		t.r.close()
+		t.r = nil
 	}
 	if t.closer != nil {
 		return t.closer.Close()
@@ -272,24 +278,27 @@ func (t *table) readRaw(h handle, k blockKind, p *Perf) ([]byte, bool, error) {
 	}
 }
 
-func parseKind(raw []byte, k blockKind) (any, error) {
+// parseInto parses raw as a block of kind k into e.
+func parseInto(e *cached, raw []byte, k blockKind) (err error) {
 	if k == kindFilter {
-		return parseFilter(raw)
+		e.flt, err = parseFilter(raw)
+	} else {
+		e.blk, err = parseBlock(raw)
 	}
-	return parseBlock(raw)
+	return err
 }
 
-// readParsed reads and parses a block without the cache.
-func (t *table) readParsed(h handle, k blockKind, p *Perf) (any, error) {
+// readBlock reads and parses an index or data block without the cache.
+func (t *table) readBlock(h handle, k blockKind, p *Perf) (*block, error) {
 	raw, _, err := t.readRaw(h, k, p)
 	if err != nil {
 		return nil, err
 	}
-	v, err := parseKind(raw, k)
+	b, err := parseBlock(raw)
 	if err != nil {
 		return nil, t.corrupt(k.String(), h.offset, err)
 	}
-	return v, nil
+	return b, nil
 }
 
 // get returns the block at h with a cache reference (release it).
@@ -303,51 +312,39 @@ func (t *table) get(h handle, k blockKind, p *Perf) (*cached, error) {
 	if err != nil {
 		return nil, err
 	}
-	v, err := parseKind(raw, k)
-	if err != nil {
+	e := &cached{key: key, kind: k, charge: int64(len(raw)) + entryOverhead, raw: raw, pooled: pooled}
+	if err := parseInto(e, raw, k); err != nil {
 		putBuf(raw, pooled)
 		return nil, t.corrupt(k.String(), h.offset, err)
 	}
-	e := &cached{key: key, kind: k, charge: int64(len(raw)) + entryOverhead, raw: raw, parsed: v, pooled: pooled}
 	return t.cache.insert(e), nil
 }
 
 // mayContain consults the table's filter for key (hash h).
 func (t *table) mayContain(key []byte, h uint64, p *Perf) (bool, error) {
-	fh := t.filterH
-	if t.layout == Partitioned {
-		var ok bool
-		if fh, ok = t.filterFences.seekGE(key); !ok {
-			return false, nil // beyond the table's last key
-		}
+	fh, ok := t.r.filterFor(key)
+	if !ok {
+		return false, nil // beyond the table's last key
 	}
 	e, err := t.get(fh, kindFilter, p)
 	if err != nil {
 		return false, err
 	}
-	ok := e.parsed.(*filter).mayContain(h)
+	ok = e.flt.mayContain(h)
 	t.cache.release(e)
 	return ok, nil
 }
 
-// dataHandle finds the handle of the data block whose last key is the
-// first ≥ key (seekGE) or, for floor lookups, whose range may hold the
-// last key ≤ key, with the block before it.
+// indexSeek finds the handle of the data block whose last key is the
+// first ≥ key: the block that holds key if the table does, and where a
+// floor lookup starts.
 func (t *table) indexSeek(key []byte, p *Perf) (h handle, found bool, err error) {
-	var ix *cached
-	if t.layout == Partitioned {
-		ph, ok := t.indexFences.seekGE(key)
-		if !ok {
-			return handle{}, false, nil
-		}
-		if ix, err = t.get(ph, kindIndex, p); err != nil {
-			return handle{}, false, err
-		}
-	} else if ix, err = t.get(t.indexH, kindIndex, p); err != nil {
+	ix, ok, err := t.r.indexFor(key, p)
+	if err != nil || !ok {
 		return handle{}, false, err
 	}
 	defer t.cache.release(ix)
-	it := ix.parsed.(*block).iter()
+	it := ix.blk.iter()
 	if !it.seekGE(key) {
 		if it.err != nil {
 			return handle{}, false, t.corrupt("index", ix.key.offset, it.err)
@@ -391,7 +388,7 @@ func (t *table) lookup(key []byte, h uint64, p *Perf, useFilter bool) (value []b
 		return nil, false, err
 	}
 	defer t.cache.release(d)
-	it := d.parsed.(*block).iter()
+	it := d.blk.iter()
 	if it.seekGE(key) && bytes.Equal(it.key, key) {
 		return append([]byte(nil), it.value...), true, nil
 	}
@@ -425,7 +422,7 @@ func (t *table) floor(key []byte, inclusive bool, p *Perf) (k, v []byte, found b
 	if err != nil {
 		return nil, nil, false, err
 	}
-	it := d.parsed.(*block).iter()
+	it := d.blk.iter()
 	k, v, found = it.seekLE(key, inclusive)
 	t.cache.release(d)
 	if it.err != nil {
@@ -436,7 +433,7 @@ func (t *table) floor(key []byte, inclusive bool, p *Perf) (k, v []byte, found b
 	}
 	// Every key of that block is beyond key: the floor is the last key of
 	// the block before, the greatest index key below key.
-	ph, ok, err := t.prevDataHandle(key, p)
+	ph, ok, err := t.r.prevDataHandle(key, p)
 	if err != nil || !ok {
 		return nil, nil, false, err
 	}
@@ -444,7 +441,7 @@ func (t *table) floor(key []byte, inclusive bool, p *Perf) (k, v []byte, found b
 	if err != nil {
 		return nil, nil, false, err
 	}
-	it = d.parsed.(*block).iter()
+	it = d.blk.iter()
 	k, v, found = it.seekLE(key, true)
 	t.cache.release(d)
 	if it.err != nil {
@@ -453,51 +450,22 @@ func (t *table) floor(key []byte, inclusive bool, p *Perf) (k, v []byte, found b
 	return k, v, found, nil
 }
 
-// prevDataHandle is the handle of the data block whose index key (its
-// last key) is the greatest below key.
-func (t *table) prevDataHandle(key []byte, p *Perf) (handle, bool, error) {
-	search := func(ix *block, off uint64) (handle, bool, error) {
-		it := ix.iter()
-		_, hv, ok := it.seekLE(key, false)
-		if it.err != nil {
-			return handle{}, false, t.corrupt("index", off, it.err)
-		}
-		if !ok {
-			return handle{}, false, nil
-		}
-		h, err := decodeHandle(hv)
-		if err != nil {
-			return handle{}, false, t.corrupt("index", off, err)
-		}
-		return h, true, nil
+// searchPrev is the handle of the last entry of index block ix (at
+// offset off) whose key is below key.
+func (t *table) searchPrev(ix *block, off uint64, key []byte) (handle, bool, error) {
+	it := ix.iter()
+	_, hv, ok := it.seekLE(key, false)
+	if it.err != nil {
+		return handle{}, false, t.corrupt("index", off, it.err)
 	}
-	if t.layout == Full {
-		ix, err := t.get(t.indexH, kindIndex, p)
-		if err != nil {
-			return handle{}, false, err
-		}
-		defer t.cache.release(ix)
-		return search(ix.parsed.(*block), t.indexH.offset)
+	if !ok {
+		return handle{}, false, nil
 	}
-	// In the partition holding key's block, or else the last entry of the
-	// partition before it (whose fence, its last key, is below key).
-	i := t.indexFences.search(key)
-	for _, pi := range []int{i, i - 1} {
-		if pi < 0 || pi >= len(t.indexFences.handles) {
-			continue
-		}
-		ph := t.indexFences.handles[pi]
-		ix, err := t.get(ph, kindIndex, p)
-		if err != nil {
-			return handle{}, false, err
-		}
-		h, ok, err := search(ix.parsed.(*block), ph.offset)
-		t.cache.release(ix)
-		if err != nil || ok {
-			return h, ok, err
-		}
+	h, err := decodeHandle(hv)
+	if err != nil {
+		return handle{}, false, t.corrupt("index", off, err)
 	}
-	return handle{}, false, nil
+	return h, true, nil
 }
 
 // tableIter walks every entry of a table in order, reading blocks
@@ -512,16 +480,12 @@ type tableIter struct {
 
 func (t *table) iter() (*tableIter, error) {
 	ti := &tableIter{t: t}
-	parts := []handle{t.indexH}
-	if t.layout == Partitioned {
-		parts = t.indexFences.handles
-	}
-	for _, ph := range parts {
-		b, err := t.readParsed(ph, kindIndex, nil)
+	for _, ph := range t.r.indexParts() {
+		b, err := t.readBlock(ph, kindIndex, nil)
 		if err != nil {
 			return nil, err
 		}
-		it := b.(*block).iter()
+		it := b.iter()
 		for it.next() {
 			h, err := decodeHandle(it.value)
 			if err != nil {
