@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -68,7 +69,7 @@ func writeFindings(w io.Writer, r *hostcheck.Report) error {
 		if f.CPU >= 0 {
 			cpu = fmt.Sprint(f.CPU)
 		}
-		if err := t.Append(f.Severity.String(), f.ID, cpu, f.Message, f.Fix); err != nil {
+		if err := t.Append(f.Severity.String(), f.ID, cpu, f.Message, advice(f)); err != nil {
 			return err
 		}
 	}
@@ -81,4 +82,17 @@ func writeFindings(w io.Writer, r *hostcheck.Report) error {
 	}
 	fmt.Fprintf(w, "machine-id: %s  env-id: %s\n", r.MachineID, r.EnvID)
 	return nil
+}
+
+// flagAdvice is, by finding ID, the flag that carries out a finding's
+// fix.
+var flagAdvice = map[string]string{"smt": "--cpus", "isolation": "--cpus", "load": "--idle-load", "thermal": "--cooldown"}
+
+// advice is a finding's fix with the flag that carries it out.
+func advice(f hostcheck.Finding) string {
+	flag, ok := flagAdvice[f.ID]
+	if f.Severity == hostcheck.OK || !ok || f.Fix == "" || strings.Contains(f.Fix, "cannot") {
+		return f.Fix
+	}
+	return f.Fix + " (" + flag + ")"
 }

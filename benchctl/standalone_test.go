@@ -78,6 +78,57 @@ func TestNamesNothingOfThisRepository(t *testing.T) {
 	}
 }
 
+// TestLibraryErrorsNameNoFlag: no error that the library makes (harness,
+// internal and impl, but the server's commands) names a command-line
+// flag: the CLI words its own advice.
+func TestLibraryErrorsNameNoFlag(t *testing.T) {
+	flag := regexp.MustCompile(`(^|[ "(])--[a-z][a-z-]+`)
+	for _, dir := range []string{"../harness", "../internal", "../impl"} {
+		err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") ||
+				strings.HasPrefix(filepath.ToSlash(path), "../internal/servecmd/") {
+				return err
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
+			if err != nil {
+				return err
+			}
+			ast.Inspect(f, func(n ast.Node) bool {
+				if s, ok := errorFormat(n); ok && flag.MatchString(s) {
+					t.Errorf("%s: error %q names a command-line flag", path, s)
+				}
+				return true
+			})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// errorFormat is the format string of an fmt.Errorf or errors.New call.
+func errorFormat(n ast.Node) (string, bool) {
+	call, ok := n.(*ast.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return "", false
+	}
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return "", false
+	}
+	x, ok := sel.X.(*ast.Ident)
+	if !ok || !(x.Name == "fmt" && sel.Sel.Name == "Errorf" || x.Name == "errors" && sel.Sel.Name == "New") {
+		return "", false
+	}
+	lit, ok := call.Args[0].(*ast.BasicLit)
+	if !ok || lit.Kind != token.STRING {
+		return "", false
+	}
+	s, err := strconv.Unquote(lit.Value)
+	return s, err == nil
+}
+
 // TestProgramLinksNoDatabase: a program of another module whose main is
 // benchctl.Main (examples/counter) builds with no SQL driver (modernc sqlite, pgx, lib/pq, go-sqlite3), no store
 // and no server among its dependencies; they are linked only where

@@ -228,7 +228,7 @@ func (h *Host) kernelKnobs(r *Report) {
 	if v, err := h.read("sys/devices/system/cpu/smt/active"); err == nil {
 		if v == "1" {
 			f.SMT = "on"
-			r.add("smt", Warn, -1, "SMT is active: sibling hardware threads share a core's units", "echo off > /sys/devices/system/cpu/smt/control, or pin forks with --cpus to one thread per core")
+			r.add("smt", Warn, -1, "SMT is active: sibling hardware threads share a core's units", "echo off > /sys/devices/system/cpu/smt/control, or pin the forks to one thread per core")
 		} else {
 			f.SMT = "off"
 			r.add("smt", OK, -1, "SMT is off", "")
@@ -245,7 +245,7 @@ func (h *Host) kernelKnobs(r *Report) {
 				}
 			}
 			if len(iso) == 0 {
-				r.add("isolation", Warn, -1, "no isolcpus, nohz_full or rcu_nocbs on the kernel command line: benchmarks share CPUs with everything else", "boot with isolcpus=, nohz_full= and rcu_nocbs= for the benchmark CPUs and pass them to --cpus")
+				r.add("isolation", Warn, -1, "no isolcpus, nohz_full or rcu_nocbs on the kernel command line: benchmarks share CPUs with everything else", "boot with isolcpus=, nohz_full= and rcu_nocbs= for the benchmark CPUs and pin the forks to them")
 			} else {
 				r.add("isolation", OK, -1, "CPU isolation: "+strings.Join(iso, " "), "")
 			}
@@ -291,7 +291,7 @@ func (h *Host) load(r *Report) {
 	if la, err := pfs.LoadAvg(); err != nil {
 		r.add("load", Warn, -1, "cannot read the load average: "+err.Error(), "")
 	} else if la.Load1 > 0.1*float64(ncpu)+0.2 {
-		r.add("load", Warn, -1, fmt.Sprintf("load average %.2f on %d CPUs: something else is running", la.Load1, ncpu), "stop other work, or use --idle-load to wait for it")
+		r.add("load", Warn, -1, fmt.Sprintf("load average %.2f on %d CPUs: something else is running", la.Load1, ncpu), "stop other work, or wait for it to end before each fork")
 	} else {
 		r.add("load", OK, -1, fmt.Sprintf("load average %.2f", la.Load1), "")
 	}
@@ -353,7 +353,7 @@ func (h *Host) thermal(r *Report) {
 		r.add("thermal", Warn, -1, "cannot read a thermal zone: "+err.Error(), "")
 	}
 	if len(temps) == 0 {
-		r.add("thermal", Warn, -1, "no thermal zones: temperature and throttling cannot be observed", "--cooldown cannot work here")
+		r.add("thermal", Warn, -1, "no thermal zones: temperature and throttling cannot be observed", "a wait for a cool package cannot work here")
 		return
 	}
 	hot := 0.0
@@ -365,7 +365,7 @@ func (h *Host) thermal(r *Report) {
 	if hot > 80 {
 		sev = Warn
 	}
-	r.add("thermal", sev, -1, fmt.Sprintf("hottest of %d thermal zones at %.1f °C", len(temps), hot), "use --cooldown to wait for a cool package")
+	r.add("thermal", sev, -1, fmt.Sprintf("hottest of %d thermal zones at %.1f °C", len(temps), hot), "wait for a cool package before each fork")
 }
 
 func (h *Host) power(r *Report) {

@@ -89,11 +89,11 @@ func listBenchmarks(bin string) ([]Listed, error) {
 	cmd.Env = os.Environ()
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("%s list --json: %w", filepath.Base(bin), err)
+		return nil, fmt.Errorf("listing the benchmarks of %s: %w", filepath.Base(bin), err)
 	}
 	var l []Listed
 	if err := json.Unmarshal(out, &l); err != nil {
-		return nil, fmt.Errorf("%s list --json: %w", filepath.Base(bin), err)
+		return nil, fmt.Errorf("listing the benchmarks of %s: %w", filepath.Base(bin), err)
 	}
 	return l, nil
 }

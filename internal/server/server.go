@@ -129,7 +129,7 @@ var (
 // user authenticates an upload.
 func (s *Server) user(r *http.Request) (string, error) {
 	if s.Tokens == nil {
-		return "", fmt.Errorf("%w: this server accepts no uploads (it was started without --tokens)", errUnauthorized)
+		return "", fmt.Errorf("%w: this server accepts no uploads (it was started without a tokens file)", errUnauthorized)
 	}
 	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
 	if !ok || tok == "" {

@@ -221,7 +221,7 @@ func TestBadUploadsAreRefusedAndStoreNothing(t *testing.T) {
 	ro := httptest.NewServer((&Server{Store: f.st}).Handler())
 	defer ro.Close()
 	body, ct = form(map[string][]byte{"b.txt": good}, "commit")
-	if code, msg := post(t, ro.URL, f.token, body, ct); code != 401 || !strings.Contains(msg, "without --tokens") {
+	if code, msg := post(t, ro.URL, f.token, body, ct); code != 401 || !strings.Contains(msg, "without a tokens file") {
 		t.Errorf("read-only server: %d %s", code, msg)
 	}
 }

@@ -72,7 +72,7 @@ func LoadTokens(path string) (*Tokens, error) {
 func (t *Tokens) reload() error {
 	st, err := os.Stat(t.path)
 	if err != nil {
-		return fmt.Errorf("tokens: %w (make one with benchctl token new --tokens %s)", err, t.path)
+		return fmt.Errorf("tokens: %w (the token new command makes %s)", err, t.path)
 	}
 	if st.ModTime().Equal(t.mtime) && st.Size() == t.size && t.hashes != nil {
 		return nil
