@@ -1,7 +1,7 @@
 // Package benchctl is the benchctl command line as a library: a program
-// that registers benchmarks with package harness gets every subcommand
-// (list, run, check, tune, reset, compare, ab, nightly, calibrate) by
-// calling [Main]:
+// that registers benchmarks with package harness gets every measuring
+// subcommand (list, run, check, tune, reset, compare, ab, nightly,
+// calibrate, upload) by calling [Main]:
 //
 //	package main
 //
@@ -24,6 +24,16 @@
 // running one benchmark, so a repository's existing benchmarks get the
 // same forks, interleaving, host checks, profiles and history with no
 // code change, and no Main of their own is needed.
+//
+// run, ab, nightly and calibrate differ in the sides they build (one
+// program, test binaries, two revisions, the same binary twice) and in
+// what they make of the results; they share one pipeline that runs the
+// sides interleaved, writes the results file once, shows it and records
+// it for --server.
+//
+// The results server's commands, serve and token, are not in Main: a
+// program adds them with [Config]'s Commands (this repository's
+// cmd/benchctl does), so a benchmark program links no database driver.
 //
 // Comparisons count one sample per fork (the median of its iterations);
 // `calibrate` measures the false-alarm rate of that on the machine at

@@ -6,7 +6,7 @@
 // throughput mode (gets/s) with 2 goroutines, and params:
 //
 //   - profile: ci (2M keys, default), mid (12.5M), nightly (50M); see
-//     impl/location.Profiles for their LSM shapes;
+//     Profiles for their LSM shapes;
 //   - layout: full (one filter and index block per table, the baseline),
 //     partitioned (the PR), pebble (Pebble v2, the store a Go user would
 //     pick; its own table format with a full filter);
@@ -17,7 +17,7 @@
 //     128 KiB shards), or -1 for RocksDB's rule (16 shards of 512 KiB at
 //     8 MiB);
 //   - lz4: LZ4 data blocks (BookKeeper's default) or not (the default
-//     here; see impl/location.EnsureDataset for why).
+//     here; see EnsureDataset for why).
 //
 // shardBits and lz4 apply to this package's store only: Pebble shards its
 // cache its own way and its datasets are uncompressed.

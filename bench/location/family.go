@@ -19,7 +19,7 @@ var Layouts = []string{string(impl.Full), string(impl.Partitioned), "pebble"}
 var params = []harness.Param{
 	{Name: "profile", Values: []string{"ci"}, Enum: true, Allowed: []string{"ci", "mid", "nightly", "smoke"}},
 	{Name: "layout", Values: Layouts, Enum: true},
-	{Name: "cache", Values: impl.Profiles["ci"].Caches, Valid: func(v string) error { _, err := impl.ParseSize(v); return err }},
+	{Name: "cache", Values: Profiles["ci"].Caches, Valid: func(v string) error { _, err := ParseSize(v); return err }},
 	{Name: "shardBits", Values: []string{"6"}, Kind: harness.Int},
 	{Name: "lz4", Values: []string{"false"}, Kind: harness.Bool},
 }
@@ -39,18 +39,18 @@ type opened struct {
 }
 
 // openPebble opens the Pebble index (set by pebble.go).
-var openPebble func(t *harness.Trial, root string, p impl.Profile, capacity int64) (*opened, error)
+var openPebble func(t *harness.Trial, root string, p Profile, capacity int64) (*opened, error)
 
-func open(t *harness.Trial) (*opened, impl.Profile, error) {
-	p, ok := impl.Profiles[t.Param("profile")]
+func open(t *harness.Trial) (*opened, Profile, error) {
+	p, ok := Profiles[t.Param("profile")]
 	if !ok {
 		return nil, p, fmt.Errorf("unknown profile %q", t.Param("profile"))
 	}
-	capacity, err := impl.ParseSize(t.Param("cache"))
+	capacity, err := ParseSize(t.Param("cache"))
 	if err != nil {
 		return nil, p, err
 	}
-	root, err := impl.DatasetDir()
+	root, err := DatasetDir()
 	if err != nil {
 		return nil, p, err
 	}
@@ -60,7 +60,7 @@ func open(t *harness.Trial) (*opened, impl.Profile, error) {
 		return o, p, err
 	}
 	datasets.Lock()
-	dir, _, err := impl.EnsureDataset(root, p, impl.Layout(layout), t.Param("lz4") == "true")
+	dir, _, err := EnsureDataset(root, p, impl.Layout(layout), t.Param("lz4") == "true")
 	datasets.Unlock()
 	if err != nil {
 		return nil, p, err
@@ -136,7 +136,7 @@ func (c *perfCounters) add(p *impl.Perf) {
 	}
 }
 
-func benchmark(name, doc string, op func(o *opened, p impl.Profile, w *harness.Worker, perf *impl.Perf) error) *harness.Benchmark {
+func benchmark(name, doc string, op func(o *opened, p Profile, w *harness.Worker, perf *impl.Perf) error) *harness.Benchmark {
 	return &harness.Benchmark{
 		Family: Family, Name: name, Suites: []string{"location"}, Mode: harness.Throughput, Goroutines: 2,
 		Doc: doc, Params: params,
@@ -163,21 +163,21 @@ func benchmark(name, doc string, op func(o *opened, p impl.Profile, w *harness.W
 
 func init() {
 	harness.Register(benchmark("Get", "random getLocation over every (ledger, entry) of the profile",
-		func(o *opened, p impl.Profile, w *harness.Worker, perf *impl.Perf) error {
+		func(o *opened, p Profile, w *harness.Worker, perf *impl.Perf) error {
 			r := w.Rand()
 			l, e := r.Int64N(int64(p.Ledgers)), r.Int64N(int64(p.EntriesPerLedger))
 			loc, err := o.get(l, e, perf)
 			if err != nil {
 				return err
 			}
-			if loc != impl.LocationOf(l, e) {
-				return fmt.Errorf("get (%d, %d) = %d, want %d", l, e, loc, impl.LocationOf(l, e))
+			if loc != LocationOf(l, e) {
+				return fmt.Errorf("get (%d, %d) = %d, want %d", l, e, loc, LocationOf(l, e))
 			}
 			w.Sink(loc)
 			return nil
 		}))
 	harness.Register(benchmark("GetFloor", "getLastEntryInLedger of a random ledger (a floor seek; no filters)",
-		func(o *opened, p impl.Profile, w *harness.Worker, perf *impl.Perf) error {
+		func(o *opened, p Profile, w *harness.Worker, perf *impl.Perf) error {
 			l := w.Rand().Int64N(int64(p.Ledgers))
 			e, err := o.last(l, perf)
 			if err != nil {

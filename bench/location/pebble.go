@@ -7,9 +7,9 @@ import (
 )
 
 func init() {
-	openPebble = func(t *harness.Trial, root string, p impl.Profile, capacity int64) (*opened, error) {
+	openPebble = func(t *harness.Trial, root string, p Profile, capacity int64) (*opened, error) {
 		datasets.Lock()
-		dir, _, err := pebbleindex.EnsureDataset(root, p)
+		dir, _, err := EnsurePebbleDataset(root, p)
 		datasets.Unlock()
 		if err != nil {
 			return nil, err

@@ -49,9 +49,9 @@ func defaultShardBits(capacity int64) int {
 	return min(6, bits.Len64(uint64(n))-1)
 }
 
-// entryOverhead is the fixed metadata charged per cached block besides
+// EntryOverhead is the fixed metadata charged per cached block besides
 // its bytes (RocksDB charges the handle).
-const entryOverhead = 64 + 16
+const EntryOverhead = 64 + 16
 
 type cacheKey struct{ file, offset uint64 }
 

@@ -56,7 +56,7 @@ func FuzzFooter(f *testing.F) {
 		binary.LittleEndian.PutUint64(ft[8:], ms)
 		binary.LittleEndian.PutUint64(ft[16:], io)
 		binary.LittleEndian.PutUint64(ft[24:], is)
-		binary.LittleEndian.PutUint32(ft[32:], formatVersion)
+		binary.LittleEndian.PutUint32(ft[32:], FormatVersion)
 		binary.LittleEndian.PutUint32(ft[36:], crc32.Checksum(ft[:36], castagnoli))
 		binary.LittleEndian.PutUint64(ft[40:], tableMagic)
 		file := append(bytes.Clone(prefix), ft[:]...)

@@ -141,7 +141,7 @@ func newTable(r io.ReaderAt, c io.Closer, size int64, path string, num uint64, c
 	if crc32.Checksum(ft[:36], castagnoli) != binary.LittleEndian.Uint32(ft[36:]) {
 		return nil, t.corrupt("footer", uint64(size-footerSize), errors.New("checksum mismatch"))
 	}
-	if v := binary.LittleEndian.Uint32(ft[32:]); v != formatVersion {
+	if v := binary.LittleEndian.Uint32(ft[32:]); v != FormatVersion {
 		return nil, t.corrupt("footer", uint64(size-footerSize), fmt.Errorf("format version %d", v))
 	}
 	metaH := handle{binary.LittleEndian.Uint64(ft[0:]), binary.LittleEndian.Uint64(ft[8:])}
@@ -312,7 +312,7 @@ func (t *table) get(h handle, k blockKind, p *Perf) (*cached, error) {
 	if err != nil {
 		return nil, err
 	}
-	e := &cached{key: key, kind: k, charge: int64(len(raw)) + entryOverhead, raw: raw, pooled: pooled}
+	e := &cached{key: key, kind: k, charge: int64(len(raw)) + EntryOverhead, raw: raw, pooled: pooled}
 	if err := parseInto(e, raw, k); err != nil {
 		putBuf(raw, pooled)
 		return nil, t.corrupt(k.String(), h.offset, err)

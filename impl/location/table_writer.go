@@ -80,7 +80,7 @@ const (
 	trailerSize   = 5
 	footerSize    = 48
 	tableMagic    = 0x6c6f636174696f6e // "location"
-	formatVersion = 1
+	FormatVersion = 1
 	compNone      = 0
 	compLZ4       = 1
 )
@@ -292,7 +292,7 @@ func (t *tableWriter) finish() (TableInfo, error) {
 	binary.LittleEndian.PutUint64(ft[8:], mh.size)
 	binary.LittleEndian.PutUint64(ft[16:], indexH.offset)
 	binary.LittleEndian.PutUint64(ft[24:], indexH.size)
-	binary.LittleEndian.PutUint32(ft[32:], formatVersion)
+	binary.LittleEndian.PutUint32(ft[32:], FormatVersion)
 	binary.LittleEndian.PutUint32(ft[36:], crc32.Checksum(ft[:36], castagnoli))
 	binary.LittleEndian.PutUint64(ft[40:], tableMagic)
 	if t.err == nil {

@@ -6,8 +6,8 @@
 // cache of the given size (Pebble's own sharding: 4 × GOMAXPROCS shards,
 // Clock-PRO, blocks larger than a shard are not cached), 64 KiB data
 // blocks, a 10-bit Bloom filter on every level, 64 MiB memtables, level
-// base 256 MiB, 64 MiB target files, no compression (as the benchmark
-// datasets of impl/location). Pebble has no partitioned filters; it uses a
+// base 256 MiB, 64 MiB target files, no compression (as the location
+// benchmarks' datasets). Pebble has no partitioned filters; it uses a
 // two-level index when an index block outgrows the block size; and its
 // point gets do not consult L6 filters.
 //

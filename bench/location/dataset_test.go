@@ -7,11 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	impl "github.com/ledgerbench/ledgerbench/impl/location"
 )
 
 // ciDataset builds the CI profile in a layout, in a fresh directory (or
 // in LEDGERBENCH_DATA when set, to reuse it across runs).
-func ciDataset(t *testing.T, layout Layout) string {
+func ciDataset(t *testing.T, layout impl.Layout) string {
 	t.Helper()
 	root := os.Getenv("LEDGERBENCH_DATA")
 	if root == "" {
@@ -36,16 +38,16 @@ func TestCIProfileCounters(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		gets = 1000
 	}
-	for _, layout := range []Layout{Full, Partitioned} {
+	for _, layout := range []impl.Layout{impl.Full, impl.Partitioned} {
 		t.Run(string(layout), func(t *testing.T) {
 			t.Parallel()
-			c, err := NewBlockCache(CacheOptions{Capacity: 8 << 20, ShardBits: 6})
+			c, err := impl.NewBlockCache(impl.CacheOptions{Capacity: 8 << 20, ShardBits: 6})
 			if err != nil {
 				t.Fatal(err)
 			}
 			dir := ciDataset(t, layout)
 			before := listDir(t, dir)
-			x, err := OpenIndex(Options{Dir: dir, Cache: c, ReadOnly: true})
+			x, err := impl.OpenIndex(impl.Options{Dir: dir, Cache: c, ReadOnly: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -55,7 +57,7 @@ func TestCIProfileCounters(t *testing.T) {
 					t.Errorf("a read-only open changed the dataset:\n%s\n%s", before, after)
 				}
 			}()
-			if err := x.AddLocations([]Location{{Ledger: 1, Entry: 1 << 40}}); !errors.Is(err, ErrReadOnly) {
+			if err := x.AddLocations([]impl.Location{{Ledger: 1, Entry: 1 << 40}}); !errors.Is(err, impl.ErrReadOnly) {
 				t.Errorf("write to a read-only store: %v", err)
 			}
 			var largestFilter, topLevel int64
@@ -68,7 +70,7 @@ func TestCIProfileCounters(t *testing.T) {
 				}
 			}
 			r := rand.New(rand.NewPCG(1, 2))
-			var perf Perf
+			var perf impl.Perf
 			for range gets {
 				l, e := r.Int64N(int64(p.Ledgers)), r.Int64N(int64(p.EntriesPerLedger))
 				loc, err := x.GetLocationPerf(l, e, &perf)
@@ -81,7 +83,7 @@ func TestCIProfileCounters(t *testing.T) {
 			t.Logf("%s: %d tables, largest filter %d B, shard %d B; per get: filter reads %.2f (%.0f B), bytes read %.0f, cache hits %.2f, probes %.2f; oversized inserts %d, shard flushes %d, pinned %d, content %v",
 				layout, tables, largestFilter, c.ShardCapacity(), perGet(perf.FilterReads), perGet(perf.FilterReadBytes), perGet(perf.BlockReadBytes),
 				perGet(perf.CacheHits), perGet(perf.SSTProbes), st.OversizeInserts, st.ShardFlushes, st.PinnedUsage, st.Content)
-			if layout == Full {
+			if layout == impl.Full {
 				if perGet(perf.FilterReadBytes) < float64(largestFilter)/2 {
 					t.Errorf("filter bytes read per get %.0f < half the full filter (%d)", perGet(perf.FilterReadBytes), largestFilter)
 				}
@@ -103,7 +105,7 @@ func TestCIProfileCounters(t *testing.T) {
 				}
 				// two pinned blocks per table, each charged its bytes plus the
 				// fixed handle overhead
-				if want := topLevel + int64(2*tables*entryOverhead); st.PinnedUsage != want {
+				if want := topLevel + int64(2*tables*impl.EntryOverhead); st.PinnedUsage != want {
 					t.Errorf("pinned usage %d, want the top-level blocks' %d", st.PinnedUsage, want)
 				}
 			}
@@ -120,7 +122,7 @@ func TestProfileStream(t *testing.T) {
 		if !ok {
 			break
 		}
-		l, e, _ := DecodeKey(k)
+		l, e, _ := impl.DecodeKey(k)
 		got = append(got, [2]int64{l, e})
 	}
 	want := [][2]int64{{0, 0}, {0, 1}, {1, 0}, {1, 1}, {2, 0}, {2, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 2}, {2, 3}, {0, 4}, {1, 4}, {2, 4}}

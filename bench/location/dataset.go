@@ -9,13 +9,15 @@ import (
 	"path/filepath"
 	"strconv"
 
+	impl "github.com/ledgerbench/ledgerbench/impl/location"
+
 	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 )
 
 // Profile is a dataset of the location benchmarks (the ci, mid and
 // nightly profiles scale apache/bookkeeper#4909's dataset): Ledgers × EntriesPerLedger keys written in rounds of
 // BatchPerLedger entries per ledger (the order a bookie's write cache
-// flushes them), laid out by Build in the given LSM shape. The shapes keep
+// flushes them), laid out by impl.Build in the given LSM shape. The shapes keep
 // the ratio of the largest full filter to a cache shard of the seed's
 // setup: tables are cut by key count (MaxKeysPerFile) so that filter sizes
 // are those of the PR's 64 MiB tables scaled to the profile.
@@ -24,7 +26,7 @@ type Profile struct {
 	Ledgers          int
 	EntriesPerLedger int
 	BatchPerLedger   int
-	Layers           []Layer
+	Layers           []impl.Layer
 	Caches           []string // the cache sizes its benchmarks default to
 }
 
@@ -34,16 +36,16 @@ type Profile struct {
 // benchmarks themselves; too small to show the pathology).
 var Profiles = map[string]Profile{
 	"smoke": {Name: "smoke", Ledgers: 10, EntriesPerLedger: 10000, BatchPerLedger: 1000,
-		Layers: []Layer{{Level: 6, Keys: 80_000, MaxKeysPerFile: 55_000}, {Level: 0, Keys: 10_000}, {Level: 0, Keys: 10_000}},
+		Layers: []impl.Layer{{Level: 6, Keys: 80_000, MaxKeysPerFile: 55_000}, {Level: 0, Keys: 10_000}, {Level: 0, Keys: 10_000}},
 		Caches: []string{"1MiB"}},
 	"ci": {Name: "ci", Ledgers: 100, EntriesPerLedger: 20000, BatchPerLedger: 1000,
-		Layers: []Layer{{Level: 6, Keys: 1_600_000, MaxKeysPerFile: 1_100_000}, {Level: 0, Keys: 200_000}, {Level: 0, Keys: 200_000}},
+		Layers: []impl.Layer{{Level: 6, Keys: 1_600_000, MaxKeysPerFile: 1_100_000}, {Level: 0, Keys: 200_000}, {Level: 0, Keys: 200_000}},
 		Caches: []string{"8MiB", "32MiB", "128MiB"}},
 	"mid": {Name: "mid", Ledgers: 1000, EntriesPerLedger: 12500, BatchPerLedger: 1000,
-		Layers: []Layer{{Level: 6, Keys: 9_900_000, MaxKeysPerFile: 7_270_000}, {Level: 0, Keys: 1_300_000}, {Level: 0, Keys: 1_300_000}},
+		Layers: []impl.Layer{{Level: 6, Keys: 9_900_000, MaxKeysPerFile: 7_270_000}, {Level: 0, Keys: 1_300_000}, {Level: 0, Keys: 1_300_000}},
 		Caches: []string{"64MiB", "256MiB", "1GiB"}},
 	"nightly": {Name: "nightly", Ledgers: 1000, EntriesPerLedger: 50000, BatchPerLedger: 1000,
-		Layers: []Layer{{Level: 6, Keys: 40_000_000, MaxKeysPerFile: 7_270_000}, {Level: 5, Keys: 7_400_000, MaxKeysPerFile: 7_270_000},
+		Layers: []impl.Layer{{Level: 6, Keys: 40_000_000, MaxKeysPerFile: 7_270_000}, {Level: 5, Keys: 7_400_000, MaxKeysPerFile: 7_270_000},
 			{Level: 0, Keys: 1_300_000}, {Level: 0, Keys: 1_300_000}},
 		Caches: []string{"64MiB", "256MiB", "1GiB"}},
 }
@@ -60,14 +62,14 @@ func LocationOf(ledger, entry int64) uint64 {
 // Stream returns the profile's keys and values in write order.
 func (p Profile) Stream() func() (key, value []byte, ok bool) {
 	ledger, entry, round := 0, 0, 0
-	key, value := make([]byte, KeySize), make([]byte, 8)
+	key, value := make([]byte, impl.KeySize), make([]byte, 8)
 	return func() ([]byte, []byte, bool) {
 		if round*p.BatchPerLedger >= p.EntriesPerLedger {
 			return nil, nil, false
 		}
 		e := round*p.BatchPerLedger + entry
-		copy(key, EncodeKey(int64(ledger), int64(e)))
-		copy(value, EncodeValue(LocationOf(int64(ledger), int64(e))))
+		copy(key, impl.EncodeKey(int64(ledger), int64(e)))
+		copy(value, impl.EncodeValue(LocationOf(int64(ledger), int64(e))))
 		if entry++; entry == p.BatchPerLedger || round*p.BatchPerLedger+entry == p.EntriesPerLedger {
 			entry = 0
 			if ledger++; ledger == p.Ledgers {
@@ -81,8 +83,8 @@ func (p Profile) Stream() func() (key, value []byte, ok bool) {
 // BookieTable is BookKeeper's table options in the given layout: 64 KiB
 // data blocks, 10 bits per key, 4 KiB metadata blocks, and LZ4 data
 // blocks when compress is set (BookKeeper's default; see EnsureDataset).
-func BookieTable(layout Layout, compress bool) TableOptions {
-	return TableOptions{Layout: layout, BlockSize: 64 << 10, RestartInterval: 16, BitsPerKey: 10, MetadataBlockSize: 4 << 10, Compress: compress}
+func BookieTable(layout impl.Layout, compress bool) impl.TableOptions {
+	return impl.TableOptions{Layout: layout, BlockSize: 64 << 10, RestartInterval: 16, BitsPerKey: 10, MetadataBlockSize: 4 << 10, Compress: compress}
 }
 
 // DatasetDir is where the datasets are built and reused:
@@ -110,23 +112,23 @@ func DatasetDir() (string, error) {
 // 3× slower than liblz4 in RocksDB, so with LZ4 the data-block misses, not
 // the filter and index layout, would dominate a get's cost. Tables are cut
 // by key count, so the filter sizes are the same either way.
-func EnsureDataset(root string, p Profile, layout Layout, compress bool) (dir string, built bool, err error) {
+func EnsureDataset(root string, p Profile, layout impl.Layout, compress bool) (dir string, built bool, err error) {
 	name := p.Name + "-" + string(layout) + "-raw"
 	if compress {
 		name = p.Name + "-" + string(layout) + "-lz4"
 	}
-	dir = filepath.Join(root, name+"-v"+strconv.Itoa(formatVersion))
+	dir = filepath.Join(root, name+"-v"+strconv.Itoa(impl.FormatVersion))
 	recipe := struct {
 		Profile Profile
-		Table   TableOptions
+		Table   impl.TableOptions
 		Format  int
-	}{p, BookieTable(layout, compress), formatVersion}
+	}{p, BookieTable(layout, compress), impl.FormatVersion}
 	built, err = EnsureBuilt(dir, recipe, func(tmp string) error {
-		c, err := NewBlockCache(CacheOptions{Capacity: 64 << 20, ShardBits: -1})
+		c, err := impl.NewBlockCache(impl.CacheOptions{Capacity: 64 << 20, ShardBits: -1})
 		if err != nil {
 			return err
 		}
-		if err := Build(Options{Dir: tmp, Cache: c, Table: BookieTable(layout, compress)}, p.Layers, p.Stream()); err != nil {
+		if err := impl.Build(impl.Options{Dir: tmp, Cache: c, Table: BookieTable(layout, compress)}, p.Layers, p.Stream()); err != nil {
 			return fmt.Errorf("build dataset %s/%s: %w", p.Name, layout, err)
 		}
 		return nil

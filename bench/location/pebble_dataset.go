@@ -1,36 +1,37 @@
-package pebbleindex
+package location
 
 import (
 	"fmt"
 	"path/filepath"
 
-	"github.com/cockroachdb/pebble/v2"
-
-	"github.com/ledgerbench/ledgerbench/impl/location"
+	impl "github.com/ledgerbench/ledgerbench/impl/location"
+	"github.com/ledgerbench/ledgerbench/impl/location/pebbleindex"
 )
 
-// datasetVersion changes when the way datasets are built changes.
-const datasetVersion = 2
+// pebbleDatasetVersion changes when the way Pebble datasets are built
+// changes.
+const pebbleDatasetVersion = 3
 
-// EnsureDataset returns the directory of the profile's Pebble database
+// EnsurePebbleDataset returns the directory of the profile's Pebble database
 // under root, building it if it is not there (or was built from another
 // recipe), in the profile's shape as far as Pebble lets one choose it: the
 // keys of the layers below L0 are written in batches of 100,000, flushed
 // and compacted into the bottom level, then each L0 layer is written and
 // flushed into L0, with automatic compactions off (Pebble's flush may cut
-// a layer into several L0 tables). As impl/location's datasets, it is
-// built in a temporary directory renamed into place.
-func EnsureDataset(root string, p location.Profile) (dir string, built bool, err error) {
-	dir = filepath.Join(root, fmt.Sprintf("%s-pebble-v%d", p.Name, datasetVersion))
+// a layer into several L0 tables). As the store's datasets, it is built in
+// a temporary directory renamed into place. The keys go through the
+// index's own AddLocations.
+func EnsurePebbleDataset(root string, p Profile) (dir string, built bool, err error) {
+	dir = filepath.Join(root, fmt.Sprintf("%s-pebble-v%d", p.Name, pebbleDatasetVersion))
 	recipe := struct {
-		Profile location.Profile
+		Profile Profile
 		Version int
-	}{p, datasetVersion}
-	built, err = location.EnsureBuilt(dir, recipe, func(tmp string) error { return build(tmp, p) })
+	}{p, pebbleDatasetVersion}
+	built, err = EnsureBuilt(dir, recipe, func(tmp string) error { return buildPebble(tmp, p) })
 	return dir, built, err
 }
 
-func build(dir string, p location.Profile) error {
+func buildPebble(dir string, p Profile) error {
 	lower := 0
 	for i, l := range p.Layers {
 		if l.Level > 0 {
@@ -42,24 +43,27 @@ func build(dir string, p location.Profile) error {
 	}
 	next := p.Stream()
 	// write adds the next n keys of the stream and flushes them.
-	write := func(x *Index, n int) error {
+	batch := make([]impl.Location, 0, 100_000)
+	write := func(x *pebbleindex.Index, n int) error {
 		for n > 0 {
-			b := x.db.NewBatch()
-			for range min(n, 100_000) {
+			batch = batch[:0]
+			for range min(n, cap(batch)) {
 				k, v, ok := next()
 				if !ok {
-					b.Close()
 					return fmt.Errorf("profile %s: stream ended early", p.Name)
 				}
-				if err := b.Set(k, v, nil); err != nil {
-					b.Close()
+				l, e, err := impl.DecodeKey(k)
+				if err != nil {
 					return err
 				}
+				loc, err := impl.DecodeValue(v)
+				if err != nil {
+					return err
+				}
+				batch = append(batch, impl.Location{Ledger: l, Entry: e, Location: loc})
 				n--
 			}
-			err := b.Commit(pebble.NoSync)
-			b.Close()
-			if err != nil {
+			if err := x.AddLocations(batch); err != nil {
 				return err
 			}
 		}
@@ -70,15 +74,15 @@ func build(dir string, p location.Profile) error {
 	// compactions off, so that each flush stays in L0.
 	for _, phase := range []struct {
 		l0  bool
-		run func(x *Index) error
+		run func(x *pebbleindex.Index) error
 	}{
-		{false, func(x *Index) error {
+		{false, func(x *pebbleindex.Index) error {
 			if err := write(x, lower); err != nil {
 				return err
 			}
 			return x.Compact()
 		}},
-		{true, func(x *Index) error {
+		{true, func(x *pebbleindex.Index) error {
 			for _, l := range p.Layers {
 				if l.Level == 0 {
 					if err := write(x, l.Keys); err != nil {
@@ -89,7 +93,7 @@ func build(dir string, p location.Profile) error {
 			return nil
 		}},
 	} {
-		x, err := Open(Options{Dir: dir, CacheSize: 64 << 20, CreateIfMissing: true, DisableAutoCompaction: phase.l0})
+		x, err := pebbleindex.Open(pebbleindex.Options{Dir: dir, CacheSize: 64 << 20, CreateIfMissing: true, DisableAutoCompaction: phase.l0})
 		if err != nil {
 			return err
 		}

@@ -1,21 +1,21 @@
-package pebbleindex
+package location
 
 import (
 	"testing"
 
-	"github.com/ledgerbench/ledgerbench/impl/location"
+	"github.com/ledgerbench/ledgerbench/impl/location/pebbleindex"
 )
 
 // TestDatasetShape: the smoke profile's Pebble dataset has its lower
 // layers in the bottom level and its two L0 layers as L0 tables, and every
 // key reads back with its location.
 func TestDatasetShape(t *testing.T) {
-	p := location.Profiles["smoke"]
-	dir, built, err := EnsureDataset(t.TempDir(), p)
+	p := Profiles["smoke"]
+	dir, built, err := EnsurePebbleDataset(t.TempDir(), p)
 	if err != nil || !built {
 		t.Fatalf("built %v: %v", built, err)
 	}
-	x, err := Open(Options{Dir: dir, CacheSize: 1 << 20, ReadOnly: true})
+	x, err := pebbleindex.Open(pebbleindex.Options{Dir: dir, CacheSize: 1 << 20, ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,7 +26,7 @@ func TestDatasetShape(t *testing.T) {
 	}
 	for l := int64(0); l < int64(p.Ledgers); l++ {
 		for e := int64(0); e < int64(p.EntriesPerLedger); e += 97 {
-			if got, err := x.GetLocation(l, e); err != nil || got != location.LocationOf(l, e) {
+			if got, err := x.GetLocation(l, e); err != nil || got != LocationOf(l, e) {
 				t.Fatalf("(%d, %d) = %d, %v", l, e, got, err)
 			}
 		}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package location
+
+const raceEnabled = false
