@@ -246,6 +246,23 @@ func TestGoTestProfiles(t *testing.T) {
 	}
 }
 
+// TestGoTestProfilesWithARelativeOut: a relative --out (the default is
+// one) names a directory of benchctl's working directory, though the test
+// binaries run in their packages' directories: every profile lands in it.
+func TestGoTestProfilesWithARelativeOut(t *testing.T) {
+	dir := gobench(t)
+	t.Chdir(t.TempDir())
+	code, stdout, stderr := abApp(t, dir, append([]string{"run", "./calc", "--bench", "SumN$", "--prof", "cpu,allocs", "--out", "rel"}, quick...)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, k := range []string{"cpu", "allocs"} {
+		if _, err := os.Stat(filepath.Join("rel", "profiles", "BenchmarkSumN", k+".pb.gz")); err != nil {
+			t.Errorf("no %s profile under the relative --out: %v", k, err)
+		}
+	}
+}
+
 // goRepo makes a git repository of a module of plain testing.B
 // benchmarks: the first commit has BenchmarkWork; the second adds
 // BenchmarkNew in a file of its own and makes Work 4× slower.

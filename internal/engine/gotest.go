@@ -452,8 +452,14 @@ func profileN(o Options, cr *result.CaseResult) int64 {
 	return max(1, int64(float64(o.Measure.Time)/ns))
 }
 
+// profileDir is the case's profile directory, absolute: a test binary
+// runs in its package's directory, so a path relative to this process's
+// would put its profile elsewhere.
 func (rn *Runner) profileDir(side string, cr *result.CaseResult) (string, error) {
-	dir := filepath.Join(rn.ProfileDir, side, filepath.FromSlash(rn.fileName(cr.Case)))
+	dir, err := filepath.Abs(filepath.Join(rn.ProfileDir, side, filepath.FromSlash(rn.fileName(cr.Case))))
+	if err != nil {
+		return "", err
+	}
 	return dir, os.MkdirAll(dir, 0o755)
 }
 
