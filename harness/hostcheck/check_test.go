@@ -287,6 +287,24 @@ func FuzzCPUList(f *testing.F) {
 	})
 }
 
+// TestResetKeepsWhatIsNotATuneState: reset restores and removes only a
+// file that tune wrote; any other JSON (reset runs as root, with a path
+// the user gives) is refused and left where it is.
+func TestResetKeepsWhatIsNotATuneState(t *testing.T) {
+	h := hostchecktest.FixtureHost(t, hostchecktest.Fixtures()["laptop-battery-powersave"])
+	for _, content := range []string{`{"foo":1}`, `null`, `{}`, `[]`, `{"writes":[]}`, `{"writes":null}`,
+		`{"writes":[{"path":"sys/devices/system/cpu/cpu0/cpufreq/scaling_governor","old":"powersave"}],"extra":1}`} {
+		p := filepath.Join(t.TempDir(), "v.json")
+		os.WriteFile(p, []byte(content), 0o644)
+		if _, err := h.Reset(p); err == nil || !strings.Contains(err.Error(), "not a tune state") {
+			t.Errorf("Reset of %s: %v, want it refused as not a tune state", content, err)
+		}
+		if b, err := os.ReadFile(p); err != nil || string(b) != content {
+			t.Errorf("Reset of %s removed or changed the file: %q %v", content, b, err)
+		}
+	}
+}
+
 // FuzzResetState: whatever a state file holds, reset writes nothing but
 // the host's CPU knobs.
 func FuzzResetState(f *testing.F) {

@@ -1,6 +1,7 @@
 package hostcheck
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -112,9 +113,9 @@ func (h *Host) Reset(statePath string) ([]Write, error) {
 	if err != nil {
 		return nil, fmt.Errorf("no tune state to restore: %w", err)
 	}
-	var st TuneState
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("%s: %w", statePath, err)
+	st, err := decodeState(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a tune state, left as it is: %w", statePath, err)
 	}
 	// Every write is checked before any is made: a state file that names
 	// anything but a known knob restores nothing.
@@ -137,6 +138,26 @@ func (h *Host) Reset(statePath string) ([]Write, error) {
 		return restored, errors.Join(errs...)
 	}
 	return restored, os.Remove(statePath)
+}
+
+// decodeState reads what Tune wrote: an object of one key, "writes", an
+// array of at least one write (Tune saves no state when it writes
+// nothing). Anything else is not a tune state: Reset, run as root on a
+// path the user names, must not remove it.
+func decodeState(b []byte) (TuneState, error) {
+	var st TuneState
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&st); err != nil {
+		return st, err
+	}
+	if d.More() {
+		return st, errors.New("more than one JSON value")
+	}
+	if len(st.Writes) == 0 {
+		return st, errors.New("no writes")
+	}
+	return st, nil
 }
 
 // knobRE matches the only files tune and reset ever write, relative to the
