@@ -158,11 +158,11 @@ func (a *app) doCalibrate(cmd *cobra.Command, o engine.Options, cases []engine.C
 	if err != nil {
 		return failedError{err.Error()}
 	}
-	a.say("fork logs in %s", logs)
 	self := engine.Program{Executable: exe}
 	r, err := a.measure(cmd.Context(), s, &measurement{o: o, cases: cases, dir: a.dir, logDir: logs,
 		sides: []engine.Side{{Name: "A", Launch: self}, {Name: "B", Launch: self}},
 		out:   resultsFile{filepath.Join(out, "aa.txt"), replaceFile}})
+	keepLogs(a, logs, r, err)
 	if err != nil {
 		return err
 	}

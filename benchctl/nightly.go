@@ -168,7 +168,7 @@ func (a *app) recordNightly(ctx context.Context, s *session, o engine.Options, s
 	}
 	r, err := a.measure(ctx, s, &measurement{o: o, cases: set.cases, sides: set.sides, revs: set.revs, notes: set.notes,
 		dir: root, logDir: logs, out: resultsFile{path, recordNew}})
-	a.say("fork logs in %s", logs)
+	keepLogs(a, logs, r, err)
 	if err != nil {
 		return err
 	}
@@ -245,6 +245,17 @@ func writeCharts(resultsDir string, m *history.MachineReport) error {
 		m.Charts[s] = p
 	}
 	return nil
+}
+
+// keepLogs keeps a temporary directory of fork logs when something went
+// wrong and says where it is; otherwise it removes it, so a machine that
+// runs every night does not pile them up.
+func keepLogs(a *app, logs string, r *measured, err error) {
+	if err == nil && r.failed == 0 && r.interrupted == nil {
+		os.RemoveAll(logs)
+		return
+	}
+	a.say("fork logs in %s", logs)
 }
 
 // recordNew records a nightly run at path, or beside it as path-2.txt,

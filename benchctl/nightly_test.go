@@ -87,3 +87,25 @@ func noopName() string {
 	}
 	return "BenchmarkNoop"
 }
+
+// TestNightlyLeavesNoLogsBehind: the fork logs of a nightly run in which
+// every fork succeeded are removed (they stay out of the append-only
+// results, and a temporary directory per night would pile up); a failed
+// fork's logs are kept and named.
+func TestNightlyLeavesNoLogsBehind(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	code, _, stderr := nightly(t, t.TempDir())
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "benchctl-nightly-logs-*")); len(left) > 0 {
+		t.Errorf("a successful nightly left %v", left)
+	}
+	code, _, stderr = benchctl(t, "nightly", "--bench", "^BenchmarkCliPanic$", "--anchor", "none", "--allow-unpinned",
+		"--forks", "1", "--warmup", "0", "--measure", "1x20ms", "--results", t.TempDir())
+	left, _ := filepath.Glob(filepath.Join(tmp, "benchctl-nightly-logs-*"))
+	if code != 1 || len(left) != 1 || !strings.Contains(stderr, "fork logs in "+left[0]) {
+		t.Errorf("a failed fork: exit %d, logs %v\n%s", code, left, stderr)
+	}
+}
