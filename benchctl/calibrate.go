@@ -166,6 +166,11 @@ func (a *app) doCalibrate(cmd *cobra.Command, o engine.Options, cases []engine.C
 	if err != nil {
 		return err
 	}
+	if r.interrupted != nil {
+		// Rates over the forks that ran would pass for the asked-for run.
+		a.say("no calibration report: the run was interrupted; the forks that ran are in %s", r.path)
+		return r.interrupted
+	}
 	if err := a.writeCalibration(o, cf, pair, s, r.header, r.runs, out); err != nil {
 		return err
 	}

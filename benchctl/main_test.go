@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/report"
@@ -270,6 +271,32 @@ func TestCalibrate(t *testing.T) {
 		args := append([]string{"calibrate", "--suite", "clitest", "--bench", "Enum", "--out", filepath.Join(t.TempDir(), "x")}, tc.args...)
 		if code, _, stderr := benchctl(t, args...); code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("calibrate %v: exit %d, %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestInterruptedCalibrateWritesNoReport: a calibration stopped midway
+// (SIGINT cancels the command's context) keeps its raw aa.txt but writes
+// no calibration.md or .json, whose rates would pass for a complete run.
+func TestInterruptedCalibrateWritesNoReport(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	exe, _ := os.Executable()
+	out := filepath.Join(t.TempDir(), "cal")
+	var stdout, stderr bytes.Buffer
+	a := &app{registry: harness.Default, stdout: &stdout, stderr: &stderr, executable: exe}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(1500*time.Millisecond, cancel)
+	code := a.main(ctx, []string{"calibrate", "--suite", "clitest", "--bench", "^BenchmarkNoop$", "--trials", "100", "--group", "5",
+		"--warmup", "0", "--measure", "1x20ms", "--out", out})
+	if code != 1 || !strings.Contains(stderr.String(), "interrupted") {
+		t.Fatalf("exit %d, want 1 saying it was interrupted\n%s", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(out, "aa.txt")); err != nil {
+		t.Errorf("the raw results of the forks that ran are gone: %v", err)
+	}
+	for _, f := range []string{"calibration.md", "calibration.json"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err == nil {
+			t.Errorf("an interrupted calibration wrote %s", f)
 		}
 	}
 }
