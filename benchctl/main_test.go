@@ -300,3 +300,22 @@ func TestInterruptedCalibrateWritesNoReport(t *testing.T) {
 		}
 	}
 }
+
+// TestOutHoldingAnEarlierRunIsRefused: --out naming a directory that
+// holds an earlier run's results is bad input, and the earlier run is
+// left as it was.
+func TestOutHoldingAnEarlierRunIsRefused(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	args := []string{"run", "--suite", "clitest", "--bench", "^BenchmarkNoop$", "--forks", "1", "--warmup", "0", "--measure", "1x10ms", "--out", out}
+	if code, _, stderr := benchctl(t, args...); code != 0 {
+		t.Fatalf("first run: exit %d\n%s", code, stderr)
+	}
+	before, _ := os.ReadFile(filepath.Join(out, "bench.txt"))
+	code, _, stderr := benchctl(t, args...)
+	if code != 2 || !strings.Contains(stderr, "holds the results of an earlier run") {
+		t.Errorf("second run into the same --out: exit %d, want 2\n%s", code, stderr)
+	}
+	if after, _ := os.ReadFile(filepath.Join(out, "bench.txt")); !bytes.Equal(before, after) {
+		t.Error("the earlier run's bench.txt was replaced")
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -340,12 +341,38 @@ func (a *app) reportFailures(run *result.Run) int {
 	return failed
 }
 
-// outDir is --out, or results/<kind>/<UTC stamp>, proven writable before
-// anything is measured.
+// resultFiles are the files a measuring command writes in its output
+// directory.
+var resultFiles = []string{"bench.txt", "bench.json", "ab.txt", "ab-confirm.txt", "aa.txt", "calibration.md", "calibration.json"}
+
+// holdsResults names a results file (a regular file: what a run wrote)
+// that dir already holds.
+func holdsResults(dir string) (string, bool) {
+	for _, f := range resultFiles {
+		if fi, err := os.Lstat(filepath.Join(dir, f)); err == nil && fi.Mode().IsRegular() {
+			return f, true
+		}
+	}
+	return "", false
+}
+
+// outDir is --out, or results/<kind>/<UTC stamp> (-2, -3… when a run of
+// the same second took it), proven writable before anything is measured.
+// An --out that holds an earlier run's results is refused: they would be
+// replaced.
 func (f *runFlags) outDir(kind string) (string, error) {
 	out := f.out
 	if out == "" {
-		out = filepath.Join("results", kind, time.Now().UTC().Format("20060102T150405Z"))
+		stamp := filepath.Join("results", kind, time.Now().UTC().Format("20060102T150405Z"))
+		out = stamp
+		for i := 2; ; i++ {
+			if _, taken := holdsResults(out); !taken {
+				break
+			}
+			out = fmt.Sprintf("%s-%d", stamp, i)
+		}
+	} else if name, taken := holdsResults(out); taken {
+		return "", usageError{fmt.Errorf("--out %s holds the results of an earlier run (%s): name another directory, or remove it first", out, name)}
 	}
 	if err := report.CheckWritable(out); err != nil {
 		return "", usageError{fmt.Errorf("--out %s: %w", out, err)}
