@@ -38,6 +38,9 @@ func ParseIterSpec(s string, def IterSpec) (IterSpec, error) {
 		return IterSpec{Count: count, Ops: ops}, nil
 	}
 	d, err := time.ParseDuration(lengthText)
+	if err != nil && tooLong(lengthText) {
+		return IterSpec{}, fmt.Errorf("bad iteration spec %q: iteration time %q is too long: the longest iteration time is %s", s, lengthText, maxDuration)
+	}
 	if err != nil || d <= 0 {
 		return IterSpec{}, fmt.Errorf("bad iteration spec %q: iteration time %q must be a positive duration such as 200ms or 1s", s, lengthText)
 	}
@@ -60,4 +63,21 @@ func (s IterSpec) Validate(what string) error {
 		return fmt.Errorf("%s: iteration %q needs a positive time or op count", what, s)
 	}
 	return nil
+}
+
+// maxDuration is the longest time.Duration, in hours as ParseDuration
+// reads it back.
+const maxDuration = "2562047h"
+
+// tooLong reports whether text is a positive number and a unit that
+// time.ParseDuration refused because the duration overflows.
+func tooLong(text string) bool {
+	num := strings.TrimRight(text, "nsuµmh")
+	unit := text[len(num):]
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || v <= 0 || unit == "" {
+		return false
+	}
+	_, err = time.ParseDuration("1" + unit)
+	return err == nil
 }

@@ -112,6 +112,20 @@ func TestIterSpec(t *testing.T) {
 	}
 }
 
+// TestIterSpecSaysWhatIsWrong: a duration too long to represent is named
+// as such, not as one that is not positive.
+func TestIterSpecSaysWhatIsWrong(t *testing.T) {
+	for in, want := range map[string]string{
+		"3x9999999h": "too long: the longest iteration time is 2562047h",
+		"3x-1s":      "must be a positive duration",
+		"3xfoo":      "must be a positive duration",
+	} {
+		if _, err := result.ParseIterSpec(in, result.IterSpec{}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseIterSpec(%q): %v, want %q", in, err, want)
+		}
+	}
+}
+
 func FuzzParseIterSpec(f *testing.F) {
 	for _, s := range []string{"3x1s", "5x1000ops", "2", "1x1h2m", "0x5ms"} {
 		f.Add(s)
