@@ -2,6 +2,8 @@ package measure_test
 
 import (
 	"fmt"
+	"math"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -233,5 +235,35 @@ func TestTeardownRunsAfterFailure(t *testing.T) {
 	}
 	if got != 1 || c.teardown.Load() != 1 || c.workerTeardown.Load() != 1 {
 		t.Errorf("iterations %d, trial teardowns %d, worker teardowns %d; want 1, 1, 1", got, c.teardown.Load(), c.workerTeardown.Load())
+	}
+}
+
+// TestNonFiniteMetricIsNamed: a custom metric that comes out NaN or
+// infinite fails the trial with the metric's name, before any result is
+// emitted (JSON cannot carry it to the parent).
+func TestNonFiniteMetricIsNamed(t *testing.T) {
+	for name, setup := range map[string]func(*harness.Trial) error{
+		"counter": func(tr *harness.Trial) error {
+			tr.Run(func(w *harness.Worker) (func(), error) {
+				c := w.Counter("ratio/op")
+				return func() { c.AddFloat(math.NaN()) }, nil
+			})
+			return nil
+		},
+		"trial": func(tr *harness.Trial) error {
+			tr.ReportMetric("B/entry", math.Inf(1))
+			tr.Run(func(w *harness.Worker) (func(), error) { return func() {}, nil })
+			return nil
+		},
+	} {
+		r := &harness.Registry{}
+		r.Register(&harness.Benchmark{Family: "test", Name: "NaN" + name, Setup: setup})
+		emitted := 0
+		err := runPlan(r, &measure.Plan{Benchmark: "test/NaN" + name, Measure: result.IterSpec{Count: 1, Ops: 10}},
+			func(*result.Iteration) error { emitted++; return nil })
+		unit := map[string]string{"counter": `"ratio/op" is NaN`, "trial": `"B/entry" is +Inf`}[name]
+		if err == nil || !strings.Contains(err.Error(), unit) || emitted != 0 {
+			t.Errorf("%s: %v after %d iterations, want an error naming metric %s", name, err, emitted, unit)
+		}
 	}
 }

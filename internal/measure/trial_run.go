@@ -3,10 +3,13 @@ package measure
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"math"
 	"math/rand/v2"
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
@@ -287,7 +290,23 @@ func (tr *trialRun) iteration(spec result.IterSpec) (*result.Iteration, error) {
 			it.Ops = append(it.Ops, aggregate(op.Name, tr.workers, results, idx))
 		}
 	}
+	if err := finiteMetrics(it); err != nil {
+		return nil, &PhaseError{Phase: "iteration", Err: err}
+	}
 	return it, nil
+}
+
+// finiteMetrics refuses an iteration whose custom metric is NaN or
+// infinite, naming it: no result format can carry one to a comparison.
+func finiteMetrics(it *result.Iteration) error {
+	for _, s := range append([]result.OpStats{it.Total}, it.Ops...) {
+		for _, unit := range slices.Sorted(maps.Keys(s.Metrics)) {
+			if v := s.Metrics[unit]; math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("metric %q is %v: a metric must be a finite number", unit, v)
+			}
+		}
+	}
+	return nil
 }
 
 // aggregate sums the results of the workers at idx.
