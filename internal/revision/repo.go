@@ -82,9 +82,17 @@ func (r *Repo) Resolve(rev string) (string, error) {
 	}
 	c, err := r.git("rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
 	if err != nil || c == "" {
-		return "", usage("revision %q does not exist in %s", rev, r.Root)
+		return "", usage("revision %q does not exist in %s%s", rev, r.Root, r.shallowHint())
 	}
 	return c, nil
+}
+
+// shallowHint says, for a shallow clone, why a revision may be missing.
+func (r *Repo) shallowHint() string {
+	if s, err := r.git("rev-parse", "--is-shallow-repository"); err == nil && s == "true" {
+		return ": it is a shallow clone, which lacks the older history (git fetch --unshallow brings it)"
+	}
+	return ""
 }
 
 // Head is the commit HEAD names.
@@ -139,7 +147,7 @@ func (r *Repo) Anchor(anchor, head string) ([2]Revision, error) {
 	var rs [2]Revision
 	c, err := r.git("rev-parse", "--verify", "--quiet", "--end-of-options", anchor+"^{commit}")
 	if err != nil || c == "" {
-		return rs, usage("anchor %q does not exist in %s", anchor, r.Root)
+		return rs, usage("anchor %q does not exist in %s%s", anchor, r.Root, r.shallowHint())
 	}
 	rs[0] = Revision{Name: "baseline", Rev: anchor, Commit: c}
 	rs[1] = Revision{Name: "experiment", Rev: "HEAD", Commit: head}

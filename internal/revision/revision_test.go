@@ -145,3 +145,23 @@ func TestFindProgramRefusesWhatIsNotAMainPackage(t *testing.T) {
 		t.Errorf("cmd/benchctl: %+v %v", p, err)
 	}
 }
+
+// TestShallowCloneSaysWhy: a revision missing from a shallow clone is
+// named as such, with how to get the history.
+func TestShallowCloneSaysWhy(t *testing.T) {
+	r, _ := repo(t)
+	dst := filepath.Join(t.TempDir(), "shallow")
+	if _, err := Git(t.TempDir(), "clone", "-q", "--depth", "1", "file://"+r.Root, dst); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Resolve("HEAD~1"); err == nil || !strings.Contains(err.Error(), "shallow clone") || !strings.Contains(err.Error(), "git fetch --unshallow") {
+		t.Errorf("HEAD~1 of a shallow clone: %v", err)
+	}
+	if _, err := r.Resolve("nosuchrev"); err == nil || strings.Contains(err.Error(), "shallow") {
+		t.Errorf("a missing revision of a full clone: %v", err)
+	}
+}
