@@ -71,6 +71,7 @@ finds it too), on a failed fork or on a revision that does not build.`,
 		},
 	}
 	a.addRunFlags(c, &f, engine.ABOptions())
+	_ = c.Flags().MarkHidden("prof") // refused by ab: profile with run --prof
 	a.addServerFlags(c)
 	fl := c.Flags()
 	fl.StringVar(&ab.base, "base", "", "the baseline revision")

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -313,3 +314,21 @@ func TestNightlyAgainstAnAnchorBeforeTheBenchmarks(t *testing.T) {
 
 // git runs git in dir, as the commands under test do.
 func git(dir string, args ...string) (string, error) { return revision.Git(dir, args...) }
+
+// TestHelpListsOnlyWhatTheCommandTakes: ab, nightly and calibrate refuse
+// --prof, so their help does not offer it, and ab's help gives its own
+// fork default.
+func TestHelpListsOnlyWhatTheCommandTakes(t *testing.T) {
+	for _, cmd := range []string{"ab", "nightly", "calibrate"} {
+		_, stdout, _ := benchctl(t, cmd, "--help")
+		if strings.Contains(stdout, "--prof") {
+			t.Errorf("%s --help offers --prof, which %s refuses", cmd, cmd)
+		}
+	}
+	if _, stdout, _ := benchctl(t, "ab", "--help"); !regexp.MustCompile(`--forks int .*\(default 5\)`).MatchString(stdout) {
+		t.Errorf("ab --help does not give its fork default 5:\n%s", stdout)
+	}
+	if _, stdout, _ := benchctl(t, "run", "--help"); !strings.Contains(stdout, "--prof") {
+		t.Error("run --help lost --prof")
+	}
+}

@@ -79,6 +79,7 @@ figures, and DIR/aa.txt the raw results.`,
 		},
 	}
 	a.addRunFlags(c, &f, engine.DefaultOptions())
+	_ = c.Flags().MarkHidden("prof") // refused by calibrate: profile with run --prof
 	fl := c.Flags()
 	fl.IntVar(&cf.trials, "trials", 200, "A/A comparisons per benchmark")
 	fl.IntVar(&cf.group, "group", 5, "forks a side per comparison")

@@ -54,6 +54,7 @@ tree, and from the anchor as ab builds its baseline.`,
 		},
 	}
 	a.addRunFlags(c, &f, engine.DefaultOptions())
+	_ = c.Flags().MarkHidden("prof") // refused by nightly: profile with run --prof
 	a.addServerFlags(c)
 	c.Flags().StringVar(&nf.results, "results", "results", "the results directory")
 	c.Flags().StringVar(&nf.anchor, "anchor", "", "anchor revision to run against (default: the latest tag; none: a plain run)")
