@@ -69,6 +69,28 @@ func init() {
 			os.Exit(0)
 			return nil
 		}, work),
+		// Forge writes its own results on the link: one iteration of
+		// 0.001 ns/op, of another fork, then done, and exits.
+		simple("Forge", func(*harness.Trial) error {
+			link := os.NewFile(3, "link")
+			it, _ := json.Marshal(result.Iteration{Fork: 7, Total: result.OpStats{Ops: 1000, NsPerOp: 0.001}})
+			fork.Write(link, fork.Frame{Type: fork.Iteration, Payload: it})
+			fork.Write(link, fork.Frame{Type: fork.Done, Payload: []byte(`{}`)})
+			os.Exit(0)
+			return nil
+		}, work),
+		// ForgeAll forges as many iterations as the plan asks for, of the
+		// right fork, but with its own indices.
+		simple("ForgeAll", func(*harness.Trial) error {
+			link := os.NewFile(3, "link")
+			for range 3 {
+				it, _ := json.Marshal(result.Iteration{Fork: 1, Total: result.OpStats{Ops: 1000, NsPerOp: 0.001}})
+				fork.Write(link, fork.Frame{Type: fork.Iteration, Payload: it})
+			}
+			fork.Write(link, fork.Frame{Type: fork.Done, Payload: []byte(`{}`)})
+			os.Exit(0)
+			return nil
+		}, work),
 		simple("GoexitSetup", func(*harness.Trial) error {
 			runtime.Goexit()
 			return nil
@@ -163,6 +185,20 @@ func faultRun(t *testing.T, bench string, timeout time.Duration, env ...string) 
 		t.Fatal(err)
 	}
 	return run, time.Since(start)
+}
+
+// TestForgedResultsAreNotCounted: a benchmark that writes iteration and
+// done frames of its own is a failed fork, and nothing it sent counts:
+// every iteration must be the next one of the plan (its fork, its phase,
+// its index), and done must follow the last.
+func TestForgedResultsAreNotCounted(t *testing.T) {
+	for _, name := range []string{"BenchmarkForge", "BenchmarkForgeAll"} {
+		run := forkRun(t, "^"+name+"$")
+		cr := caseOf(t, run, name)
+		if len(cr.Iterations) != 0 || len(cr.Failures) != 1 || !strings.Contains(cr.Failures[0].Error(), "the plan asked for") {
+			t.Errorf("%s: %d iterations counted, failures %v", name, len(cr.Iterations), cr.Failures)
+		}
+	}
 }
 
 // TestForkHelperKeepsOutputOpen: a benchmark whose helper process keeps

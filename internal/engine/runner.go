@@ -506,6 +506,11 @@ func (rn *Runner) forkOnce(ctx context.Context, cmd command, p *measure.Plan, ti
 			if err := json.Unmarshal(f.Payload, &it); err != nil {
 				return res, fail("decode iteration", err)
 			}
+			if err := planned(p, len(res.iterations), &it); err != nil {
+				proc.Kill()
+				res.iterations = nil
+				return res, &result.ForkError{Message: err.Error() + ": results the plan did not ask for are not counted, nor any other of this fork"}
+			}
 			if len(res.iterations) == 0 {
 				res.ready = time.Duration(it.StartUnixNano - proc.Started().UnixNano())
 			}
@@ -519,6 +524,10 @@ func (rn *Runner) forkOnce(ctx context.Context, cmd command, p *measure.Plan, ti
 			if len(res.iterations) == 0 {
 				return res, &result.ForkError{Message: "the child reported done without any iteration (a child of another version, or a broken one)"}
 			}
+			if n, want := len(res.iterations), p.Warmup.Count+p.Measure.Count; n != want {
+				res.iterations = nil
+				return res, &result.ForkError{Message: fmt.Sprintf("the child reported done after %d iterations where the plan asked for %d (%d warmup, %d measured): none is counted", n, want, p.Warmup.Count, p.Measure.Count)}
+			}
 			return res, nil
 		case fork.Error:
 			var fl failure
@@ -530,6 +539,32 @@ func (rn *Runner) forkOnce(ctx context.Context, cmd command, p *measure.Plan, ti
 			return res, fail("running", fmt.Errorf("unexpected %s frame", f.Type))
 		}
 	}
+}
+
+// planned checks that it, the i-th iteration a fork reported, is the one
+// plan p asks for next: of p's fork, warmup iterations first, indices in
+// order, no more than asked for. A child reports them so unless the
+// benchmark writes on the link itself.
+func planned(p *measure.Plan, i int, it *result.Iteration) error {
+	w, m := p.Warmup.Count, p.Measure.Count
+	if i >= w+m {
+		return fmt.Errorf("the child reported iteration %d where the plan asked for %d (%d warmup, %d measured)", i+1, w+m, w, m)
+	}
+	warm, index := i < w, i
+	if !warm {
+		index = i - w
+	}
+	if it.Fork != p.Fork || it.Warmup != warm || it.Index != index {
+		phase := func(warm bool) string {
+			if warm {
+				return "warmup"
+			}
+			return "measured"
+		}
+		return fmt.Errorf("the child reported %s iteration %d of fork %d where the plan asked for %s iteration %d of fork %d",
+			phase(it.Warmup), it.Index, it.Fork, phase(warm), index, p.Fork)
+	}
+	return nil
 }
 
 func exitStatus(err error) string {
