@@ -46,7 +46,7 @@ func results(t *testing.T, path string) map[string][]map[string]float64 {
 		if !ok {
 			continue
 		}
-		if pkg := res.GetConfig("pkg"); pkg != "example.com/gobench/calc" && pkg != "example.com/gobench/faulty" {
+		if pkg := res.GetConfig("pkg"); pkg != "example.com/gobench/calc" && pkg != "example.com/gobench/faulty" && pkg != "example.com/gobench/hostile" {
 			t.Errorf("%s: pkg %q", res.Name, pkg)
 		}
 		vals := map[string]float64{}
@@ -373,5 +373,25 @@ func TestListGoTestBenchmarks(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "BenchmarkSkip skipped itself") {
 		t.Errorf("stderr does not say BenchmarkSkip skipped:\n%s", stderr)
+	}
+}
+
+// TestRunGoTestHostile: results count only from a test binary that ends
+// with go test's PASS and exit status 0 (a benchmark that prints its own
+// result lines and exits 0 counts none), and a printed "--- FAIL:" line
+// does not fail a benchmark that passed.
+func TestRunGoTestHostile(t *testing.T) {
+	dir := gobench(t)
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := abApp(t, dir, append([]string{"run", "./hostile", "--out", out}, quick...)...)
+	if code != 1 || !strings.Contains(stderr, "FAILED BenchmarkExitZero fork 1") || strings.Contains(stderr, "FAILED BenchmarkPrintsFail") {
+		t.Fatalf("exit %d, want 1 failing BenchmarkExitZero only\n%s\n%s", code, stdout, stderr)
+	}
+	count := map[string]int{}
+	for name, lines := range results(t, filepath.Join(out, "bench.txt")) {
+		count[strings.SplitN(name, "-", 2)[0]] += len(lines)
+	}
+	if count["ExitZero"] != 0 || count["PrintsFail"] != 2 {
+		t.Errorf("results %v: want none of BenchmarkExitZero and the 2 measured of BenchmarkPrintsFail", count)
 	}
 }

@@ -172,7 +172,7 @@ func (rn *Runner) runTest(ctx context.Context, bin TestBinary, args []string, wr
 			r.warnings = append(r.warnings, fmt.Sprintf("and %d more output lines not counted%s", unread-maxWarnings, logNote(log)))
 		}
 	}()
-	var inFail bool
+	var inFail, passed bool
 	failures := 0
 	handle := func(ls []timedLine) {
 		for _, tl := range ls {
@@ -192,6 +192,11 @@ func (rn *Runner) runTest(ctx context.Context, bin TestBinary, args []string, wr
 			}
 			inFail = false
 			switch {
+			case line == "PASS":
+				// go test's own last word for a binary whose tests and
+				// benchmarks all passed.
+				passed = true
+				continue
 			case strings.HasPrefix(line, "--- FAIL: "):
 				// The first failure in full; the runs after it fail alike.
 				inFail = true
@@ -253,8 +258,16 @@ loop:
 		fail(fmt.Sprintf("hung: no result for %s; killed", wait))
 	case werr != nil:
 		fail("the test binary failed" + r.why())
-	case len(r.failed) > 0:
-		fail("the benchmark failed" + r.why())
+	case !passed:
+		// It exited 0 without go test's PASS: not go test's end (os.Exit
+		// from the benchmark, say).
+		fail("the test binary exited without go test's final PASS line" + r.why())
+	}
+	if !passed && len(r.results) > 0 {
+		// Result lines are text anyone in the process can print; only a
+		// binary that reached go test's PASS vouches for them.
+		r.results = nil
+		r.fe.Message += "\n  (its result lines are not counted: only a test binary that ends with PASS vouches for them)"
 	}
 	if r.fe != nil && failures > 1 {
 		r.fe.Message += fmt.Sprintf("\n  (it failed %d times in this fork)", failures)

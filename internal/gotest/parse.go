@@ -64,7 +64,7 @@ func ParseLine(line string, procs int) (*Result, error) {
 // it), and no -test.timeout (the runner bounds the process itself).
 func RunArgs(name string, count int, benchtime string, procs int) []string {
 	return []string{"-test.run=^$", "-test.bench=" + Exact(name), fmt.Sprintf("-test.count=%d", count),
-		"-test.benchtime=" + benchtime, fmt.Sprintf("-test.cpu=%d", procs), "-test.benchmem", "-test.v", "-test.timeout=0"}
+		"-test.benchtime=" + benchtime, fmt.Sprintf("-test.cpu=%d", procs), "-test.benchmem", "-test.v", "-test.timeout=0", "-test.paniconexit0"}
 }
 
 // Benchtime is the -test.benchtime of an iteration spec: its time, or its
