@@ -123,12 +123,15 @@ func Build(paths []string, o Options) (*Tables, error) {
 		return nil, fmt.Errorf("no files to compare")
 	}
 	markers := map[string]map[int]int{}
-	for _, p := range paths {
+	for i, p := range paths {
 		if _, after, ok := strings.Cut(p, "="); ok {
 			p = after
 		}
+		if _, seen := markers[p]; seen {
+			continue // the same file again: the same processes
+		}
 		if data, err := os.ReadFile(p); err == nil {
-			markers[p] = result.ForkMarkers(data)
+			markers[p] = result.InFile(result.ForkMarkers(data), i)
 		}
 	}
 	f := &benchfmt.Files{Paths: paths, AllowLabels: true}

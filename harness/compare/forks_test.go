@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 
-	"golang.org/x/perf/benchproc"
 	"strings"
 	"testing"
+
+	"golang.org/x/perf/benchproc"
 )
 
 // abFile is an A/B file of one benchmark with a fork-level random effect:
@@ -138,4 +141,42 @@ func TestGoldenForkLevelMarkdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "forks.md", b.Bytes())
+}
+
+// runFile is one run as benchctl writes it: its made-by comment, then
+// forks of three iterations of one benchmark.
+func runFile(forks int, ns float64) string {
+	var b strings.Builder
+	b.WriteString("# benchctl: made by `benchctl run` at 2026-12-01T00:00:00Z; raw output, not edited\npkg: p\n")
+	for f := 1; f <= forks; f++ {
+		for i := range 3 {
+			fmt.Fprintf(&b, "BenchmarkX 1000 %g ns/op\n# benchctl: fork=%d iter=%d\n", ns+float64(f)+0.1*float64(i), f, i)
+		}
+	}
+	return b.String()
+}
+
+// TestForksOfSeparateRunsStaySeparate: two runs are two sets of
+// processes, whether given as two files of one column or concatenated
+// into one: their fork=1 lines are two samples, not one.
+func TestForksOfSeparateRunsStaySeparate(t *testing.T) {
+	dir := t.TempDir()
+	one, two := filepath.Join(dir, "run1.txt"), filepath.Join(dir, "run2.txt")
+	os.WriteFile(one, []byte(runFile(2, 100)), 0o644)
+	os.WriteFile(two, []byte(runFile(2, 100)), 0o644)
+	cat := filepath.Join(dir, "cat.txt")
+	os.WriteFile(cat, []byte(runFile(2, 100)+runFile(2, 100)), 0o644)
+	for name, paths := range map[string][]string{
+		"two files, one label": {"a=" + one, "a=" + two},
+		"concatenated":         {cat},
+	} {
+		ts, err := Build(paths, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb := ts.Tables[0]
+		if c := tb.Cells[[2]benchproc.Key{tb.Rows[0], tb.Cols[0]}]; c.Forks != 4 || len(c.Values) != 4 {
+			t.Errorf("%s: %d forks, %d samples; want the 4 processes", name, c.Forks, len(c.Values))
+		}
+	}
 }
