@@ -194,9 +194,17 @@ func build(files records, units func() map[benchfmt.UnitMetadataKey]*benchfmt.Un
 		case *benchfmt.Result:
 			file, line := rec.Pos()
 			results[file]++
-			if bad := nonFinite(rec); bad != "" {
-				out.Warnings = append(out.Warnings, fmt.Sprintf("%s:%d: %s value, result left out", file, line, bad))
+			var bad []benchfmt.Value
+			if rec.Values, bad = possible(rec.Values); len(rec.Values) == 0 {
+				why := ""
+				if bad[0].Value < 0 {
+					why = " (below zero)"
+				}
+				out.Warnings = append(out.Warnings, fmt.Sprintf("%s:%d: %g %s value, result left out%s", file, line, bad[0].Value, bad[0].Unit, why))
 				continue
+			}
+			for _, v := range bad {
+				out.Warnings = append(out.Warnings, fmt.Sprintf("%s:%d: %s left out", file, line, describeValue(v)))
 			}
 			if ok, err := filter.Apply(rec); !ok {
 				if err != nil {
@@ -449,13 +457,33 @@ func commonRows(tables []*Table) (common, cols int) {
 	return common, cols
 }
 
-// nonFinite names a NaN or infinite value of the result ("" if none): a
-// summary of it would be a number that means nothing.
-func nonFinite(r *benchfmt.Result) string {
-	for _, v := range r.Values {
-		if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
-			return fmt.Sprintf("%g %s", v.Value, v.Unit)
+// possible keeps the values a measurement can take and returns the
+// others: NaN or infinite (a summary of one would be a number that means
+// nothing), and a time, size or count below zero. The other values of the
+// same result line stay.
+func possible(vals []benchfmt.Value) (kept, bad []benchfmt.Value) {
+	for _, v := range vals {
+		if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) || (v.Value < 0 && nonNegative[v.Unit]) {
+			bad = append(bad, v)
+		} else {
+			kept = append(kept, v)
 		}
 	}
-	return ""
+	return kept, bad
 }
+
+// describeValue is v as its file wrote it.
+func describeValue(v benchfmt.Value) string {
+	unit, x := v.Unit, v.Value
+	if v.OrigUnit != "" {
+		unit, x = v.OrigUnit, v.OrigValue
+	}
+	if x < 0 {
+		return fmt.Sprintf("%g %s (below zero)", x, unit)
+	}
+	return fmt.Sprintf("%g %s", x, unit)
+}
+
+// nonNegative are the (normalized) units no measurement can take below
+// zero: a time, a size, a count of allocations.
+var nonNegative = map[string]bool{"sec/op": true, "B/op": true, "allocs/op": true, "B/s": true}

@@ -180,3 +180,27 @@ func TestForksOfSeparateRunsStaySeparate(t *testing.T) {
 		}
 	}
 }
+
+// TestValuesThatCannotBeAreLeftOutAlone: a non-finite custom metric
+// leaves out that value, not its result line's time (benchstat shows the
+// time too), and a negative time is left out with a warning.
+func TestValuesThatCannotBeAreLeftOutAlone(t *testing.T) {
+	data := "BenchmarkX 10 100 ns/op +Inf x/op\nBenchmarkX 10 101 ns/op 2 x/op\nBenchmarkY 10 -5 ns/op\nBenchmarkY 10 7 ns/op\n"
+	ts, err := BuildData("f.txt", []byte(data), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := map[string]int{}
+	for _, tb := range ts.Tables {
+		for key, c := range tb.Cells {
+			n[key[0].StringValues()+" "+tb.Unit] = len(c.Values)
+		}
+	}
+	if n["X sec/op"] != 2 || n["X x/op"] != 1 || n["Y sec/op"] != 1 {
+		t.Errorf("samples %v: want X's two times, its one finite x/op, and Y's one positive time", n)
+	}
+	w := strings.Join(ts.Warnings, "\n")
+	if !strings.Contains(w, "f.txt:1: +Inf x/op left out") || !strings.Contains(w, "f.txt:3: -5e-09 sec/op value, result left out (below zero)") {
+		t.Errorf("warnings %q", ts.Warnings)
+	}
+}
