@@ -292,7 +292,7 @@ func machineReports(dir string) ([]*history.MachineReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		series, used, warnings := history.Load(runs)
+		series, used, warnings := history.LoadMachine(runs, e.Name())
 		m := &history.MachineReport{MachineID: e.Name(), Runs: used, Series: series, Shifts: map[*history.Series][]history.Shift{}, Warnings: warnings}
 		for _, s := range series {
 			m.Shifts[s] = history.Analyze(s, history.CPDOptions{Seed: 1})

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -88,6 +89,36 @@ type Series struct {
 // are each a warning naming the file; used lists the files that gave at
 // least one point.
 func Load(paths []string) (series []*Series, used []string, warnings []string) {
+	return load(paths, nil)
+}
+
+// runNameRE matches the base name NightlyPath gives a run, with the -N
+// suffix a run of the same second takes.
+var runNameRE = regexp.MustCompile(`^\d{8}T\d{6}Z_[^/]*\.txt$`)
+
+// LoadMachine is Load of one machine's runs (Runs of machineID): a file
+// not named as nightly names a run, or holding results of another
+// machine-id, is left out with a warning instead of counted.
+func LoadMachine(paths []string, machineID string) (series []*Series, used []string, warnings []string) {
+	return load(paths, func(p string, data []byte) string {
+		if !runNameRE.MatchString(filepath.Base(p)) {
+			return "not named as a nightly run (STAMP_COMMIT.txt)"
+		}
+		r := benchfmt.NewReader(bytes.NewReader(data), p)
+		for r.Scan() {
+			if rec, ok := r.Result().(*benchfmt.Result); ok {
+				if m := string(rec.GetConfig("machine-id")); m != "" && m != machineID {
+					return fmt.Sprintf("results of machine-id %s, not %s", m, machineID)
+				}
+			}
+		}
+		return ""
+	})
+}
+
+// load reads the runs at paths into series; keep, when set, names why a
+// run is not one of the series' (or "").
+func load(paths []string, keep func(path string, data []byte) string) (series []*Series, used []string, warnings []string) {
 	byKey := map[string]*Series{}
 	var order []string
 	for _, p := range paths {
@@ -95,6 +126,12 @@ func Load(paths []string) (series []*Series, used []string, warnings []string) {
 		if err != nil {
 			warnings = append(warnings, err.Error())
 			continue
+		}
+		if keep != nil {
+			if why := keep(p, data); why != "" {
+				warnings = append(warnings, p+": "+why+": left out")
+				continue
+			}
 		}
 		pts, warn := FilePoints(p, data)
 		warnings = append(warnings, warn...)
@@ -138,7 +175,8 @@ type FilePoint struct {
 // warnings) into its points, sorted by package, benchmark and unit: one
 // per benchmark and unit of time or throughput, the median of the file's
 // forks (see [Point]). In an A/B file only the experiment side counts.
-// A syntax error, a reading stopped early, a NaN or infinite value and a
+// A syntax error, a reading stopped early, a NaN, infinite or negative
+// value and a
 // file without any such result are warnings.
 func FilePoints(name string, data []byte) (points []FilePoint, warnings []string) {
 	markers := result.ForkMarkers(data)
@@ -169,7 +207,7 @@ func FilePoints(name string, data []byte) (points []FilePoint, warnings []string
 					continue
 				}
 				_, line := rec.Pos()
-				if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) {
+				if math.IsNaN(v.Value) || math.IsInf(v.Value, 0) || v.Value < 0 {
 					warnings = append(warnings, fmt.Sprintf("%s:%d: %g %s left out", name, line, v.Value, v.Unit))
 					continue
 				}

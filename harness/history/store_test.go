@@ -145,3 +145,34 @@ func TestLoadCountsForks(t *testing.T) {
 		t.Errorf("point %+v: want the median of 3 forks, 20ns", pt)
 	}
 }
+
+// TestLoadMachineKeepsToItsOwnRuns: a machine's history counts only the
+// files named as nightly names its runs, holding no other machine's
+// results, and no time below zero.
+func TestLoadMachineKeepsToItsOwnRuns(t *testing.T) {
+	dir := t.TempDir()
+	at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	w := func(p, text string) string {
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(text), 0o644)
+		return p
+	}
+	own := w(NightlyPath(dir, "m1", at, "aaaa"), "machine-id: m1\ncommit: a\nBenchmarkX 1 10 ns/op\n")
+	w(filepath.Join(dir, "nightly", "m1", "notastamp.txt"), "machine-id: m1\ncommit: z\nBenchmarkX 1 99 ns/op\n")
+	w(NightlyPath(dir, "m1", at.Add(time.Hour), "bbbb"), "machine-id: m2\ncommit: b\nBenchmarkX 1 50 ns/op\n")
+	w(NightlyPath(dir, "m1", at.Add(2*time.Hour), "cccc"), "machine-id: m1\ncommit: c\nBenchmarkX 1 -5 ns/op\n")
+	runs, err := Runs(dir, "m1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, used, warns := LoadMachine(runs, "m1")
+	all := strings.Join(warns, "\n")
+	if len(used) != 1 || used[0] != own {
+		t.Errorf("runs counted: %v, want only %s", used, own)
+	}
+	for _, want := range []string{"notastamp.txt: not named as a nightly run", "machine-id m2, not m1", "-5e-09 sec/op left out"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("no warning %q in:\n%s", want, all)
+		}
+	}
+}
