@@ -176,8 +176,7 @@ type FilePoint struct {
 // per benchmark and unit of time or throughput, the median of the file's
 // forks (see [Point]). In an A/B file only the experiment side counts.
 // A syntax error, a reading stopped early, a NaN, infinite or negative
-// value and a
-// file without any such result are warnings.
+// value and a file without any such result are warnings.
 func FilePoints(name string, data []byte) (points []FilePoint, warnings []string) {
 	markers := result.ForkMarkers(data)
 	type key struct{ pkg, name, unit string }
