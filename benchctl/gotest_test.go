@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -393,5 +394,39 @@ func TestRunGoTestHostile(t *testing.T) {
 	}
 	if count["ExitZero"] != 0 || count["PrintsFail"] != 2 {
 		t.Errorf("results %v: want none of BenchmarkExitZero and the 2 measured of BenchmarkPrintsFail", count)
+	}
+}
+
+// TestGoTestAllocsProfileIsExact: --prof allocs records every allocation
+// (-test.memprofilerate=1), so the benchmark's own frame shows its bytes
+// per op exactly, not a sampled estimate: 8 and 512 B/op, and one
+// allocation per op of 512 B (two 8 B allocations share one 16 B block of
+// the runtime's tiny allocator, one event in the profile).
+func TestGoTestAllocsProfileIsExact(t *testing.T) {
+	dir := gobench(t)
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := abApp(t, dir, append([]string{"run", "./calc", "--bench", "Sizes/size=(8|512)/alloc$", "--prof", "allocs", "--out", out}, quick...)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	summary, _ := os.ReadFile(filepath.Join(out, "profiles", "summary.md"))
+	frame := regexp.MustCompile("`example.com/gobench/calc.BenchmarkSizes.func1.1` \\| ([0-9.]+)B/op \\| [0-9.]+ % \\| ([0-9.]+) \\|")
+	var got [][]string
+	for _, sec := range strings.Split(string(summary), "## BenchmarkSizes/size=")[1:] {
+		size, _, _ := strings.Cut(sec, "/")
+		if m := frame.FindStringSubmatch(sec); m != nil {
+			got = append(got, []string{"", size, m[1], m[2]})
+		}
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d frame lines of the two benchmarks in:\n%s", len(got), summary)
+	}
+	for _, m := range got {
+		size, _ := strconv.ParseFloat(m[1], 64)
+		bytes, _ := strconv.ParseFloat(m[2], 64)
+		events, _ := strconv.ParseFloat(m[3], 64)
+		if bytes < 0.99*size || bytes > 1.01*size || (size == 512 && (events < 0.99 || events > 1.01)) {
+			t.Errorf("size %g: the benchmark's frame shows %g B/op and %g allocations/op\n%s", size, bytes, events, summary)
+		}
 	}
 }

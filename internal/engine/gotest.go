@@ -419,6 +419,11 @@ func (rn *Runner) testProfileFork(ctx context.Context, o Options, k profile.Kind
 	// speed.
 	n := profileN(o, cr)
 	args := append(gotest.RunArgs(c.Test.Name, 1, fmt.Sprintf("%dx", n), c.Test.Procs), flag+"="+pr.Path)
+	if k == profile.Allocs {
+		// Every allocation, not one sample per 512 KiB: the profile's
+		// bytes and counts per op are then exact, as in-process profiles.
+		args = append(args, "-test.memprofilerate=1")
+	}
 	r := rn.runTest(ctx, bin, args, nil, nil, o, c, rn.logFile(cr.Case, string(k)))
 	if r.fe == nil && len(r.results) == 0 {
 		r.fe = &result.ForkError{Message: "the test binary reported no result" + r.why()}
