@@ -430,3 +430,37 @@ func TestGoTestAllocsProfileIsExact(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchmarkNamesStayInsideAndApart: the files of a benchmark (its
+// logs and profiles) stay inside --out whatever its name holds (.., a
+// directory's own name), and two benchmarks never share one.
+func TestBenchmarkNamesStayInsideAndApart(t *testing.T) {
+	dir := gobench(t)
+	top := t.TempDir()
+	out := filepath.Join(top, "a", "b", "c", "run")
+	code, stdout, stderr := abApp(t, dir, append([]string{"run", "./names", "--prof", "cpu", "--out", out}, quick...)...)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	filepath.WalkDir(top, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !strings.HasPrefix(p, out+string(filepath.Separator)) {
+			t.Errorf("%s is outside --out %s", p, out)
+		}
+		return nil
+	})
+	for _, kind := range []string{"*.fork1.log", "*.cpu.log"} {
+		if logs, _ := filepath.Glob(filepath.Join(out, "logs", kind)); len(logs) != 7 {
+			t.Errorf("%d %s logs for 7 benchmarks: %v", len(logs), kind, logs)
+		}
+	}
+	var profiles []string
+	filepath.WalkDir(filepath.Join(out, "profiles"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Name() == "cpu.pb.gz" {
+			profiles = append(profiles, p)
+		}
+		return nil
+	})
+	if len(profiles) != 7 {
+		t.Errorf("%d cpu profiles for 7 benchmarks: %v", len(profiles), profiles)
+	}
+}

@@ -474,7 +474,7 @@ func profileN(o Options, cr *result.CaseResult) int64 {
 // runs in its package's directory, so a path relative to this process's
 // would put its profile elsewhere.
 func (rn *Runner) profileDir(side string, cr *result.CaseResult) (string, error) {
-	dir, err := filepath.Abs(filepath.Join(rn.ProfileDir, side, filepath.FromSlash(rn.fileName(cr.Case))))
+	dir, err := filepath.Abs(filepath.Join(append([]string{rn.ProfileDir, side}, rn.fileName(cr.Case)...)...))
 	if err != nil {
 		return "", err
 	}

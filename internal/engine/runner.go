@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -238,7 +237,7 @@ func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, c 
 		pr.Err = err
 		return pr, ""
 	}
-	dir := filepath.Join(rn.ProfileDir, side, filepath.FromSlash(rn.fileName(cr.Case)))
+	dir := filepath.Join(append([]string{rn.ProfileDir, side}, rn.fileName(cr.Case)...)...)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		pr.Err = err
 		return pr, ""
@@ -347,8 +346,6 @@ func (rn *Runner) inProcess(c Case, p *measure.Plan, cr *result.CaseResult) *res
 	return nil
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_.=-]+`)
-
 // forkResult is what one fork reported.
 type forkResult struct {
 	cpus       []int
@@ -397,14 +394,41 @@ func (rn *Runner) fork(ctx context.Context, exe string, p *measure.Plan, timeout
 	return fe
 }
 
-// fileName names a case's logs and profiles: its benchfmt name, after
-// its package's import path when the run's go test benchmarks come from
-// several packages (two packages may each have a BenchmarkCompress).
-func (rn *Runner) fileName(c result.Case) string {
+// fileName names a case's logs and profiles: the path elements of its
+// benchfmt name, after its package's import path when the run's go test
+// benchmarks come from several packages (two packages may each have a
+// BenchmarkCompress), each escaped by safeElem.
+func (rn *Runner) fileName(c result.Case) []string {
+	name := c.Name()
 	if rn.qualify {
-		return c.Pkg + "/" + c.Name()
+		name = c.Pkg + "/" + name
 	}
-	return c.Name()
+	elems := strings.Split(name, "/")
+	for i, e := range elems {
+		elems[i] = safeElem(e)
+	}
+	return elems
+}
+
+// safeElem is a name element as a file name that stays where it is put
+// and is no other element's: letters, digits and . = - are kept, every
+// other byte (the / of a flat log name's join, _, %, spaces, #) is %XX,
+// and an element that is empty or only dots is escaped whole.
+func safeElem(e string) string {
+	var b strings.Builder
+	dots := strings.Trim(e, ".") == ""
+	for i := 0; i < len(e); i++ {
+		c := e[i]
+		if !dots && (c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '=' || c == '-') {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	if b.Len() == 0 {
+		return "%" // the empty element
+	}
+	return b.String()
 }
 
 // logFile opens DIR/logs/<case>.<suffix>.log, capped at LogCap, or
@@ -413,7 +437,7 @@ func (rn *Runner) logFile(c result.Case, suffix string) *cappedLog {
 	if rn.LogDir == "" {
 		return nil
 	}
-	name := unsafeName.ReplaceAllString(rn.fileName(c), "_") + "." + suffix + ".log"
+	name := strings.Join(rn.fileName(c), "_") + "." + suffix + ".log"
 	if err := os.MkdirAll(rn.LogDir, 0o755); err != nil {
 		return nil
 	}
