@@ -6,10 +6,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ledgerbench/ledgerbench/internal/gotest"
 	"golang.org/x/perf/benchfmt"
 )
 
@@ -462,5 +465,64 @@ func TestBenchmarkNamesStayInsideAndApart(t *testing.T) {
 	})
 	if len(profiles) != 7 {
 		t.Errorf("%d cpu profiles for 7 benchmarks: %v", len(profiles), profiles)
+	}
+}
+
+// TestBenchSelectsAsGoTestDoes: for each pattern, the benchmarks run
+// selects in a package are exactly those whose results
+// `go test -run '^$' -bench PATTERN -benchtime 1x` reports: a benchmark
+// that matches only the first levels of a longer pattern is not one.
+func TestBenchSelectsAsGoTestDoes(t *testing.T) {
+	dir := gobench(t)
+	fixture := filepath.Join(dir, "levels")
+	strs, err := exec.Command("go", "list", "-f", "{{.Dir}}", "strings").Output()
+	if err != nil {
+		t.Fatalf("go list strings: %v", err)
+	}
+	for _, pkg := range []struct {
+		dir, pkg string
+		patterns []string
+	}{
+		{fixture, ".", []string{"BenchmarkFoo/x", "Foo", "Foo/", "Foo$", "/x", "Bar/y$", "Deep/a", "Deep/a/1", "Deep/./2", "Deep/b/z", ".", "Deep|FooBar/y", "BenchmarkFoo/x/z"}},
+		{strings.TrimSpace(string(strs)), "strings", []string{"BenchmarkRepeat/5x1$", "BenchmarkRepeat$"}},
+	} {
+		selectsAsGoTest(t, pkg.dir, pkg.pkg, pkg.patterns)
+	}
+}
+
+// selectsAsGoTest compares, for each pattern, what gotest.Benchmarks
+// selects in the package with what its test binary reports under that
+// -test.bench at -test.benchtime=1x.
+func selectsAsGoTest(t *testing.T, pkgDir, pkg string, patterns []string) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "pkg.test")
+	if out, err := exec.Command("go", "-C", pkgDir, "test", "-c", "-o", bin, pkg).CombinedOutput(); err != nil {
+		t.Fatalf("go test -c %s: %v\n%s", pkg, err, out)
+	}
+	result := regexp.MustCompile(`^(Benchmark\S*?)(-\d+)?\s+\d+\s+[0-9.]+ ns/op`)
+	for _, pattern := range patterns {
+		cmd := exec.Command(bin, "-test.run=^$", "-test.bench="+pattern, "-test.benchtime=1x", "-test.cpu=1")
+		cmd.Dir = pkgDir
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go test -bench %s: %v\n%s", pattern, err, out)
+		}
+		var want []string
+		for line := range strings.SplitSeq(string(out), "\n") {
+			if m := result.FindStringSubmatch(line); m != nil {
+				want = append(want, m[1])
+			}
+		}
+		pat, err := gotest.Split(pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := gotest.Benchmarks(t.Context(), bin, pkgDir, pat, 1, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(l.Names, want) {
+			t.Errorf("--bench %s selects %q; go test -bench runs %q", pattern, l.Names, want)
+		}
 	}
 }

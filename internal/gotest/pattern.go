@@ -80,18 +80,24 @@ func (p *Pattern) MatchTop(name string) bool {
 }
 
 // Match reports whether a full benchmark name (its levels joined by
-// slashes) matches one alternative: every level it has matches the
-// name's element at that level, as in go test (deeper levels of the name
-// match whatever they are).
+// slashes) matches one alternative as go test matches a benchmark that
+// reports results: the name has at least the alternative's levels, and
+// each of them matches the name's element at that level (deeper levels
+// of the name match whatever they are). A name with fewer levels matches
+// only partially: go test runs it to find sub-benchmarks, and reports no
+// result of it.
 func (p *Pattern) Match(name string) bool {
 	if len(p.alts) == 0 {
 		return true
 	}
 	elems := strings.Split(name, "/")
 	for _, levels := range p.alts {
+		if len(elems) < len(levels) {
+			continue
+		}
 		ok := true
 		for i, re := range levels {
-			if i < len(elems) && !re.MatchString(elems[i]) {
+			if !re.MatchString(elems[i]) {
 				ok = false
 				break
 			}

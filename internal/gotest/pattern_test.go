@@ -16,7 +16,7 @@ func TestPatternMatchesAsGoTest(t *testing.T) {
 		{"^BenchmarkA$", "BenchmarkAB", false},
 		{"A/x", "BenchmarkA/x/deeper", true},
 		{"A/y", "BenchmarkA/x", false},
-		{"A/x", "BenchmarkA", true}, // the parent of what the pattern selects
+		{"A/x", "BenchmarkA", false}, // only partly: go test runs it to find A/x and reports no result of it
 		{"Z|A/x", "BenchmarkA/x", true},
 		{"Z|A/x", "BenchmarkA/y", false},
 		{"[A/]/x", "BenchmarkA/x", true}, // the slash in a class belongs to its element
