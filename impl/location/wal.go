@@ -79,17 +79,18 @@ func replayWAL(path string, apply func(key, value []byte) error) error {
 	if err != nil {
 		return err
 	}
-	maxSeen := 0
 	for off := 0; off < len(b); {
 		p, ok := recordAt(b, off, math.MaxInt)
 		if !ok {
-			if next, found := nextRecord(b, off, maxSeen); found {
+			switch next, found, undecided := nextRecord(b, off); {
+			case found:
 				return fmt.Errorf("%w: log %s: bad record at offset %d, intact records from offset %d: damage in the middle of the log, not a torn tail", ErrCorrupt, path, off, next)
+			case undecided:
+				return fmt.Errorf("%w: log %s: bad record at offset %d, and the %d bytes after it could not be ruled out as intact records: not dropped as a torn tail", ErrCorrupt, path, off, len(b)-off)
 			}
 			return nil // a torn tail
 		}
 		off += walHeader + len(p)
-		maxSeen = max(maxSeen, len(p))
 		for len(p) > 0 {
 			kl, a := binary.Uvarint(p)
 			if a <= 0 || uint64(len(p)-a) < kl {
@@ -132,29 +133,41 @@ func recordAt(b []byte, off, limit int) ([]byte, bool) {
 
 // nextRecord looks for an intact record after the bad one at bad. When
 // the bad record's length is intact (damage in its payload), the next
-// record starts right after it. Otherwise it scans forward a window sized
-// from the largest record seen (records are batches of similar size), for
-// records no larger than that either: the true next record lies within
-// the damaged one's length, and the bound keeps the scan linear in the
-// window instead of quadratic in the log.
-func nextRecord(b []byte, bad, maxSeen int) (int, bool) {
+// record starts right after it. Otherwise it scans every offset to the
+// end of the log: a flipped length can hide a record of any size, and a
+// torn tail, which only a crash leaves, is never followed by an intact
+// record. An offset is a candidate only when its length fits in the rest
+// of the log; the checksums of the candidates are bounded by a budget
+// proportional to the rest, and a scan that spends it is undecided
+// (replay then refuses the log rather than drop what may be acknowledged
+// records).
+func nextRecord(b []byte, bad int) (next int, found, undecided bool) {
 	if len(b)-bad >= walHeader {
 		if next := bad + walHeader + int(binary.LittleEndian.Uint32(b[bad:])); next < len(b) {
 			if _, ok := recordAt(b, next, math.MaxInt); ok {
-				return next, true
+				return next, true, false
 			}
 		}
 	}
-	limit := 2*maxSeen + walScanSlack
-	end := min(len(b), bad+1+limit+walHeader)
-	for off := bad + 1; off+walHeader < end; off++ {
-		if _, ok := recordAt(b, off, limit); ok {
-			return off, true
+	budget := walScanBudget*(len(b)-bad) + walScanSlack
+	for off := bad + 1; off+walHeader < len(b); off++ {
+		n := binary.LittleEndian.Uint32(b[off:])
+		if n == 0 || uint64(n) > uint64(len(b)-off-walHeader) {
+			continue
+		}
+		if budget -= int(n); budget < 0 {
+			return 0, false, true
+		}
+		if _, ok := recordAt(b, off, math.MaxInt); ok {
+			return off, true, false
 		}
 	}
-	return 0, false
+	return 0, false, false
 }
 
-// walScanSlack bounds the scan for an intact record when no record has
-// been seen yet (the first one is damaged).
-const walScanSlack = 1 << 20
+// walScanBudget and walScanSlack bound the checksum work of a scan for an
+// intact record: walScanBudget times the bytes scanned, plus the slack.
+const (
+	walScanBudget = 64
+	walScanSlack  = 1 << 20
+)
