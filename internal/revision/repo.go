@@ -158,15 +158,16 @@ func (r *Repo) Anchor(anchor, head string) ([2]Revision, error) {
 var worktreeRE = regexp.MustCompile(`/benchctl-[a-z]+-[^/]+/(baseline|experiment)-src$`)
 
 // RemoveStaleWorktrees removes the revision worktrees that a command
-// killed before its cleanup left registered. The caller holds the run
-// lock, so no other command is using them.
+// killed before its cleanup left registered: those of a workspace whose
+// owner no longer runs. A command beside this one (one that ignored the
+// run lock) keeps its own.
 func (r *Repo) RemoveStaleWorktrees() {
 	list, err := r.git("worktree", "list", "--porcelain")
 	if err != nil {
 		return
 	}
 	for line := range strings.SplitSeq(list, "\n") {
-		if p, ok := strings.CutPrefix(line, "worktree "); ok && worktreeRE.MatchString(filepath.ToSlash(p)) {
+		if p, ok := strings.CutPrefix(line, "worktree "); ok && worktreeRE.MatchString(filepath.ToSlash(p)) && !ownerAlive(filepath.Dir(p)) {
 			_, _ = r.git("worktree", "remove", "--force", p)
 		}
 	}

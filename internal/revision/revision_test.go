@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -163,5 +164,35 @@ func TestShallowCloneSaysWhy(t *testing.T) {
 	}
 	if _, err := r.Resolve("nosuchrev"); err == nil || strings.Contains(err.Error(), "shallow") {
 		t.Errorf("a missing revision of a full clone: %v", err)
+	}
+}
+
+// TestRemoveStaleWorktreesSparesTheLiving: a worktree whose workspace's
+// owner is alive (another command beside this one, with --ignore-lock)
+// is kept; one whose owner is dead, or that names none, is removed.
+func TestRemoveStaleWorktreesSparesTheLiving(t *testing.T) {
+	r, c := repo(t)
+	live, err := r.NewWorkspace("ab", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	mine, err := live.Checkout(Revision{Name: "baseline", Commit: c[0]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := filepath.Join(t.TempDir(), "benchctl-ab-dead")
+	os.MkdirAll(dead, 0o755)
+	gone := exec.Command("true")
+	gone.Run()
+	os.WriteFile(filepath.Join(dead, ownerFile), []byte(strconv.Itoa(gone.Process.Pid)), 0o644)
+	deadTree := filepath.Join(dead, "baseline-src")
+	if _, err := Git(r.Root, "worktree", "add", "--detach", deadTree, c[0]); err != nil {
+		t.Fatal(err)
+	}
+	r.RemoveStaleWorktrees()
+	list, _ := Git(r.Root, "worktree", "list")
+	if !strings.Contains(list, mine) || strings.Contains(list, deadTree) {
+		t.Errorf("after RemoveStaleWorktrees: %q; want %s kept (its owner runs) and %s gone", list, mine, deadTree)
 	}
 }

@@ -1,8 +1,12 @@
 package revision
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
 )
 
 // Workspace is a temporary directory for one command's builds, with the
@@ -22,7 +26,42 @@ func (r *Repo) NewWorkspace(kind string, say func(string, ...any)) (*Workspace, 
 	if err != nil {
 		return nil, err
 	}
+	// Its owner, so that another command removes its worktrees only once
+	// this process is gone.
+	if err := os.WriteFile(filepath.Join(dir, ownerFile), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
 	return &Workspace{Repo: r, Dir: dir, Say: say}, nil
+}
+
+// ownerFile holds, in a workspace's directory, the PID of the process
+// that made it.
+const ownerFile = "owner.pid"
+
+// ownerAlive reports whether the process that made the workspace at dir
+// still runs; false when it names none (a workspace of an older version).
+func ownerAlive(dir string) bool {
+	b, err := os.ReadFile(filepath.Join(dir, ownerFile))
+	if err != nil {
+		return false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 {
+		return false
+	}
+	if pid == os.Getpid() {
+		return true
+	}
+	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+		return false
+	}
+	// A zombie (exited, not yet reaped) runs no more.
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if i := strings.LastIndexByte(string(stat), ')'); err == nil && i > 0 && i+2 < len(stat) && stat[i+2] == 'Z' {
+		return false
+	}
+	return true
 }
 
 func (w *Workspace) say(format string, args ...any) {
