@@ -202,3 +202,32 @@ func TestWALLengthFlipInALargeRecord(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenRemovesOnlyItsOwnLeftovers: opening a store removes what an
+// interrupted manifest replacement left (.MANIFEST.tmp…), not every file
+// whose name holds ".tmp".
+func TestOpenRemovesOnlyItsOwnLeftovers(t *testing.T) {
+	dir := t.TempDir()
+	s, err := Open(Options{Dir: dir, Cache: testCache(t, 1<<20)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	keep := []string{"notes.tmp.txt", "data.tmp", "x.tmp.sst"}
+	for _, name := range append(keep, ".MANIFEST.tmp1234") {
+		os.WriteFile(filepath.Join(dir, name), []byte("x"), 0o644)
+	}
+	s, err = Open(Options{Dir: dir, Cache: testCache(t, 1<<20)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	for _, name := range keep {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("Open removed %s, not a file of the store's: %v", name, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".MANIFEST.tmp1234")); err == nil {
+		t.Error("Open left an interrupted manifest replacement")
+	}
+}

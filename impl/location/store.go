@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 
 	"github.com/ledgerbench/ledgerbench/impl/internal/skiplist"
+	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 )
 
 // KeySize is the length of every key: BookKeeper's (ledger, entry) as two
@@ -299,12 +300,11 @@ func (s *Store) removeObsolete() error {
 	if err != nil {
 		return err
 	}
+	atomicfile.RemoveTemps(filepath.Join(s.dir, "MANIFEST")) // an interrupted manifest replacement
 	for _, e := range entries {
 		name := e.Name()
 		var n uint64
 		switch {
-		case strings.Contains(name, ".tmp"): // an interrupted manifest replacement
-			os.Remove(filepath.Join(s.dir, name))
 		case strings.HasSuffix(name, ".sst"):
 			if _, err := fmt.Sscanf(name, "%06d.sst", &n); err == nil && !live[n] {
 				os.Remove(filepath.Join(s.dir, name))
