@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -96,6 +97,11 @@ func TestRunOnAFullDisk(t *testing.T) {
 	code, stdout, stderr = cli(t, 100, append(quickNoop, "--out", out2)...)
 	if code != 1 || !strings.Contains(stdout, "BenchmarkNoop") || !strings.Contains(stderr, "nothing was written") {
 		t.Errorf("nothing fits: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	// Nor anywhere else (the file size limit holds for every file): the
+	// raw results go to stderr.
+	if !strings.Contains(stderr, "could be saved nowhere") || !regexp.MustCompile(`(?m)^BenchmarkNoop-\d+ `).MatchString(stderr) {
+		t.Errorf("nothing fits: the raw results are not on stderr\n%s", stderr)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -107,5 +108,25 @@ func TestNightlyLeavesNoLogsBehind(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(tmp, "benchctl-nightly-logs-*"))
 	if code != 1 || len(left) != 1 || !strings.Contains(stderr, "fork logs in "+left[0]) {
 		t.Errorf("a failed fork: exit %d, logs %v\n%s", code, left, stderr)
+	}
+}
+
+// TestNightlyThatCannotRecordSavesItsResults: when the run cannot be
+// recorded where it belongs (here a file stands where the machine's
+// directory goes), what was measured is saved elsewhere and named, not
+// lost.
+func TestNightlyThatCannotRecordSavesItsResults(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", t.TempDir())
+	os.MkdirAll(filepath.Join(dir, "nightly"), 0o755)
+	id := hostcheck.Check(hostcheck.Local("0.1.0", hostcheck.Probe)).MachineID
+	os.WriteFile(filepath.Join(dir, "nightly", id), []byte("in the way"), 0o644)
+	code, _, stderr := nightly(t, dir)
+	m := regexp.MustCompile(`saved in (\S+) instead`).FindStringSubmatch(stderr)
+	if code != 1 || m == nil {
+		t.Fatalf("exit %d, want 1 naming where the results went\n%s", code, stderr)
+	}
+	if b, err := os.ReadFile(m[1]); err != nil || !strings.Contains(string(b), noopName()) {
+		t.Errorf("the saved results: %v\n%s", err, b)
 	}
 }

@@ -3,6 +3,7 @@ package benchctl
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -59,12 +60,19 @@ type output interface {
 // resultsDir is run's output: bench.txt and bench.json in a directory.
 type resultsDir string
 
-func (d resultsDir) write(h report.Header, runs []*result.Run, _ []byte) (string, error) {
+func (d resultsDir) write(h report.Header, runs []*result.Run, data []byte) (string, error) {
+	txt := filepath.Join(string(d), "bench.txt")
 	if err := report.WriteRun(string(d), h, runs[0]); err != nil {
+		if got, rerr := os.ReadFile(txt); rerr == nil && bytes.Equal(got, data) {
+			return "", keptError{fmt.Errorf("writing results: %w", err)} // bench.json alone failed
+		}
 		return "", fmt.Errorf("writing results: %w", err)
 	}
-	return filepath.Join(string(d), "bench.txt"), nil
+	return txt, nil
 }
+
+// keptError is a write that failed after every result was written.
+type keptError struct{ error }
 
 // resultsFile is one file of every side, written by put.
 type resultsFile struct {
@@ -130,7 +138,10 @@ func (a *app) measure(ctx context.Context, s *session, m *measurement) (*measure
 	}
 	path, err := m.out.write(r.header, runs, r.data)
 	if err != nil {
-		return r, failedError{err.Error()}
+		if errors.As(err, new(keptError)) {
+			return r, failedError{err.Error()}
+		}
+		return r, failedError{err.Error() + a.rescue(r.data)}
 	}
 	r.path = path
 	a.written = append(a.written, path)
@@ -138,6 +149,29 @@ func (a *app) measure(ctx context.Context, s *session, m *measurement) (*measure
 		r.interrupted = failedError{fmt.Sprintf("run interrupted: %v (results so far are in %s)", runErr, path)}
 	}
 	return r, nil
+}
+
+// rescue keeps results that could not be written where they belong: in a
+// file of the temporary directory, or, when even that fails, on stderr.
+// It says where, for the command's error.
+func (a *app) rescue(data []byte) string {
+	f, err := os.CreateTemp("", "benchctl-results-*.txt")
+	if err == nil {
+		_, err = f.Write(data)
+		if serr := f.Sync(); err == nil {
+			err = serr
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			return fmt.Sprintf("; every result is saved in %s instead", f.Name())
+		}
+		os.Remove(f.Name())
+	}
+	fmt.Fprintf(a.stderr, "%s: the results, which could be saved nowhere (%v):\n", a.name, err)
+	a.stderr.Write(data)
+	return "; every result is printed above, on stderr"
 }
 
 // outcome is the error that ends a command whose every result was
