@@ -1,7 +1,6 @@
 package gotest
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"regexp"
@@ -119,7 +118,7 @@ func discovered(out, top string) (leaves []string, skipped map[string]string) {
 // the error says how it failed (its exit status, or a hang past timeout,
 // after which its process group is killed).
 func runBinary(ctx context.Context, bin, dir string, timeout time.Duration, args ...string) (string, string, error) {
-	var stdout bytes.Buffer
+	var stdout keptLines // bounded: a TestMain may print without end
 	p, err := fork.Start(ctx, fork.Spec{Path: bin, Args: args, Dir: dir, NoLink: true, Stdout: &stdout})
 	if err != nil {
 		return "", "", err
