@@ -127,6 +127,9 @@ func Build(paths []string, o Options) (*Tables, error) {
 		if _, after, ok := strings.Cut(p, "="); ok {
 			p = after
 		}
+		if err := resultsFile(p); err != nil {
+			return nil, err
+		}
 		if _, seen := markers[p]; seen {
 			continue // the same file again: the same processes
 		}
@@ -136,6 +139,36 @@ func Build(paths []string, o Options) (*Tables, error) {
 	}
 	f := &benchfmt.Files{Paths: paths, AllowLabels: true}
 	return build(f, f.Units, paths, true, markers, o)
+}
+
+// MaxFileSize is the largest results file Build reads: it reads each
+// whole.
+const MaxFileSize = 1 << 30
+
+// resultsFile refuses what Build cannot read as a results file: a FIFO,
+// which would block for ever, a device such as /dev/zero, which never
+// ends, or a file over MaxFileSize. A path that does not exist is left to
+// the reader, which names it.
+func resultsFile(p string) error {
+	fi, err := os.Stat(p)
+	switch {
+	case err != nil:
+		return nil
+	case !fi.Mode().IsRegular():
+		kind := "a special file"
+		switch m := fi.Mode(); {
+		case m&os.ModeNamedPipe != 0:
+			kind = "a FIFO, which would block"
+		case m&os.ModeDevice != 0:
+			kind = "a device, which may never end"
+		case m.IsDir():
+			kind = "a directory"
+		}
+		return fmt.Errorf("%s is not a regular file (%s): a results file is", p, kind)
+	case fi.Size() > MaxFileSize:
+		return fmt.Errorf("%s holds %d bytes, more than the %d a results file may", p, fi.Size(), MaxFileSize)
+	}
+	return nil
 }
 
 // BuildData is Build on results held in memory, read as a file named name

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"syscall"
+	"time"
 
 	"strings"
 	"testing"
@@ -202,5 +204,27 @@ func TestValuesThatCannotBeAreLeftOutAlone(t *testing.T) {
 	w := strings.Join(ts.Warnings, "\n")
 	if !strings.Contains(w, "f.txt:1: +Inf x/op left out") || !strings.Contains(w, "f.txt:3: -5e-09 sec/op value, result left out (below zero)") {
 		t.Errorf("warnings %q", ts.Warnings)
+	}
+}
+
+// TestBuildRefusesWhatIsNotAResultsFile: a FIFO (which would block for
+// ever) and a device such as /dev/zero (which never ends) are refused at
+// once, naming them.
+func TestBuildRefusesWhatIsNotAResultsFile(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	for _, p := range []string{fifo, "/dev/zero", "a=" + fifo} {
+		done := make(chan error, 1)
+		go func() { _, err := Build([]string{p}, Options{}); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+				t.Errorf("Build(%s) = %v, want it refused as not a regular file", p, err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("Build(%s) did not return", p)
+		}
 	}
 }

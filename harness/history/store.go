@@ -122,6 +122,11 @@ func load(paths []string, keep func(path string, data []byte) string) (series []
 	byKey := map[string]*Series{}
 	var order []string
 	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && !fi.Mode().IsRegular() {
+			// A FIFO would block the read for ever, a device never end.
+			warnings = append(warnings, p+": not a regular file: left out")
+			continue
+		}
 		data, err := os.ReadFile(p)
 		if err != nil {
 			warnings = append(warnings, err.Error())

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -174,5 +175,31 @@ func TestLoadMachineKeepsToItsOwnRuns(t *testing.T) {
 		if !strings.Contains(all, want) {
 			t.Errorf("no warning %q in:\n%s", want, all)
 		}
+	}
+}
+
+// TestLoadSkipsAFIFO: a FIFO in a machine's history (which would block a
+// read for ever, while nightly holds the run lock) is left out with a
+// warning.
+func TestLoadSkipsAFIFO(t *testing.T) {
+	dir := t.TempDir()
+	p := NightlyPath(dir, "m1", time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), "aaaa")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	done := make(chan []string, 1)
+	go func() {
+		runs, _ := Runs(dir, "m1")
+		_, _, warns := LoadMachine(runs, "m1")
+		done <- warns
+	}()
+	select {
+	case warns := <-done:
+		if !strings.Contains(strings.Join(warns, "\n"), "not a regular file") {
+			t.Errorf("warnings %q", warns)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("reading the history blocked on a FIFO")
 	}
 }
