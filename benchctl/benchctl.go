@@ -38,6 +38,12 @@ type Config struct {
 	// a benchmark program that leaves Commands nil links no database
 	// driver.
 	Commands func(name string) []*cobra.Command
+	// Home, when set, is the module path of the program's registered
+	// benchmarks. Run from another module (or none), a measuring command
+	// that would run them only by default (no package arguments, no
+	// --suite or --bench) refuses and says how to measure that module's
+	// own benchmarks instead: for a program installed as a general tool.
+	Home string
 }
 
 // Main runs the CLI with c; see the package-level [Main].
@@ -55,6 +61,6 @@ func (c Config) Main() int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	a := &app{name: name, registry: reg, stdout: os.Stdout, stderr: os.Stderr, commands: c.Commands}
+	a := &app{name: name, registry: reg, stdout: os.Stdout, stderr: os.Stderr, commands: c.Commands, home: c.Home}
 	return a.main(ctx, os.Args[1:])
 }

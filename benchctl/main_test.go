@@ -319,3 +319,29 @@ func TestOutHoldingAnEarlierRunIsRefused(t *testing.T) {
 		t.Error("the earlier run's bench.txt was replaced")
 	}
 }
+
+// TestInstalledElsewhereRunsNothingByDefault: a program whose registered
+// benchmarks belong to another module (Config.Home), run from a tree that
+// is not that module, measures them only when --suite or --bench asks,
+// and otherwise says how to measure the user's own; a default --out in /
+// is refused.
+func TestInstalledElsewhereRunsNothingByDefault(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	exe, _ := os.Executable()
+	run := func(args ...string) (int, string) {
+		var stdout, stderr bytes.Buffer
+		a := &app{registry: harness.Default, stdout: &stdout, stderr: &stderr, executable: exe, dir: t.TempDir(), home: "example.com/elsewhere"}
+		return a.main(context.Background(), args), stderr.String()
+	}
+	out := func() string { return filepath.Join(t.TempDir(), "o") }
+	if code, stderr := run("run", "--quick", "--out", out()); code != 2 || !strings.Contains(stderr, "name their packages") || !strings.Contains(stderr, "pass --suite") {
+		t.Errorf("a default run outside the home module: exit %d\n%s", code, stderr)
+	}
+	if code, stderr := run("run", "--suite", "clitest", "--bench", "^BenchmarkNoop$", "--forks", "1", "--warmup", "0", "--measure", "1x10ms", "--out", out()); code != 0 {
+		t.Errorf("--suite asked for: exit %d\n%s", code, stderr)
+	}
+	t.Chdir("/")
+	if code, stderr := run("run", "--suite", "clitest", "--bench", "^BenchmarkNoop$", "--quick"); code != 2 || !strings.Contains(stderr, "name the output directory with --out") {
+		t.Errorf("a default --out in /: exit %d\n%s", code, stderr)
+	}
+}

@@ -55,6 +55,9 @@ type app struct {
 	written []string
 	// commands adds the program's own commands (Config.Commands).
 	commands func(name string) []*cobra.Command
+	// home is the module the registered benchmarks belong to
+	// (Config.Home).
+	home string
 }
 
 // selfExecutable is the binary that forks re-execute: the test's

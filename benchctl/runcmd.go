@@ -164,6 +164,9 @@ func (a *app) plan(cmd *cobra.Command, f *runFlags) (engine.Options, []engine.Ca
 	if err != nil {
 		return o, nil, err
 	}
+	if err := a.outsideHome(cmd); err != nil {
+		return o, nil, err
+	}
 	cases, err := o.Plan(a.registry)
 	if err != nil {
 		return o, nil, usageError{flagError(err)}
@@ -363,6 +366,9 @@ func holdsResults(dir string) (string, bool) {
 func (f *runFlags) outDir(kind string) (string, error) {
 	out := f.out
 	if out == "" {
+		if wd, err := os.Getwd(); err == nil && wd == "/" {
+			return "", usageError{errRootOut}
+		}
 		stamp := filepath.Join("results", kind, time.Now().UTC().Format("20060102T150405Z"))
 		out = stamp
 		for i := 2; ; i++ {

@@ -6,6 +6,7 @@ package main
 
 import (
 	"os"
+	"runtime/debug"
 
 	_ "github.com/ledgerbench/ledgerbench/bench/catchup"
 	_ "github.com/ledgerbench/ledgerbench/bench/cursor"
@@ -20,5 +21,17 @@ import (
 )
 
 // main is benchctl's CLI with the results server's commands (serve,
-// token), which a benchmark program's own main leaves out.
-func main() { os.Exit(benchctl.Config{Commands: servecmd.Commands}.Main()) }
+// token), which a benchmark program's own main leaves out. Its registered
+// benchmarks are this repository's: run elsewhere, it measures them only
+// when asked for by --suite or --bench.
+func main() {
+	os.Exit(benchctl.Config{Commands: servecmd.Commands, Home: home()}.Main())
+}
+
+// home is the module this program was built from.
+func home() string {
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		return bi.Main.Path
+	}
+	return ""
+}
