@@ -197,7 +197,7 @@ func (a *app) doAB(cmd *cobra.Command, o engine.Options, cases []engine.Case, f 
 	} else if ab.cmd != "" {
 		return usageError{fmt.Errorf("--cmd names a benchmark program; with package arguments ab builds their test binaries")}
 	}
-	s, err := a.prepare(&o, f)
+	s, err := a.prepare(cmd.Context(), &o, f)
 	if err != nil {
 		return err
 	}

@@ -140,7 +140,7 @@ type calPairResult struct {
 }
 
 func (a *app) doCalibrate(cmd *cobra.Command, o engine.Options, cases []engine.Case, f *runFlags, cf *calFlags, pair *calPair) error {
-	s, err := a.prepare(&o, f)
+	s, err := a.prepare(cmd.Context(), &o, f)
 	if err != nil {
 		return err
 	}

@@ -89,7 +89,7 @@ func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Cas
 	if err != nil {
 		return err
 	}
-	s, err := a.prepare(&o, f)
+	s, err := a.prepare(cmd.Context(), &o, f)
 	if err != nil {
 		return err
 	}

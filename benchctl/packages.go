@@ -113,7 +113,7 @@ func (a *app) runPackages(cmd *cobra.Command, f *runFlags, patterns []string) er
 	if err != nil {
 		return err
 	}
-	s, err := a.prepare(&o, f)
+	s, err := a.prepare(cmd.Context(), &o, f)
 	if err != nil {
 		return err
 	}

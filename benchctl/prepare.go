@@ -1,6 +1,7 @@
 package benchctl
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -25,7 +26,7 @@ type session struct {
 // prepare checks the host (refusing one that is not pinned under
 // --strict), resolves --cpus into o, and takes the run lock. The caller
 // defers release.
-func (a *app) prepare(o *engine.Options, f *runFlags) (*session, error) {
+func (a *app) prepare(ctx context.Context, o *engine.Options, f *runFlags) (*session, error) {
 	s := &session{a: a, f: f, host: a.localHost(), release: func() {}}
 	if f.cpus != "" {
 		cpus, err := s.host.CheckCPUs(f.cpus)
@@ -39,9 +40,9 @@ func (a *app) prepare(o *engine.Options, f *runFlags) (*session, error) {
 		return nil, failedError{"--strict: refusing to run on a host that is not pinned: " + strings.Join(s.check.Reasons, "; ")}
 	}
 	if !f.ignoreLock {
-		release, err := hostcheck.Lock(f.lockPath)
+		release, err := a.lock(ctx, f.lockPath, f.waitLock)
 		if err != nil {
-			return nil, failedError{err.Error() + ": wait for it, or pass --ignore-lock"}
+			return nil, err
 		}
 		s.release = func() { _ = release() }
 	}
@@ -116,4 +117,21 @@ func forksWithoutProfiles(o engine.Options, noForks, noProf string) error {
 		return usageError{errors.New(noProf)}
 	}
 	return nil
+}
+
+// lock takes the run lock at path, waiting up to wait for another run to
+// release it.
+func (a *app) lock(ctx context.Context, path string, wait time.Duration) (func() error, error) {
+	release, err := hostcheck.Lock(path)
+	if errors.Is(err, hostcheck.ErrLocked) && wait > 0 {
+		a.say("%v: waiting up to %s for the run lock", err, wait)
+		release, err = hostcheck.LockWait(ctx, path, wait)
+	}
+	switch {
+	case errors.Is(err, hostcheck.ErrLocked):
+		return nil, failedError{err.Error() + ": wait for it (--wait-lock), or pass --ignore-lock"}
+	case err != nil:
+		return nil, failedError{err.Error()}
+	}
+	return release, nil
 }

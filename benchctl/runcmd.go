@@ -33,6 +33,7 @@ type runFlags struct {
 	quick                                          bool
 	strict, ignoreLock                             bool
 	cpus, lockPath                                 string
+	waitLock                                       time.Duration
 	cooldown, idleLoad                             float64
 	cooldownTimeout, idleTimeout                   time.Duration
 	precision                                      string
@@ -76,7 +77,7 @@ instructions runs callgrind twice, at b.N=K and 2K, and divides the difference b
 			if err != nil {
 				return err
 			}
-			s, err := a.prepare(&o, &f)
+			s, err := a.prepare(cmd.Context(), &o, &f)
 			if err != nil {
 				return err
 			}
@@ -116,6 +117,7 @@ func (a *app) addRunFlags(c *cobra.Command, f *runFlags, def engine.Options) {
 	fl.DurationVar(&f.idleTimeout, "idle-timeout", 5*time.Minute, "longest idle wait before going on with a warning")
 	fl.BoolVar(&f.ignoreLock, "ignore-lock", false, "run even when another run holds the host's run lock")
 	fl.StringVar(&f.lockPath, "lock", hostcheck.DefaultLockPath(), "the run lock file")
+	fl.DurationVar(&f.waitLock, "wait-lock", 0, "when another run holds the run lock, wait up to this long for it (default: fail at once)")
 	fl.StringVar(&f.precision, "precision", "", "keep adding forks (--forks is then the least) until each case's 95 % interval is within ±this of its score, e.g. 1%, or --budget is spent")
 	fl.DurationVar(&f.budget, "budget", 10*time.Minute, "with --precision, the longest the run may take")
 	fl.StringVar(&f.prof, "prof", "", "profilers, run in extra forks after the measured ones: cpu,offcpu,block,mutex,allocs,instructions,perf")
@@ -185,6 +187,9 @@ func (a *app) options(cmd *cobra.Command, f *runFlags) (engine.Options, error) {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return o, usageError{fmt.Errorf("%s %g: must be a finite number, 0 or more", name, v)}
 		}
+	}
+	if f.waitLock < 0 {
+		return o, usageError{fmt.Errorf("--wait-lock %s: must not be negative", f.waitLock)}
 	}
 	if f.lockPath == "" && !f.ignoreLock {
 		return o, usageError{errors.New("--lock is empty: name the run lock file, or pass --ignore-lock")}

@@ -2,6 +2,7 @@ package benchctl
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -11,6 +12,7 @@ import (
 func (a *app) tuneCmd() *cobra.Command {
 	var dryRun bool
 	var state string
+	var lock hostLock
 	c := &cobra.Command{
 		Use:   "tune [--dry-run]",
 		Short: "Pin the clock: performance governor, min frequency = max, turbo/boost off (root; reset restores)",
@@ -25,6 +27,11 @@ func (a *app) tuneCmd() *cobra.Command {
 				printSkipped(a, skipped)
 				return nil
 			}
+			release, err := a.lock(cmd.Context(), lock.path, lock.wait)
+			if err != nil {
+				return err
+			}
+			defer release()
 			applied, skipped, err := h.Tune(state)
 			for _, w := range applied {
 				fmt.Fprintf(a.stdout, "set /%s: %q → %q (%s)\n", w.Path, w.Old, w.New, w.Why)
@@ -43,16 +50,35 @@ func (a *app) tuneCmd() *cobra.Command {
 	}
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "print what would change, change nothing")
 	c.Flags().StringVar(&state, "state", hostcheck.DefaultStatePath, "where the previous values are saved")
+	lock.register(c)
 	return c
+}
+
+// hostLock is the run lock that tune and reset take: they change the
+// clock, which no run may have changed under it.
+type hostLock struct {
+	path string
+	wait time.Duration
+}
+
+func (l *hostLock) register(c *cobra.Command) {
+	c.Flags().StringVar(&l.path, "lock", hostcheck.DefaultLockPath(), "the run lock file, held while the host changes")
+	c.Flags().DurationVar(&l.wait, "wait-lock", 0, "when a run holds the run lock, wait up to this long for it (default: fail at once)")
 }
 
 func (a *app) resetCmd() *cobra.Command {
 	var state string
+	var lock hostLock
 	c := &cobra.Command{
 		Use:   "reset",
 		Short: "Restore the knobs benchctl tune changed",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			release, err := a.lock(cmd.Context(), lock.path, lock.wait)
+			if err != nil {
+				return err
+			}
+			defer release()
 			restored, err := a.localHost().Reset(state)
 			for _, w := range restored {
 				fmt.Fprintf(a.stdout, "restored /%s to %q\n", w.Path, w.Old)
@@ -64,6 +90,7 @@ func (a *app) resetCmd() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&state, "state", hostcheck.DefaultStatePath, "the state file tune saved")
+	lock.register(c)
 	return c
 }
 

@@ -1,6 +1,7 @@
 package hostcheck
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -118,7 +119,7 @@ func Lock(path string) (release func() error, err error) {
 		if holder == "" {
 			holder = "unknown"
 		}
-		return nil, fmt.Errorf("another run holds the lock %s (pid %s)", path, holder)
+		return nil, fmt.Errorf("%w %s (pid %s)", ErrLocked, path, holder)
 	}
 	if err := f.Truncate(0); err == nil {
 		_, _ = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
@@ -127,6 +128,26 @@ func Lock(path string) (release func() error, err error) {
 		_ = f.Truncate(0)
 		return errors.Join(unix.Flock(int(f.Fd()), unix.LOCK_UN), f.Close())
 	}, nil
+}
+
+// ErrLocked is Lock's error when another process holds the lock.
+var ErrLocked = errors.New("another run holds the lock")
+
+// LockWait is Lock, retried while another process holds the lock, for up
+// to wait (0: once) or until ctx is done.
+func LockWait(ctx context.Context, path string, wait time.Duration) (release func() error, err error) {
+	deadline := time.Now().Add(wait)
+	for {
+		release, err = Lock(path)
+		if !errors.Is(err, ErrLocked) || !time.Now().Before(deadline) {
+			return release, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (stopped waiting: %v)", err, ctx.Err())
+		case <-time.After(min(200*time.Millisecond, time.Until(deadline))):
+		}
+	}
 }
 
 // DefaultLockPath is where benchctl's run lock lives.
