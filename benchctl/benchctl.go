@@ -61,6 +61,12 @@ func (c Config) Main() int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first signal stops the run after the current fork; a second
+	// one, with the default handling restored, ends the process at once.
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
 	a := &app{name: name, registry: reg, stdout: os.Stdout, stderr: os.Stderr, commands: c.Commands, home: c.Home}
 	return a.main(ctx, os.Args[1:])
 }

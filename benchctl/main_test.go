@@ -345,3 +345,19 @@ func TestInstalledElsewhereRunsNothingByDefault(t *testing.T) {
 		t.Errorf("a default --out in /: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestInProcessRunSaysItWasInterrupted: a signal during the last
+// benchmark of an in-process run (--forks 0) ends it with exit 1 saying
+// it was interrupted, not 0 as if complete.
+func TestInProcessRunSaysItWasInterrupted(t *testing.T) {
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	var stdout, stderr bytes.Buffer
+	a := &app{registry: harness.Default, stdout: &stdout, stderr: &stderr}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	code := a.main(ctx, []string{"run", "--suite", "clitest", "--bench", "^BenchmarkNoop$", "--forks", "0", "--warmup", "0",
+		"--measure", "3x400ms", "--out", filepath.Join(t.TempDir(), "o")})
+	if code != 1 || !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("exit %d, want 1 saying it was interrupted\n%s", code, stderr.String())
+	}
+}

@@ -215,7 +215,9 @@ func (rn *Runner) RunSides(ctx context.Context, o Options, cases []Case, sides [
 		}
 	}
 	end()
-	return runs, nil
+	// A signal during the last fork (or, in process, the last trial, which
+	// no signal stops) ends the run as interrupted too.
+	return runs, ctx.Err()
 }
 
 // failedCase reports whether a fork of case i failed on any side.
