@@ -361,3 +361,27 @@ func TestInProcessRunSaysItWasInterrupted(t *testing.T) {
 		t.Errorf("exit %d, want 1 saying it was interrupted\n%s", code, stderr.String())
 	}
 }
+
+// TestRaceBuildIsRecorded: a run made under GOFLAGS=-race (with which go
+// test benchmarks are built) says so in its header, and its env-id is not
+// a plain build's, so a nightly series marks the change instead of
+// alarming on a 36× "regression".
+func TestRaceBuildIsRecorded(t *testing.T) {
+	runWith := func(goflags string) string {
+		t.Setenv("GOFLAGS", goflags)
+		out := filepath.Join(t.TempDir(), "o")
+		if code, _, stderr := benchctl(t, "run", "--suite", "clitest", "--bench", "^BenchmarkNoop$", "--forks", "1", "--warmup", "0", "--measure", "1x10ms", "--out", out); code != 0 {
+			t.Fatalf("GOFLAGS=%s: exit %d\n%s", goflags, code, stderr)
+		}
+		b, _ := os.ReadFile(filepath.Join(out, "bench.txt"))
+		return string(b)
+	}
+	env := regexp.MustCompile(`(?m)^env-id: (\S+)$`)
+	plain, race := runWith("-buildvcs=false"), runWith("-buildvcs=false -race")
+	if !regexp.MustCompile(`(?m)^build-flags: .*GOFLAGS=-race$`).MatchString(race) {
+		t.Errorf("no build-flags naming GOFLAGS=-race:\n%s", race)
+	}
+	if e1, e2 := env.FindStringSubmatch(plain), env.FindStringSubmatch(race); e1 == nil || e2 == nil || e1[1] == e2[1] {
+		t.Errorf("env-ids %v and %v: a -race build must have its own", e1, e2)
+	}
+}

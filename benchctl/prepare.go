@@ -54,6 +54,7 @@ func (s *session) header(dir string) report.Header {
 	h := report.CollectHeader(dir, s.a.name+" "+strings.Join(s.a.args, " "))
 	h.MachineID, h.EnvID = s.check.MachineID, s.check.EnvID
 	h.HostPinned, h.HostNote = s.pinned(), s.check.Note()
+	h.BuildFlags = s.check.Facts.Build
 	if s.a.header != nil {
 		s.a.header(&h)
 	}

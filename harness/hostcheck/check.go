@@ -49,6 +49,10 @@ type Facts struct {
 	ProbeSpread    float64  `json:"probeSpread,omitempty"`
 	MaxTempC       float64  `json:"maxTempC,omitempty"`
 	GoVersion      string   `json:"go"`
+	// Build is BuildFlags of the process that checked (empty for a plain
+	// build): instrumented or differently compiled code is another
+	// environment.
+	Build string `json:"build,omitempty"`
 	Version        string   `json:"benchctlVersion"`
 }
 
@@ -63,7 +67,7 @@ func Check(h *Host) *Report {
 	h.thermal(r)
 	h.power(r)
 	h.probe(r)
-	f.GoVersion, f.Version, f.Arch = h.GoVersion, h.Version, h.Arch
+	f.GoVersion, f.Version, f.Arch, f.Build = h.GoVersion, h.Version, h.Arch, h.Build
 	r.MachineID, r.EnvID = fingerprints(f)
 	r.finish()
 	return r

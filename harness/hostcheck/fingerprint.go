@@ -21,6 +21,9 @@ func fingerprints(f *Facts) (machineID, envID string) {
 		fmt.Sprint(f.PhysicalCores, f.LogicalCores, f.ThreadsPerCore), fmt.Sprint(f.CacheL1D, f.CacheL1I, f.CacheL2, f.CacheL3),
 		fmt.Sprint(f.MemGiB), f.Arch}
 	env := []string{f.Kernel, f.Microcode, f.Driver, f.Governor, f.Turbo, f.SMT, f.THP, f.ASLR, f.GoVersion, f.Version}
+	if f.Build != "" {
+		env = append(env, f.Build) // only then: a plain build keeps its env-id
+	}
 	return hash(machine), hash(env)
 }
 

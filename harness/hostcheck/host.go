@@ -33,6 +33,8 @@ type Host struct {
 	GoVersion   string
 	Version     string // benchctl's
 	Arch        string
+	// Build is the build flags that change the measured code (BuildFlags).
+	Build string
 }
 
 // Local is this machine; probe is the harness's frequency probe.
@@ -47,6 +49,7 @@ func Local(version string, probe func() float64) *Host {
 		ProcRoot: "/proc", CPU: cpuid.CPU, Kernel: kernel,
 		Probe: probe, ProbeSamples: 5, StealWindow: 200 * time.Millisecond,
 		Sleep: time.Sleep, GoVersion: runtime.Version(), Version: version, Arch: runtime.GOARCH,
+		Build: BuildFlags(),
 	}
 }
 

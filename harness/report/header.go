@@ -27,6 +27,9 @@ type Header struct {
 	// clock; HostNote says why not.
 	HostPinned string
 	HostNote   string
+	// BuildFlags names the build flags that change the measured code
+	// (hostcheck.BuildFlags); "" for a plain build, which has no key.
+	BuildFlags string
 	Commit     string
 	CommitTime string
 	Dirty      string
@@ -49,6 +52,9 @@ func (h *Header) keys() [][2]string {
 		{"goos", h.GOOS}, {"goarch", h.GOARCH}, {"cpu", h.CPU}, {"go", h.Go},
 		{"benchctl-version", h.BenchctlVersion}, {"machine", h.Machine},
 		{"machine-id", h.MachineID}, {"env-id", h.EnvID}, {"host-pinned", h.HostPinned},
+	}
+	if h.BuildFlags != "" {
+		kv = append(kv, [2]string{"build-flags", h.BuildFlags})
 	}
 	if h.Toolchain != "" {
 		return append(kv, [2]string{"baseline-commit", h.BaselineCommit}, [2]string{"experiment-commit", h.ExperimentCommit},

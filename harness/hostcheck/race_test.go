@@ -1,0 +1,5 @@
+//go:build race
+
+package hostcheck
+
+const raceEnabled = true
