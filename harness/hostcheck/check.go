@@ -52,8 +52,8 @@ type Facts struct {
 	// Build is BuildFlags of the process that checked (empty for a plain
 	// build): instrumented or differently compiled code is another
 	// environment.
-	Build string `json:"build,omitempty"`
-	Version        string   `json:"benchctlVersion"`
+	Build   string `json:"build,omitempty"`
+	Version string `json:"benchctlVersion"`
 }
 
 // Check inspects the host and returns its findings and verdict.
