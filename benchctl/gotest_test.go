@@ -526,3 +526,31 @@ func selectsAsGoTest(t *testing.T, pkgDir, pkg string, patterns []string) {
 		}
 	}
 }
+
+// TestABOfABaseWhoseTestsDoNotBuild: a base whose package does not build
+// with its own test files, but does with the experiment's, is measured
+// with them and said so, and is not also called unbuilt (it used to be
+// "does not build: its benchmarks were not run", then measured).
+func TestABOfABaseWhoseTestsDoNotBuild(t *testing.T) {
+	needGit(t)
+	gobench(t)
+	dir := t.TempDir()
+	write, gitT := repoTools(t, dir)
+	gitT("init", "-q")
+	write("go.mod", "module example.com/abbroken\n\ngo 1.24\n")
+	write("work/work.go", "package work\n\n// Work spins.\nfunc Work(x uint64) uint64 { return x*31 + 7 }\n")
+	write("work/work_test.go", "package work\n\nimport \"testing\"\n\nfunc BenchmarkWork(b *testing.B) {\n\tfor i := 0; i < b.N; i++ {\n\t\tsink = Work(undefined)\n\t}\n}\n")
+	gitT("add", ".")
+	gitT("commit", "-q", "-m", "tests that do not build")
+	base := gitT("rev-parse", "HEAD")
+	write("work/work_test.go", "package work\n\nimport \"testing\"\n\nvar sink uint64\n\nfunc BenchmarkWork(b *testing.B) {\n\tfor i := 0; i < b.N; i++ {\n\t\tsink = Work(sink)\n\t}\n}\n")
+	gitT("commit", "-q", "-am", "tests fixed")
+	head := gitT("rev-parse", "HEAD")
+	code, stdout, stderr := abApp(t, dir, "ab", "--base", base, "--head", head, "./work", "--forks", "2", "--warmup", "0", "--measure", "2x20ms", "--out", filepath.Join(t.TempDir(), "ab"))
+	if code == 2 || !strings.Contains(stdout, "its code is measured with the experiment's test files overlaid") {
+		t.Fatalf("exit %d, want the base measured with the experiment's tests\n%s\n%s", code, stdout, stderr)
+	}
+	if strings.Contains(stdout+stderr, "benchmarks were not run") || strings.Contains(stderr, "did not build") {
+		t.Errorf("the base is called unbuilt, and measured:\n%s\n%s", stdout, stderr)
+	}
+}

@@ -64,16 +64,26 @@ func (w *Workspace) BuildTestPair(ctx context.Context, dir string, revs [2]Revis
 // test files overlaid.
 func (w *Workspace) pairPlans(ctx context.Context, revs [2]Revision, base, head *TestPlan) (*TestPair, error) {
 	tp := &TestPair{}
-	for _, b := range base.Broken {
-		tp.Broken = append(tp.Broken, "baseline: "+b)
-	}
-	for _, b := range head.Broken {
-		tp.Broken = append(tp.Broken, "experiment: "+b)
-	}
-	tp.Notes = append(tp.Notes, head.Notes...)
-	for _, n := range base.Notes {
-		tp.Notes = append(tp.Notes, "baseline: "+n)
-	}
+	var overlaid []string // baseline packages built with the experiment's tests
+	defer func() {
+		// A baseline package that built with the experiment's test files
+		// is measured: it is neither broken nor "not run".
+		for _, b := range base.Broken {
+			if !slices.Contains(overlaid, b) {
+				tp.Broken = append(tp.Broken, "baseline: "+b)
+			}
+		}
+		for _, b := range head.Broken {
+			tp.Broken = append(tp.Broken, "experiment: "+b)
+		}
+		notes := slices.Clone(head.Notes)
+		for _, n := range base.Notes {
+			if !slices.ContainsFunc(overlaid, func(p string) bool { return n == p+" does not build: its benchmarks were not run" }) {
+				notes = append(notes, "baseline: "+n)
+			}
+		}
+		tp.Notes = append(notes, tp.Notes...)
+	}()
 	for i, pkg := range slices.Sorted(maps.Keys(head.Leaves)) {
 		missing := without(head.Leaves[pkg], base.Leaves[pkg])
 		bp, ok := base.pkgs[pkg]
@@ -90,8 +100,13 @@ func (w *Workspace) pairPlans(ctx context.Context, revs [2]Revision, base, head 
 				Short(revs[0].Commit), strings.Join(missing, ", "), pkg, err))
 			continue
 		}
-		tp.Notes = append(tp.Notes, fmt.Sprintf("baseline %s lacks %s of %s: its code is measured with the experiment's test files overlaid (%s)",
-			Short(revs[0].Commit), strings.Join(missing, ", "), pkg, strings.Join(files, " ")))
+		what := "lacks " + strings.Join(missing, ", ") + " of " + pkg
+		if slices.Contains(base.Broken, pkg) {
+			what = pkg + " does not build with its own test files"
+			overlaid = append(overlaid, pkg)
+		}
+		tp.Notes = append(tp.Notes, fmt.Sprintf("baseline %s %s: its code is measured with the experiment's test files overlaid (%s)",
+			Short(revs[0].Commit), what, strings.Join(files, " ")))
 	}
 	var headOnly, baseOnly []string
 	for _, pkg := range slices.Sorted(maps.Keys(head.Leaves)) {
