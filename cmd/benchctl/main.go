@@ -7,6 +7,7 @@ package main
 import (
 	"os"
 	"runtime/debug"
+	"strings"
 
 	_ "github.com/ledgerbench/ledgerbench/bench/catchup"
 	_ "github.com/ledgerbench/ledgerbench/bench/cursor"
@@ -28,10 +29,12 @@ func main() {
 	os.Exit(benchctl.Config{Commands: servecmd.Commands, Home: home()}.Main())
 }
 
-// home is the module this program was built from.
+// home is the module of this program's package (cmd/benchctl of it),
+// whichever module it was built in: `go tool benchctl` of another module
+// builds it with that module as the main one.
 func home() string {
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		return bi.Main.Path
+		return strings.TrimSuffix(bi.Path, "/cmd/benchctl")
 	}
 	return ""
 }
