@@ -196,3 +196,53 @@ func TestRemoveStaleWorktreesSparesTheLiving(t *testing.T) {
 		t.Errorf("after RemoveStaleWorktrees: %q; want %s kept (its owner runs) and %s gone", list, mine, deadTree)
 	}
 }
+
+// TestCheckoutInitializesSubmodules: a revision's checkout holds its
+// submodules' trees too, as a clone with --recurse-submodules would, so a
+// build that needs them (a replace into a submodule) builds.
+func TestCheckoutInitializesSubmodules(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	// Submodules of local paths need the file protocol, which git refuses
+	// for submodules unless allowed.
+	t.Setenv("GIT_CONFIG_COUNT", "1")
+	t.Setenv("GIT_CONFIG_KEY_0", "protocol.file.allow")
+	t.Setenv("GIT_CONFIG_VALUE_0", "always")
+	lib := t.TempDir()
+	run := func(dir string, args ...string) string {
+		t.Helper()
+		out, err := Git(dir, append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	run(lib, "init", "-q")
+	os.WriteFile(filepath.Join(lib, "lib.txt"), []byte("from the submodule"), 0o644)
+	run(lib, "add", ".")
+	run(lib, "commit", "-q", "-m", "lib")
+	r, _ := repo(t)
+	run(r.Root, "submodule", "add", "-q", lib, "lib")
+	run(r.Root, "commit", "-q", "-m", "with lib")
+	c := run(r.Root, "rev-parse", "HEAD")
+	ws, err := r.NewWorkspace("ab", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	src, err := ws.Checkout(Revision{Name: "baseline", Commit: c})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(src, "lib", "lib.txt")); err != nil || string(b) != "from the submodule" {
+		t.Errorf("the checkout's submodule: %q %v", b, err)
+	}
+	ws.Close()
+	if list, _ := Git(r.Root, "worktree", "list"); strings.Count(list, "\n") != 0 {
+		t.Errorf("a worktree with a submodule survived Close: %q", list)
+	}
+	if _, err := os.Stat(src); !os.IsNotExist(err) {
+		t.Errorf("%s survived Close: %v", src, err)
+	}
+}

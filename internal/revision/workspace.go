@@ -2,6 +2,7 @@ package revision
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -81,6 +82,13 @@ func (w *Workspace) Checkout(rev Revision) (string, error) {
 		return "", err
 	}
 	w.cleanups = append(w.cleanups, func() { _, _ = w.Repo.git("worktree", "remove", "--force", src) })
+	// A worktree holds no submodule trees: the revision's build may need
+	// them (a replace into a submodule), as a recursive clone has them.
+	if _, err := os.Stat(filepath.Join(src, ".gitmodules")); err == nil {
+		if _, err := Git(src, "submodule", "update", "--init", "--recursive", "--quiet"); err != nil {
+			return "", fmt.Errorf("%s %s: its submodules: %w", rev.Name, Short(rev.Commit), err)
+		}
+	}
 	return src, nil
 }
 
