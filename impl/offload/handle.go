@@ -221,6 +221,7 @@ func (h *Handle) Read(first, last int64) ([]Entry, error) {
 		return nil, err
 	}
 	retries, maxRetries := 0, max(3, int((last-first+1)>>2))
+	inSequence := false // an entry was read: the next record must be the next entry
 	for expected <= last {
 		if ok, err := h.nextRecord(); err != nil {
 			return nil, err
@@ -233,6 +234,10 @@ func (h *Handle) Read(first, last int64) ([]Entry, error) {
 			return nil, err
 		}
 		switch {
+		case inSequence && id != expected:
+			// Entries are contiguous in the object: after entry n comes
+			// n+1. Anything else is a damaged length before it.
+			return nil, fmt.Errorf("%w: entry %d is followed at offset %d by a record of entry %d: a damaged length", ErrCorrupt, expected-1, pos, id)
 		case id == expected:
 			data := make([]byte, length)
 			if err := h.read(data, length); err != nil {
@@ -242,6 +247,7 @@ func (h *Handle) Read(first, last int64) ([]Entry, error) {
 			out = append(out, Entry{ID: id, Data: data})
 			h.Stats.Entries++
 			expected++
+			inSequence = true
 		case id < expected:
 			// An earlier entry of the block: parse forward past it.
 			if err := h.read(nil, length); err != nil {
@@ -261,5 +267,34 @@ func (h *Handle) Read(first, last int64) ([]Entry, error) {
 			h.seek(fl.Offset)
 		}
 	}
+	if err := h.followedBy(last + 1); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// followedBy checks that the record at the stream position is entry next,
+// or that the object ends there when next is past the last entry: a
+// damaged length of the entry just read ends it elsewhere. The position
+// is left where it was.
+func (h *Handle) followedBy(next int64) error {
+	save := h.pos
+	defer func() { h.pos = save }()
+	ok, err := h.nextRecord()
+	switch {
+	case err != nil:
+		return err
+	case !ok && next == h.ix.LAC+1:
+		return nil
+	case !ok:
+		return fmt.Errorf("%w: the object ends before entry %d", ErrCorrupt, next)
+	}
+	_, id, err := h.recordHeader()
+	if err != nil {
+		return fmt.Errorf("%w: entry %d does not end where a record begins: a damaged length", ErrCorrupt, next-1)
+	}
+	if id != next {
+		return fmt.Errorf("%w: entry %d is followed by a record of entry %d: a damaged length", ErrCorrupt, next-1, id)
+	}
+	return nil
 }
