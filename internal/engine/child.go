@@ -106,8 +106,7 @@ func childRun(conn *fork.Conn, r *harness.Registry, finished *atomic.Bool) error
 	// The parent sends nothing after the plan: its end closing means it
 	// is gone, and a fork no one reads must not go on measuring.
 	conn.WatchParent(finished.Load, func() {
-		fmt.Fprintln(os.Stderr, "benchctl child: the parent closed the link; exiting")
-		os.Exit(3)
+		fork.EndGroup(3, "benchctl child: the parent closed the link; exiting")
 	})
 	b, ok := r.Lookup(p.Benchmark)
 	if !ok {

@@ -29,9 +29,16 @@ import (
 
 // helper starts `sleep 30` with this process's stdout and stderr, as a
 // benchmark that shells out might, and records its PID in dir.
-func helper(dir string) error {
+func helper(dir string) error { return startHelper(dir, false) }
+
+// startHelper is helper, in a session of its own (setsid) when detach is
+// set: out of the fork's process group.
+func startHelper(dir string, detach bool) error {
 	cmd := exec.Command("sleep", "30")
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	if detach {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	}
 	if err := cmd.Start(); err != nil {
 		return err
 	}
@@ -44,6 +51,7 @@ func init() {
 	dir := func() string { return os.Getenv("FAULT_DIR") }
 	for _, b := range []*harness.Benchmark{
 		simple("Helper", func(*harness.Trial) error { return helper(dir()) }, work),
+		simple("SetsidHelper", func(*harness.Trial) error { return startHelper(dir(), true) }, work),
 		simple("HelperExit", func(*harness.Trial) error {
 			if err := helper(dir()); err != nil {
 				return err
@@ -218,6 +226,26 @@ func TestForkHelperKeepsOutputOpen(t *testing.T) {
 	}
 }
 
+// TestForkSetsidHelperDiesWithTheFork: a helper that left the fork's
+// session (setsid), out of reach of its process group, neither outlives
+// the fork nor holds its output open until the wait's delay.
+func TestForkSetsidHelperDiesWithTheFork(t *testing.T) {
+	dir := t.TempDir()
+	run, took := faultRun(t, "^BenchmarkSetsidHelper$", 20*time.Second, "FAULT_DIR="+dir)
+	if run.Failed() {
+		t.Fatalf("failures %v", run.Cases[0].Failures)
+	}
+	pid := readPID(t, filepath.Join(dir, "helper.pid"), time.Second)
+	time.Sleep(100 * time.Millisecond)
+	if alive(pid) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Error("the fork's setsid helper outlived it")
+	}
+	if took > fork.WaitDelay {
+		t.Errorf("took %s: the helper held the fork's output open", took)
+	}
+}
+
 // TestForkExitsAfterStartingAHelper: a child that exits without reporting
 // after starting a helper is reported at once, not after the timeout (the
 // helper inherited the link and kept it open).
@@ -260,6 +288,30 @@ func TestForkDiesWithItsParent(t *testing.T) {
 	if alive(pid) {
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Fatal("the fork outlived its killed parent by 5 s")
+	}
+}
+
+// TestForkHelpersDieWithItsParent: SIGKILL of the parent ends the
+// helpers of the fork's process group too, not only the fork (they used
+// to run on, reparented, beside the next run).
+func TestForkHelpersDieWithItsParent(t *testing.T) {
+	dir := t.TempDir()
+	exe, _ := os.Executable()
+	parent := exec.Command(exe)
+	parent.Env = append(os.Environ(), "FAULT_PARENT=^BenchmarkHelper$", "FAULT_DIR="+dir)
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	pid := readPID(t, filepath.Join(dir, "helper.pid"), 10*time.Second)
+	parent.Process.Kill()
+	parent.Wait()
+	deadline := time.Now().Add(5 * time.Second)
+	for alive(pid) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if alive(pid) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatal("the fork's helper outlived the killed parent by 5 s")
 	}
 }
 

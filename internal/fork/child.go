@@ -4,6 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -43,6 +46,7 @@ func OpenChild() (*Conn, error) {
 	unix.CloseOnExec(toParentFD)
 	unix.CloseOnExec(fromParentFD)
 	os.Unsetenv(EnvVar)
+	killGroupOnParentDeath()
 	out := os.NewFile(toParentFD, "to-parent")
 	in := os.NewFile(fromParentFD, "from-parent")
 	if out == nil || in == nil {
@@ -80,4 +84,56 @@ func (c *Conn) Receive() (Frame, error) { return Read(c.in) }
 // Close closes both ends.
 func (c *Conn) Close() error {
 	return errors.Join(c.out.Close(), c.in.Close())
+}
+
+// parentDeathSignal is what a fork of this protocol receives when its
+// parent dies (its Pdeathsig).
+const parentDeathSignal = syscall.SIGTERM
+
+// killGroupOnParentDeath makes the parent's death (or a SIGTERM) end the
+// fork's whole process group, the helpers its benchmark started with it:
+// a SIGKILL would end the fork alone, and they would run on beside the
+// next run.
+//
+// A write to stdout or stderr, pipes to the parent, breaks when the
+// parent is gone; Go's default would end this process alone on that
+// SIGPIPE. It ends the group instead when the parent is gone (this
+// process was reparented), and is otherwise only the write's EPIPE.
+func killGroupOnParentDeath() {
+	parent := os.Getppid()
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, parentDeathSignal, syscall.SIGPIPE)
+	go func() {
+		for sig := range c {
+			switch {
+			case sig == parentDeathSignal:
+				EndGroup(3, "benchctl child: terminated; the benchmark's helpers are killed with it")
+			case os.Getppid() != parent:
+				EndGroup(3, "") // stderr, a pipe to the parent that is gone, takes nothing
+			}
+		}
+	}()
+}
+
+// EndGroup kills the other processes of the fork's process group, the
+// helpers its benchmark started (a fork that leaves when its parent is
+// gone must not leave them running), then says why on stderr and exits
+// with code. The kill comes first: with the parent gone, a write to
+// stderr, a pipe to it, may end this process (SIGPIPE).
+func EndGroup(code int, why string) {
+	self, group := os.Getpid(), syscall.Getpgrp()
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		if st, ok := readStat(pid); ok && st.pgrp == group {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
+	if why != "" {
+		fmt.Fprintln(os.Stderr, why)
+	}
+	os.Exit(code)
 }

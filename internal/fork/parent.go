@@ -99,6 +99,11 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	// leaves no fork measuring beside the next run); and a helper that
 	// keeps its stdout or stderr open delays Wait by WaitDelay at most.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if !s.NoLink {
+		// A fork of this protocol takes its parent's death as SIGTERM and
+		// kills its whole process group (OpenChild), helpers included.
+		cmd.SysProcAttr.Pdeathsig = parentDeathSignal
+	}
 	cmd.WaitDelay = WaitDelay
 	p := &Process{cmd: cmd, toChild: toChildW, frames: make(chan result, 16), tail: &tail{max: TailLines}, exited: make(chan struct{})}
 	cmd.Cancel = func() error { p.Kill(); return nil }
@@ -113,6 +118,7 @@ func Start(ctx context.Context, s Spec) (*Process, error) {
 	}
 	cmd.Stderr = io.MultiWriter(lw, p.tail)
 	p.started = time.Now()
+	becomeSubreaper()
 	if err := startPinned(cmd, s.CPUs); err != nil {
 		closeAll(fromChildR, fromChildW, toChildR, toChildW)
 		return nil, fmt.Errorf("start fork: %w", err)
@@ -208,6 +214,7 @@ func (p *Process) Wait(grace time.Duration) error {
 		for unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil) == unix.EINTR {
 		}
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
+		killDetached() // and the helpers that left its group: none holds its output open
 		done <- p.cmd.Wait()
 	}()
 	select {
