@@ -143,11 +143,9 @@ func (rn *Runner) runTest(ctx context.Context, bin TestBinary, args []string, wr
 		path, args = wrap[0], append(append(wrap[1:len(wrap):len(wrap)], bin.Path), args...)
 	}
 	q := &lineQueue{signal: make(chan struct{}, 1)}
-	var logw *cappedLog
 	spec := fork.Spec{Path: path, Args: args, Env: env, Dir: bin.Dir, NoLink: true, Stdout: q, CPUs: rn.CPUs}
 	if log != nil {
-		logw = log
-		spec.Log = logw
+		spec.Log = log
 	}
 	proc, err := fork.Start(ctx, spec)
 	if err != nil {
@@ -161,72 +159,13 @@ func (rn *Runner) runTest(ctx context.Context, bin TestBinary, args []string, wr
 	}
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
-	lineNo, unread := 0, 0
-	warn := func(w string) {
-		if unread++; unread <= maxWarnings {
-			r.warnings = append(r.warnings, w)
-		}
-	}
-	defer func() {
-		if unread > maxWarnings {
-			r.warnings = append(r.warnings, fmt.Sprintf("and %d more output lines not counted%s", unread-maxWarnings, logNote(log)))
-		}
-	}()
-	var inFail, passed bool
-	failures := 0
-	handle := func(ls []timedLine) {
-		for _, tl := range ls {
-			lineNo++
-			line := tl.text
-			if lineNo == 1 {
-				r.firstLine = tl.at.Sub(proc.Started())
-			}
-			if line == c.Test.Name && r.started == 0 {
-				r.started = tl.at.Sub(proc.Started())
-			}
-			if inFail && (strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t")) {
-				if failures == 1 {
-					r.failed = append(r.failed, strings.TrimSpace(line))
-				}
-				continue
-			}
-			inFail = false
-			switch {
-			case line == "PASS":
-				// go test's own last word for a binary whose tests and
-				// benchmarks all passed.
-				passed = true
-				continue
-			case strings.HasPrefix(line, "--- FAIL: "):
-				// The first failure in full; the runs after it fail alike.
-				inFail = true
-				if failures++; failures == 1 {
-					r.failed = append(r.failed, line)
-				}
-				continue
-			case strings.HasPrefix(line, "--- SKIP: "):
-				r.skipped = strings.TrimPrefix(line, "--- SKIP: ")
-				continue
-			}
-			res, err := gotest.ParseLine(line, c.Test.Procs)
-			switch {
-			case err != nil:
-				warn(fmt.Sprintf("output line %d cannot be read as a result (%v), not counted: %q%s", lineNo, err, clip(line), logNote(log)))
-			case res == nil:
-			case res.Name != c.Test.Name:
-				warn(fmt.Sprintf("output line %d is a result of %s, not of this benchmark, not counted: %q%s", lineNo, res.Name, clip(line), logNote(log)))
-			default:
-				r.results = append(r.results, res)
-				timer.Reset(wait)
-			}
-		}
-	}
+	out := &testOutput{r: &r, c: c, log: log, started: proc.Started(), result: func() { timer.Reset(wait) }}
 	var hung, interrupted bool
 loop:
 	for {
 		select {
 		case <-q.signal:
-			handle(q.take())
+			out.lines(q.take())
 		case <-proc.Exited():
 			break loop
 		case <-timer.C:
@@ -241,7 +180,8 @@ loop:
 	}
 	werr := proc.Wait(5 * time.Second)
 	q.close()
-	handle(q.take())
+	out.lines(q.take())
+	out.done()
 	fail := func(msg string) {
 		r.fe = &result.ForkError{Message: msg, Tail: proc.StderrTail(), Fatal: proc.Fatal(), Log: logName(log)}
 		if werr != nil {
@@ -258,21 +198,109 @@ loop:
 		fail(fmt.Sprintf("hung: no result for %s; killed", wait))
 	case werr != nil:
 		fail("the test binary failed" + r.why())
-	case !passed:
+	case !out.passed:
 		// It exited 0 without go test's PASS: not go test's end (os.Exit
 		// from the benchmark, say).
 		fail("the test binary exited without go test's final PASS line" + r.why())
 	}
-	if !passed && len(r.results) > 0 {
-		// Result lines are text anyone in the process can print; only a
-		// binary that reached go test's PASS vouches for them.
+	out.vouch()
+	return r
+}
+
+// testOutput reads a test binary's output lines into its testRun: the
+// benchmark's result lines, its --- FAIL: block and skip, go test's PASS,
+// and a warning for each line that cannot be counted.
+type testOutput struct {
+	r                        *testRun
+	c                        Case
+	log                      *cappedLog
+	started                  time.Time // the process's start
+	result                   func()    // called for each result line counted
+	lineNo, unread, failures int
+	inFail, passed           bool
+}
+
+// lines reads the next lines.
+func (t *testOutput) lines(ls []timedLine) {
+	r := t.r
+	for _, tl := range ls {
+		t.lineNo++
+		line := tl.text
+		if t.lineNo == 1 {
+			r.firstLine = tl.at.Sub(t.started)
+		}
+		if line == t.c.Test.Name && r.started == 0 {
+			r.started = tl.at.Sub(t.started)
+		}
+		if t.inFail && (strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t")) {
+			if t.failures == 1 {
+				r.failed = append(r.failed, strings.TrimSpace(line))
+			}
+			continue
+		}
+		t.inFail = false
+		switch {
+		case line == "PASS":
+			// go test's own last word for a binary whose tests and
+			// benchmarks all passed.
+			t.passed = true
+			continue
+		case strings.HasPrefix(line, "--- FAIL: "):
+			// The first failure in full; the runs after it fail alike.
+			t.inFail = true
+			if t.failures++; t.failures == 1 {
+				r.failed = append(r.failed, line)
+			}
+			continue
+		case strings.HasPrefix(line, "--- SKIP: "):
+			r.skipped = strings.TrimPrefix(line, "--- SKIP: ")
+			continue
+		}
+		t.count(line)
+	}
+}
+
+// count counts line when it is a result of the benchmark, and warns
+// about it when it cannot be counted.
+func (t *testOutput) count(line string) {
+	res, err := gotest.ParseLine(line, t.c.Test.Procs)
+	switch {
+	case err != nil:
+		t.warn(fmt.Sprintf("output line %d cannot be read as a result (%v), not counted: %q%s", t.lineNo, err, clip(line), logNote(t.log)))
+	case res == nil:
+	case res.Name != t.c.Test.Name:
+		t.warn(fmt.Sprintf("output line %d is a result of %s, not of this benchmark, not counted: %q%s", t.lineNo, res.Name, clip(line), logNote(t.log)))
+	default:
+		t.r.results = append(t.r.results, res)
+		t.result()
+	}
+}
+
+func (t *testOutput) warn(w string) {
+	if t.unread++; t.unread <= maxWarnings {
+		t.r.warnings = append(t.r.warnings, w)
+	}
+}
+
+// done adds, after the last line, how many warnings were not kept.
+func (t *testOutput) done() {
+	if t.unread > maxWarnings {
+		t.r.warnings = append(t.r.warnings, fmt.Sprintf("and %d more output lines not counted%s", t.unread-maxWarnings, logNote(t.log)))
+	}
+}
+
+// vouch drops the result lines of a binary that did not reach go test's
+// PASS (text anyone in the process can print: only PASS vouches for
+// them), and says how often a failing benchmark failed.
+func (t *testOutput) vouch() {
+	r := t.r
+	if !t.passed && len(r.results) > 0 {
 		r.results = nil
 		r.fe.Message += "\n  (its result lines are not counted: only a test binary that ends with PASS vouches for them)"
 	}
-	if r.fe != nil && failures > 1 {
-		r.fe.Message += fmt.Sprintf("\n  (it failed %d times in this fork)", failures)
+	if r.fe != nil && t.failures > 1 {
+		r.fe.Message += fmt.Sprintf("\n  (it failed %d times in this fork)", t.failures)
 	}
-	return r
 }
 
 func containsLine(ls []string, l string) bool {

@@ -87,37 +87,10 @@ func (rn *Runner) Run(ctx context.Context, o Options, cases []Case) (*result.Run
 // sides in a seeded order (A B or B A), so drifts of the machine spread
 // evenly over the sides. The order is recorded in the first Run's Order.
 func (rn *Runner) RunSides(ctx context.Context, o Options, cases []Case, sides []Side) ([]*result.Run, error) {
-	if len(cases) == 0 {
-		return nil, errors.New("no cases to run")
+	if err := rn.check(o, cases, sides); err != nil {
+		return nil, err
 	}
-	if len(o.Profiles) > 0 && rn.ProfileDir == "" {
-		return nil, errors.New("profiling needs Runner.ProfileDir")
-	}
-	if len(sides) > 1 && o.Forks == 0 {
-		return nil, errors.New("an A/B run needs forks")
-	}
-	for _, s := range sides {
-		if s.Launch == nil {
-			return nil, fmt.Errorf("side %q has no launcher", s.Name)
-		}
-		if err := s.Launch.check(o, cases); err != nil {
-			return nil, err
-		}
-	}
-	pkgs := map[string]bool{} // of go test benchmarks, named by package when from several
-	for _, c := range cases {
-		if c.Test != nil {
-			pkgs[c.Test.Pkg] = true
-		}
-	}
-	rn.qualify = len(pkgs) > 1
-	runs := make([]*result.Run, len(sides))
-	for s := range sides {
-		runs[s] = &result.Run{Config: o.Config(), InProcess: o.Forks == 0, Start: time.Now(), Side: sides[s].Name}
-		for _, c := range cases {
-			runs[s].Cases = append(runs[s].Cases, &result.CaseResult{Case: c.Result(), Mode: o.mode(c), Threads: o.Threads})
-		}
-	}
+	runs := newRuns(o, cases, sides)
 	end := func() {
 		for _, r := range runs {
 			r.End = time.Now()
@@ -173,51 +146,109 @@ func (rn *Runner) RunSides(ctx context.Context, o Options, cases []Case, sides [
 				if runs[s].InProcess {
 					forkNo = 0
 				}
-				rn.progress(Event{Case: c, Fork: forkNo, Done: done, Total: total, Estimated: forkTime, Side: sides[s].Name})
-				if rn.BeforeFork != nil {
-					if note := rn.BeforeFork(c, forkNo); note != "" {
-						cr.Notes = append(cr.Notes, fmt.Sprintf("fork %d: %s", forkNo, note))
-					}
-				}
-				ferr := sides[s].Launch.fork(ctx, rn, o, c, forkNo, cr)
-				if ferr != nil {
-					ferr.Benchmark, ferr.Fork = cr.Case.Name(), forkNo
-					cr.Failures = append(cr.Failures, ferr)
-				}
+				ev := Event{Case: c, Fork: forkNo, Done: done, Total: total, Estimated: forkTime, Side: sides[s].Name}
+				rn.oneFork(ctx, o, sides[s], cr, ev)
 				done++
-				var evErr error
-				if ferr != nil {
-					evErr = ferr
-				}
-				rn.progress(Event{Case: c, Fork: forkNo, Done: done, Total: total, End: true, Err: evErr, Estimated: forkTime, Side: sides[s].Name})
 			}
 		}
 	}
-	for _, k := range o.Profiles {
-		for s := range sides {
-			for i, cr := range runs[s].Cases {
-				c := cases[i]
-				if err := ctx.Err(); err != nil {
-					end()
-					return runs, err
-				}
-				rn.progress(Event{Case: c, Fork: 1, Done: done, Total: total, Estimated: forkTime, Profile: k, Side: sides[s].Name})
-				pr, note := sides[s].Launch.profile(ctx, rn, o, k, c, cr, sides[s].Name)
-				if note != "" {
-					runs[s].ProfileNotes = append(runs[s].ProfileNotes, note)
-					done += len(runs[s].Cases)
-					break // the profiler cannot run here: skip it for every case
-				}
-				cr.Profiles = append(cr.Profiles, pr)
-				done++
-				rn.progress(Event{Case: c, Fork: 1, Done: done, Total: total, End: true, Err: pr.Err, Estimated: forkTime, Profile: k, Side: sides[s].Name})
-			}
-		}
+	if err := rn.profiles(ctx, o, cases, sides, runs, &done, total, forkTime); err != nil {
+		end()
+		return runs, err
 	}
 	end()
 	// A signal during the last fork (or, in process, the last trial, which
 	// no signal stops) ends the run as interrupted too.
 	return runs, ctx.Err()
+}
+
+// newRuns are the empty results of every side, a case result per case.
+func newRuns(o Options, cases []Case, sides []Side) []*result.Run {
+	runs := make([]*result.Run, len(sides))
+	for s := range sides {
+		runs[s] = &result.Run{Config: o.Config(), InProcess: o.Forks == 0, Start: time.Now(), Side: sides[s].Name}
+		for _, c := range cases {
+			runs[s].Cases = append(runs[s].Cases, &result.CaseResult{Case: c.Result(), Mode: o.mode(c), Threads: o.Threads})
+		}
+	}
+	return runs
+}
+
+// oneFork runs fork ev.Fork of case ev.Case on side, after the wait of
+// BeforeFork, records its failure in cr, and tells Progress before and
+// after.
+func (rn *Runner) oneFork(ctx context.Context, o Options, side Side, cr *result.CaseResult, ev Event) {
+	rn.progress(ev)
+	if rn.BeforeFork != nil {
+		if note := rn.BeforeFork(ev.Case, ev.Fork); note != "" {
+			cr.Notes = append(cr.Notes, fmt.Sprintf("fork %d: %s", ev.Fork, note))
+		}
+	}
+	ferr := side.Launch.fork(ctx, rn, o, ev.Case, ev.Fork, cr)
+	ev.Done, ev.End = ev.Done+1, true
+	if ferr != nil {
+		ferr.Benchmark, ferr.Fork = cr.Case.Name(), ev.Fork
+		cr.Failures = append(cr.Failures, ferr)
+		ev.Err = ferr
+	}
+	rn.progress(ev)
+}
+
+// check refuses a run that cannot start, and learns whether the cases'
+// files need their package in their names (see fileName).
+func (rn *Runner) check(o Options, cases []Case, sides []Side) error {
+	if len(cases) == 0 {
+		return errors.New("no cases to run")
+	}
+	if len(o.Profiles) > 0 && rn.ProfileDir == "" {
+		return errors.New("profiling needs Runner.ProfileDir")
+	}
+	if len(sides) > 1 && o.Forks == 0 {
+		return errors.New("an A/B run needs forks")
+	}
+	for _, s := range sides {
+		if s.Launch == nil {
+			return fmt.Errorf("side %q has no launcher", s.Name)
+		}
+		if err := s.Launch.check(o, cases); err != nil {
+			return err
+		}
+	}
+	pkgs := map[string]bool{} // of go test benchmarks, named by package when from several
+	for _, c := range cases {
+		if c.Test != nil {
+			pkgs[c.Test.Pkg] = true
+		}
+	}
+	rn.qualify = len(pkgs) > 1
+	return nil
+}
+
+// profiles runs the profiling forks of o.Profiles after the measured
+// ones, one per kind, side and case; done counts the forks run of total.
+// It stops at ctx's end and returns its error.
+func (rn *Runner) profiles(ctx context.Context, o Options, cases []Case, sides []Side, runs []*result.Run, done *int, total int, forkTime time.Duration) error {
+	for _, k := range o.Profiles {
+		for s := range sides {
+			for i, cr := range runs[s].Cases {
+				c := cases[i]
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				rn.progress(Event{Case: c, Fork: 1, Done: *done, Total: total, Estimated: forkTime, Profile: k, Side: sides[s].Name})
+				pr, note := sides[s].Launch.profile(ctx, rn, o, k, c, cr, sides[s].Name)
+				if note != "" {
+					runs[s].ProfileNotes = append(runs[s].ProfileNotes, note)
+					*done += len(runs[s].Cases)
+					break // the profiler cannot run here: skip it for every case
+				}
+				cr.Profiles = append(cr.Profiles, pr)
+				*done++
+				rn.progress(Event{Case: c, Fork: 1, Done: *done, Total: total, End: true, Err: pr.Err, Estimated: forkTime, Profile: k, Side: sides[s].Name})
+			}
+		}
+	}
+	return nil
 }
 
 // failedCase reports whether a fork of case i failed on any side.
@@ -520,7 +551,14 @@ func (rn *Runner) forkOnce(ctx context.Context, cmd command, p *measure.Plan, ti
 	if err := proc.Send(fork.Plan, payload); err != nil {
 		return res, fail("send plan", err)
 	}
-	wait := timeout + max(p.Warmup.Time, p.Measure.Time)
+	return rn.reports(proc, p, res, timeout+max(p.Warmup.Time, p.Measure.Time), fail)
+}
+
+// reports reads a fork's reports after its plan: iterations, each the
+// next its plan asks for, until done or an error; fail words a failure of
+// the link. The iterations it got are returned even when it fails.
+func (rn *Runner) reports(proc *fork.Process, p *measure.Plan, res forkResult, wait time.Duration,
+	fail func(string, error) *result.ForkError) (forkResult, *result.ForkError) {
 	for {
 		f, err := proc.Next(wait)
 		if err != nil {
