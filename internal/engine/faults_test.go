@@ -271,45 +271,39 @@ func TestForkDoneWithoutIterations(t *testing.T) {
 // TestForkDiesWithItsParent: SIGKILL of the parent kills the fork that was
 // measuring (a spinning fork used to keep running beside the next run).
 func TestForkDiesWithItsParent(t *testing.T) {
+	if pid := killParentDuring(t, "^BenchmarkSpinPID$", "spin.pid"); alive(pid) {
+		syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatal("the fork outlived its killed parent by 5 s")
+	}
+}
+
+// killParentDuring runs bench in a parent process of its own, kills the
+// parent with SIGKILL once the PID file (written by the benchmark) names
+// a process, and returns that PID after waiting up to 5 s for it to die.
+func killParentDuring(t *testing.T, bench, pidFile string) int {
+	t.Helper()
 	dir := t.TempDir()
 	exe, _ := os.Executable()
 	parent := exec.Command(exe)
-	parent.Env = append(os.Environ(), "FAULT_PARENT=^BenchmarkSpinPID$", "FAULT_DIR="+dir)
+	parent.Env = append(os.Environ(), "FAULT_PARENT="+bench, "FAULT_DIR="+dir)
 	if err := parent.Start(); err != nil {
 		t.Fatal(err)
 	}
-	pid := readPID(t, filepath.Join(dir, "spin.pid"), 10*time.Second)
+	pid := readPID(t, filepath.Join(dir, pidFile), 10*time.Second)
 	parent.Process.Kill()
 	parent.Wait()
 	deadline := time.Now().Add(5 * time.Second)
 	for alive(pid) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
-	if alive(pid) {
-		syscall.Kill(pid, syscall.SIGKILL)
-		t.Fatal("the fork outlived its killed parent by 5 s")
-	}
+	return pid
 }
 
 // TestForkHelpersDieWithItsParent: SIGKILL of the parent ends the
 // helpers of the fork's process group too, not only the fork (they used
 // to run on, reparented, beside the next run).
 func TestForkHelpersDieWithItsParent(t *testing.T) {
-	dir := t.TempDir()
-	exe, _ := os.Executable()
-	parent := exec.Command(exe)
-	parent.Env = append(os.Environ(), "FAULT_PARENT=^BenchmarkHelper$", "FAULT_DIR="+dir)
-	if err := parent.Start(); err != nil {
-		t.Fatal(err)
-	}
-	pid := readPID(t, filepath.Join(dir, "helper.pid"), 10*time.Second)
-	parent.Process.Kill()
-	parent.Wait()
-	deadline := time.Now().Add(5 * time.Second)
-	for alive(pid) && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
-	}
-	if alive(pid) {
+	if pid := killParentDuring(t, "^BenchmarkHelper$", "helper.pid"); alive(pid) {
 		syscall.Kill(pid, syscall.SIGKILL)
 		t.Fatal("the fork's helper outlived the killed parent by 5 s")
 	}
