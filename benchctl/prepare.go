@@ -40,7 +40,7 @@ func (a *app) prepare(ctx context.Context, o *engine.Options, f *runFlags) (*ses
 		return nil, failedError{"--strict: refusing to run on a host that is not pinned: " + strings.Join(s.check.Reasons, "; ")}
 	}
 	if !f.ignoreLock {
-		release, err := a.lock(ctx, f.lockPath, f.waitLock)
+		release, err := a.lock(ctx, f.lock.path, f.lock.wait)
 		if err != nil {
 			return nil, err
 		}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
 	"github.com/ledgerbench/ledgerbench/harness/report"
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
@@ -32,8 +31,8 @@ type runFlags struct {
 	timeout                                        time.Duration
 	quick                                          bool
 	strict, ignoreLock                             bool
-	cpus, lockPath                                 string
-	waitLock                                       time.Duration
+	cpus                                           string
+	lock                                           hostLock
 	cooldown, idleLoad                             float64
 	cooldownTimeout, idleTimeout                   time.Duration
 	precision                                      string
@@ -116,8 +115,7 @@ func (a *app) addRunFlags(c *cobra.Command, f *runFlags, def engine.Options) {
 	fl.Float64Var(&f.idleLoad, "idle-load", 0, "before each fork, wait until the 1-minute load average is below this")
 	fl.DurationVar(&f.idleTimeout, "idle-timeout", 5*time.Minute, "longest idle wait before going on with a warning")
 	fl.BoolVar(&f.ignoreLock, "ignore-lock", false, "run even when another run holds the host's run lock")
-	fl.StringVar(&f.lockPath, "lock", hostcheck.DefaultLockPath(), "the run lock file")
-	fl.DurationVar(&f.waitLock, "wait-lock", 0, "when another run holds the run lock, wait up to this long for it (default: fail at once)")
+	f.lock.register(c, "the run lock file")
 	fl.StringVar(&f.precision, "precision", "", "keep adding forks (--forks is then the least) until each case's 95 % interval is within ±this of its score, e.g. 1%, or --budget is spent")
 	fl.DurationVar(&f.budget, "budget", 10*time.Minute, "with --precision, the longest the run may take")
 	fl.StringVar(&f.prof, "prof", "", "profilers, run in extra forks after the measured ones: cpu,offcpu,block,mutex,allocs,instructions,perf")
@@ -188,10 +186,10 @@ func (a *app) options(cmd *cobra.Command, f *runFlags) (engine.Options, error) {
 			return o, usageError{fmt.Errorf("%s %g: must be a finite number, 0 or more", name, v)}
 		}
 	}
-	if f.waitLock < 0 {
-		return o, usageError{fmt.Errorf("--wait-lock %s: must not be negative", f.waitLock)}
+	if f.lock.wait < 0 {
+		return o, usageError{fmt.Errorf("--wait-lock %s: must not be negative", f.lock.wait)}
 	}
-	if f.lockPath == "" && !f.ignoreLock {
+	if f.lock.path == "" && !f.ignoreLock {
 		return o, usageError{errors.New("--lock is empty: name the run lock file, or pass --ignore-lock")}
 	}
 	if cmd.Flags().Changed("suite") && f.suite == "" {

@@ -50,20 +50,22 @@ func (a *app) tuneCmd() *cobra.Command {
 	}
 	c.Flags().BoolVar(&dryRun, "dry-run", false, "print what would change, change nothing")
 	c.Flags().StringVar(&state, "state", hostcheck.DefaultStatePath, "where the previous values are saved")
-	lock.register(c)
+	lock.register(c, "the run lock file, held while the host changes")
 	return c
 }
 
-// hostLock is the run lock that tune and reset take: they change the
-// clock, which no run may have changed under it.
+// hostLock is the run lock's flags: the lock a run holds, and that tune
+// and reset take, since they change the clock no run may have changed
+// under it.
 type hostLock struct {
 	path string
 	wait time.Duration
 }
 
-func (l *hostLock) register(c *cobra.Command) {
-	c.Flags().StringVar(&l.path, "lock", hostcheck.DefaultLockPath(), "the run lock file, held while the host changes")
-	c.Flags().DurationVar(&l.wait, "wait-lock", 0, "when a run holds the run lock, wait up to this long for it (default: fail at once)")
+// register declares --lock (described by help) and --wait-lock.
+func (l *hostLock) register(c *cobra.Command, help string) {
+	c.Flags().StringVar(&l.path, "lock", hostcheck.DefaultLockPath(), help)
+	c.Flags().DurationVar(&l.wait, "wait-lock", 0, "when another run holds the run lock, wait up to this long for it (default: fail at once)")
 }
 
 func (a *app) resetCmd() *cobra.Command {
@@ -90,7 +92,7 @@ func (a *app) resetCmd() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&state, "state", hostcheck.DefaultStatePath, "the state file tune saved")
-	lock.register(c)
+	lock.register(c, "the run lock file, held while the host changes")
 	return c
 }
 

@@ -104,10 +104,11 @@ func LoadMachine(paths []string, machineID string) (series []*Series, used []str
 		if !runNameRE.MatchString(filepath.Base(p)) {
 			return "not named as a nightly run (STAMP_COMMIT.txt)"
 		}
-		r := benchfmt.NewReader(bytes.NewReader(data), p)
-		for r.Scan() {
-			if rec, ok := r.Result().(*benchfmt.Result); ok {
-				if m := string(rec.GetConfig("machine-id")); m != "" && m != machineID {
+		// The machine-id config lines, read as lines: FilePoints parses
+		// the file once, after this.
+		for line := range bytes.Lines(data) {
+			if m, ok := bytes.CutPrefix(line, []byte("machine-id:")); ok {
+				if m := string(bytes.TrimSpace(m)); m != "" && m != machineID {
 					return fmt.Sprintf("results of machine-id %s, not %s", m, machineID)
 				}
 			}

@@ -31,6 +31,19 @@ import (
 // benchmark that shells out might, and records its PID in dir.
 func helper(dir string) error { return startHelper(dir, false) }
 
+// forge writes n iterations of fork forkNo on the link, then done, and exits:
+// results no plan asked for.
+func forge(n, forkNo int) error {
+	link := os.NewFile(3, "link")
+	for range n {
+		it, _ := json.Marshal(result.Iteration{Fork: forkNo, Total: result.OpStats{Ops: 1000, NsPerOp: 0.001}})
+		fork.Write(link, fork.Frame{Type: fork.Iteration, Payload: it})
+	}
+	fork.Write(link, fork.Frame{Type: fork.Done, Payload: []byte(`{}`)})
+	os.Exit(0)
+	return nil
+}
+
 // startHelper is helper, in a session of its own (setsid) when detach is
 // set: out of the fork's process group.
 func startHelper(dir string, detach bool) error {
@@ -79,26 +92,10 @@ func init() {
 		}, work),
 		// Forge writes its own results on the link: one iteration of
 		// 0.001 ns/op, of another fork, then done, and exits.
-		simple("Forge", func(*harness.Trial) error {
-			link := os.NewFile(3, "link")
-			it, _ := json.Marshal(result.Iteration{Fork: 7, Total: result.OpStats{Ops: 1000, NsPerOp: 0.001}})
-			fork.Write(link, fork.Frame{Type: fork.Iteration, Payload: it})
-			fork.Write(link, fork.Frame{Type: fork.Done, Payload: []byte(`{}`)})
-			os.Exit(0)
-			return nil
-		}, work),
+		simple("Forge", func(*harness.Trial) error { return forge(1, 7) }, work),
 		// ForgeAll forges as many iterations as the plan asks for, of the
 		// right fork, but with its own indices.
-		simple("ForgeAll", func(*harness.Trial) error {
-			link := os.NewFile(3, "link")
-			for range 3 {
-				it, _ := json.Marshal(result.Iteration{Fork: 1, Total: result.OpStats{Ops: 1000, NsPerOp: 0.001}})
-				fork.Write(link, fork.Frame{Type: fork.Iteration, Payload: it})
-			}
-			fork.Write(link, fork.Frame{Type: fork.Done, Payload: []byte(`{}`)})
-			os.Exit(0)
-			return nil
-		}, work),
+		simple("ForgeAll", func(*harness.Trial) error { return forge(3, 1) }, work),
 		simple("GoexitSetup", func(*harness.Trial) error {
 			runtime.Goexit()
 			return nil
