@@ -42,12 +42,19 @@ interleaves their go test benchmarks (see run). A baseline package that lacks a 
 experiment has is rebuilt with the experiment's _test.go files overlaid (go test -overlay), and
 the table and ab.txt say so.
 
-Each fork is one sample of the comparison (the median of its iterations), so ab runs ` + fmt.Sprint(engine.ABForks) + ` forks
-per side unless --forks says otherwise: the test cannot reach p < 0.05 with fewer than 4 a side.
+Each fork is one sample (the median of its iterations), and each round's two forks are one pair:
+the change is the geometric mean of the pairs' ratios, with its interval. Every row gets a verdict
+at the false-discovery rate --alpha across the rows of its unit: changed (significant, and at least
+--min-change), same (the interval within ±--min-change) or unknown, and the smallest change its
+samples could detect at 80 % power. ab runs ` + fmt.Sprint(engine.ABForks) + ` rounds unless --forks says otherwise.
 
---head . (the default) measures the working tree as it is. Exit status 1 on a significant
-regression of a time or throughput beyond --min-change (with --confirm, only if a second A/B run
-finds it too), on a failed fork or on a revision that does not build.`,
+--duet runs each round's two forks at the same time, each pinned to half of the CPUs (swapped every
+round), their measured iterations on one schedule, so the host's noise hits both and the pair's
+ratio cancels it; it needs two CPUs.
+
+--head . (the default) measures the working tree as it is. Exit status 1 when a time or throughput
+row's verdict is changed for the worse (with --confirm, only if a second A/B run finds it too),
+on a failed fork or on a revision that does not build.`,
 		Example: fmt.Sprintf(`  %[1]s ab --base origin/main --head . --forks 5
   %[1]s ab --base origin/main ./internal/cache --bench Get
   %[1]s ab --base v0.1.0 --head HEAD --bench Insert --min-change 3 --confirm`, a.name),
@@ -78,8 +85,9 @@ finds it too), on a failed fork or on a revision that does not build.`,
 	fl.StringVar(&ab.head, "head", ".", "the experiment revision, or . for the working tree")
 	fl.StringVar(&ab.cmd, "cmd", "", "the benchmark program's main package (default: the one this binary was built from)")
 	fl.BoolVar(&ab.allowDirty, "allow-dirty", false, "with --head HEAD, measure HEAD even though the working tree has uncommitted changes")
+	fl.BoolVar(&f.duet, "duet", false, "run each round's two forks at the same time, each pinned to half of the CPUs (swapped every round), so the host's noise hits both and each round's pair cancels it")
 	fl.BoolVar(&ab.confirm, "confirm", false, "confirm a regression with a second A/B run before failing")
-	fl.Float64Var(&ab.minChange, "min-change", 0, "ignore changes smaller than this many percent")
+	fl.Float64Var(&ab.minChange, "min-change", compare.DefaultMinChange, "the margin of the verdicts, in percent: a smaller change is none, and an interval within ± it is \"same\"")
 	fl.Float64Var(&ab.alpha, "alpha", 0.05, "significance level")
 	return c
 }
@@ -202,6 +210,9 @@ func (a *app) doAB(cmd *cobra.Command, o engine.Options, cases []engine.Case, f 
 		return err
 	}
 	defer s.release()
+	if err := checkDuet(o); err != nil {
+		return err
+	}
 	out, err := f.outDir("ab")
 	if err != nil {
 		return err
@@ -289,8 +300,31 @@ func (a *app) printABDetails(s *session, o engine.Options, notes []string, file 
 	for _, reason := range check.Reasons {
 		fmt.Fprintf(a.stdout, "- %s\n", reason)
 	}
-	fmt.Fprintf(a.stdout, "\nmachine-id %s, env-id %s, %s; seed %d, %d forks per side, warmup %s, measure %s; raw results: %s\n</details>\n",
+	fmt.Fprintf(a.stdout, "\nmachine-id %s, env-id %s, %s; seed %d, %d forks per side, warmup %s, measure %s; raw results: %s\n",
 		check.MachineID, check.EnvID, check.Facts.Brand, o.Seed, o.Forks, o.Warmup, o.Measure, file)
+	fmt.Fprintf(a.stdout, "\n%s\n</details>\n", abMode(o))
+}
+
+// abMode says how the sides of an A/B run ran, and why.
+func abMode(o engine.Options) string {
+	if o.Duet {
+		halves, _ := engine.DuetCPUs(o.CPUs)
+		return fmt.Sprintf("mode: duet (--duet): each round ran both sides' forks at the same time, one on CPUs %v and one on CPUs %v, swapped every round; "+
+			"each round's pair shares the host's noise, and what the sides share without splitting (caches, memory bandwidth) an A/A duet measures", halves[0], halves[1])
+	}
+	return "mode: interleaved (the default; --duet runs both sides at once): each round ran one side's fork after the other's, in a seeded order; the rounds pair them"
+}
+
+// checkDuet refuses --duet where it cannot pair: a side needs a CPU of
+// its own.
+func checkDuet(o engine.Options) error {
+	if !o.Duet {
+		return nil
+	}
+	if _, err := engine.DuetCPUs(o.CPUs); err != nil {
+		return usageError{fmt.Errorf("--duet: %w", err)}
+	}
+	return nil
 }
 
 // confirmed keeps the regressions that the second run found too.
@@ -312,13 +346,13 @@ func confirmed(regs, again []compare.Regression) []compare.Regression {
 // pinned says what an unconfirmed one may be.
 func (a *app) reportRegressions(regs []compare.Regression, ab *abFlags, pinned bool) {
 	for _, r := range regs {
-		a.say("REGRESSION %s %s: %+.1f %% (%s)", r.Benchmark, r.Unit, (r.Ratio-1)*100, r.Comparison.String())
+		ch := r.Decision.Change
+		a.say("REGRESSION %s %s: %+.1f %% [%+.1f, %+.1f] (p=%.3g q=%.3g)", r.Benchmark, r.Unit, ch.Pct(), (ch.Lo-1)*100, (ch.Hi-1)*100, ch.P, r.Decision.Q)
 	}
 	if len(regs) > 0 && !ab.confirm && !pinned {
-		// Calibrated on an unpinned VM, the fork-level test keeps its
-		// false positives near α (results/calibration), so confirmation
-		// is not the default; at α = 0.05 one comparison in twenty is
-		// still a false alarm, which a second run makes one in 400.
-		a.say("the host is not pinned: at α = %g about %.0f in 100 unchanged benchmarks still look changed; --confirm reruns the A/B and keeps only the regressions found twice", ab.alpha, 100*ab.alpha)
+		// The verdicts hold the false-discovery rate at α across the
+		// rows (results/calibration measures it); a second run makes a
+		// false finding that much rarer again.
+		a.say("the host is not pinned: of the rows called changed, up to %.0f in 100 may be false at a false-discovery rate of %g; --confirm reruns the A/B and keeps only the regressions found twice", 100*ab.alpha, ab.alpha)
 	}
 }

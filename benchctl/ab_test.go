@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
 )
 
@@ -183,6 +184,30 @@ func TestABFindsTheRegression(t *testing.T) {
 	}
 }
 
+// TestABDuet: both sides of every round at once, on halves of the CPUs;
+// the 4× slower head is found, and the table and ab.txt say how the sides
+// ran.
+func TestABDuet(t *testing.T) {
+	needGit(t)
+	if _, err := engine.DuetCPUs(nil); err != nil {
+		t.Skip(err)
+	}
+	dir, c := tinyRepo(t)
+	out := filepath.Join(t.TempDir(), "ab")
+	code, stdout, stderr := abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[2], "--duet",
+		"--forks", "3", "--warmup", "1x30ms", "--measure", "3x30ms", "--out", out)
+	if code != 1 || !strings.Contains(stderr, "REGRESSION TinyWork") {
+		t.Fatalf("exit %d, want 1 with the regression\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "mode: duet (--duet)") || !strings.Contains(stdout, "3 pairs") {
+		t.Errorf("the table does not say the duet ran, by pairs:\n%s", stdout)
+	}
+	txt, _ := os.ReadFile(filepath.Join(out, "ab.txt"))
+	if !strings.Contains(string(txt), "# benchctl: duet: ") || !regexp.MustCompile(`1:BenchmarkTinyWork:baseline@[0-9,]+\+experiment@[0-9,]+ `).Match(txt) {
+		t.Errorf("ab.txt does not record the duet and its CPUs:\n%s", txt)
+	}
+}
+
 // TestABOverlaysABaseThatPredatesTheProgram: the base commit has the code
 // but no benchmark program, no benchmark package and no requirement on
 // the harness; ab measures it with the head's declarations overlaid and
@@ -228,6 +253,10 @@ func TestABBadInput(t *testing.T) {
 		{dir, []string{"ab", "--base", c[0], "--cmd", "./nosuch", "--bench", "TinyWork"}, "--cmd ./nosuch: not a package of this module"},
 		{dir, []string{"ab", "--base", c[0], "--prof", "cpu", "--bench", "TinyWork"}, "--prof is not supported by ab"},
 		{dir, []string{"ab", "--base", c[0], "--alpha", "0", "--bench", "TinyWork"}, "--alpha 0: must be between 0 and 1"},
+		{dir, []string{"ab", "--base", c[0], "--min-change", "100", "--bench", "TinyWork"}, "--min-change 100: must be a percentage from 0 up to"},
+		{dir, []string{"ab", "--base", c[0], "--min-change", "-1", "--bench", "TinyWork"}, "--min-change -1: must be a percentage"},
+		{dir, []string{"ab", "--base", c[0], "--cmd", "./cmd/bench", "--duet", "--cpus", "0", "--bench", "TinyWork"}, "--duet: a duet runs both sides at once on CPUs of their own: it needs at least 2 CPUs, and has 1"},
+		{dir, []string{"ab", "--base", c[0], "--duet", "--forks", "0", "--bench", "TinyWork"}, "ab needs forks"},
 		{notRepo, []string{"ab", "--base", "HEAD", "--bench", "TinyWork"}, "is not in a git repository"},
 	} {
 		out := filepath.Join(t.TempDir(), "o")

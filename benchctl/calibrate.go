@@ -12,11 +12,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/harness/report"
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/calibrate"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/verdict"
 )
 
 // calFlags are the flags of calibrate beyond the run flags.
@@ -31,21 +31,24 @@ func (a *app) calibrateCmd() *cobra.Command {
 	var cf calFlags
 	c := &cobra.Command{
 		Use:   "calibrate [run flags] [--trials N] [--group G] [--pair PARAM=BASE,CHANGED]",
-		Short: "Measure this machine's false-alarm rate: many A/A comparisons of this binary against itself",
+		Short: "Measure this machine's false-alarm rate and power: many A/A (or known-change) comparisons of this binary against itself",
 		Long: `calibrate runs the selected benchmarks with this very binary on both sides of an A/B run (A and B),
-forks interleaved as ab interleaves them, --trials × --group forks a side. It then splits the forks
-into --trials independent comparisons of --group forks a side. For each benchmark and overall it
-reports how many comparisons come out significant at --alpha although nothing changed: with one
-sample per fork (the median of its iterations, as compare and ab count) and, on the same data, with
-one sample per iteration (as benchstat counts). Each rate has its exact binomial interval. It also
-reports the smallest change the fork-level test could detect at the observed spread of forks, and
-how often nightly's change-point rule alarms on flat series made of these forks (3 a night, 30
-nights a series).
+as ab runs them (interleaved, or with --duet both at once), --trials × --group rounds of one fork a
+side. It then splits the rounds into --trials independent comparisons of --group rounds. For each
+benchmark and overall it reports how many comparisons come out significant at --alpha although
+nothing changed: by pairs of rounds (ab's test), by one sample per fork ignoring the rounds (the
+Mann-Whitney U test) and by one sample per iteration (as benchstat counts), each rate with its exact
+binomial interval; the spread of one round's ratio, the width of the interval of the change and the
+smallest change detectable at --group rounds; how often the suite as a whole looks changed, row by
+row and at the false-discovery rate ab's exit status uses; and how often nightly's change-point rule
+alarms on flat series made of these forks (3 a night, 30 nights a series).
 
---pair PARAM=BASE,CHANGED compares the case at PARAM=BASE on side A with the case at PARAM=CHANGED
-on side B. With a parameter whose values differ by a known amount of work, it reports how often
-the change is found at 2 to 10 forks a side. DIR/calibration.md and DIR/calibration.json hold the
-figures, and DIR/aa.txt the raw results.`,
+--pair PARAM=BASE,CHANGED runs, where side A runs a case at PARAM=BASE, the same case at
+PARAM=CHANGED on side B, in the same round (in a duet, at the same time). With a parameter whose
+values differ by a known amount of work it reports, for comparisons of 2 to 40 rounds, how often the
+change is found (paired and unpaired), the width of its interval and the machine time a comparison
+takes, and how many rounds a 2 % change needs for 90 % power. DIR/calibration.md and
+DIR/calibration.json hold the figures, and DIR/aa.txt the raw results.`,
 		Example: fmt.Sprintf(`  %[1]s calibrate --suite SUITE --trials 200 --group 5 --warmup 1x20ms --measure 3x20ms
   %[1]s calibrate --bench Work --pair extra=0,5 --trials 100`, a.name),
 		Args: cobra.NoArgs,
@@ -84,7 +87,8 @@ figures, and DIR/aa.txt the raw results.`,
 	fl.IntVar(&cf.trials, "trials", 200, "A/A comparisons per benchmark")
 	fl.IntVar(&cf.group, "group", 5, "forks a side per comparison")
 	fl.Float64Var(&cf.alpha, "alpha", 0.05, "significance level")
-	fl.StringVar(&cf.pair, "pair", "", "PARAM=BASE,CHANGED: also measure how often the change from BASE to CHANGED is detected")
+	fl.StringVar(&cf.pair, "pair", "", "PARAM=BASE,CHANGED: side B runs PARAM=CHANGED where side A runs PARAM=BASE; measure how often the change is detected")
+	fl.BoolVar(&f.duet, "duet", false, "run both sides of each round at the same time, each on half of the CPUs, as ab --duet does")
 	return c
 }
 
@@ -117,8 +121,16 @@ type calReport struct {
 	Alpha                        float64
 	Trials, Group                int
 	Warmup, Measure              string
-	Benchmarks                   []calBench
-	Overall                      struct{ Fork, Iteration calibrate.Rate }
+	// Mode is how the sides ran (interleaved or duet), and RoundSeconds
+	// the machine time of one round (a fork a side, every case), measured.
+	Mode         string
+	RoundSeconds float64
+	Benchmarks   []calBench `json:",omitempty"`
+	Overall      struct{ Paired, Fork, Iteration calibrate.Rate }
+	// Suite counts the A/A comparisons of Group rounds of every benchmark
+	// at once that looked changed: row by row at α, and at the
+	// false-discovery rate α across the rows (what ab's exit status uses).
+	Suite *struct{ PerRow, FDR calibrate.Rate } `json:",omitempty"`
 	// Nightly counts the flat series of 30 nights of 3 forks, made of
 	// the A/A forks, on which nightly's rule raises an alarm.
 	Nightly calibrate.Rate
@@ -128,15 +140,28 @@ type calReport struct {
 type calBench struct {
 	Name string
 	calibrate.AAResult
+	// Paired is the A/A by pairs of rounds, as ab compares, and
+	// PairSpread the standard deviation of one round's log ratio.
+	Paired     calibrate.Paired
+	PairSpread float64
 }
 
 type calPairResult struct {
 	Base, Changed string
-	ByForks       []struct {
-		Forks int
-		calibrate.Rate
-		MinP float64
-	}
+	// Change is the change over all rounds, as one comparison finds it.
+	Change     float64
+	PairSpread float64
+	ByRounds   []calRounds
+	// For90At2 is the rounds a comparison needs, at this spread, to find
+	// a 2 % change with 90 % power (0: more than verdict.MaxPairs), and
+	// Seconds90At2 their machine time.
+	For90At2     int
+	Seconds90At2 float64
+}
+
+type calRounds struct {
+	calibrate.Paired
+	Seconds float64 // machine time of one comparison
 }
 
 func (a *app) doCalibrate(cmd *cobra.Command, o engine.Options, cases []engine.Case, f *runFlags, cf *calFlags, pair *calPair) error {
@@ -145,6 +170,9 @@ func (a *app) doCalibrate(cmd *cobra.Command, o engine.Options, cases []engine.C
 		return err
 	}
 	defer s.release()
+	if err := checkDuet(o); err != nil {
+		return err
+	}
 	out, err := f.outDir("calibration")
 	if err != nil {
 		return err
@@ -153,16 +181,21 @@ func (a *app) doCalibrate(cmd *cobra.Command, o engine.Options, cases []engine.C
 	if err != nil {
 		return err
 	}
-	a.say("%d cases × %d forks a side (A/A: this binary on both sides), warmup %s, measure %s → %s", len(cases), o.Forks, o.Warmup, o.Measure, out)
+	self := engine.Program{Executable: exe}
+	sides := []engine.Side{{Name: "A", Launch: self}, {Name: "B", Launch: self}}
+	what := "A/A: this binary on both sides"
+	if pair != nil {
+		cases, sides[1].Cases = pair.split(cases)
+		what = fmt.Sprintf("side B runs %s=%s where side A runs %s=%s", pair.name, pair.changed, pair.name, pair.base)
+	}
+	a.say("%d cases × %d forks a side (%s), warmup %s, measure %s, %s → %s", len(cases), o.Forks, what, o.Warmup, o.Measure, modeName(o), out)
 	// Thousands of fork logs stay out of the results directory.
 	logs, err := os.MkdirTemp("", "benchctl-calibrate-logs-")
 	if err != nil {
 		return failedError{err.Error()}
 	}
-	self := engine.Program{Executable: exe}
-	r, err := a.measure(cmd.Context(), s, &measurement{o: o, cases: cases, dir: a.dir, logDir: logs,
-		sides: []engine.Side{{Name: "A", Launch: self}, {Name: "B", Launch: self}},
-		out:   resultsFile{filepath.Join(out, "aa.txt"), replaceFile}})
+	r, err := a.measure(cmd.Context(), s, &measurement{o: o, cases: cases, dir: a.dir, logDir: logs, sides: sides,
+		out: resultsFile{filepath.Join(out, "aa.txt"), replaceFile}})
 	keepLogs(a, logs, r, err)
 	if err != nil {
 		return err
@@ -178,28 +211,42 @@ func (a *app) doCalibrate(cmd *cobra.Command, o engine.Options, cases []engine.C
 	return r.outcome(nil, out)
 }
 
-// writeCalibration computes the A/A rates (and the detection rates of
-// --pair) of the two sides' forks and writes calibration.md and
+func modeName(o engine.Options) string {
+	if o.Duet {
+		return "duet"
+	}
+	return "interleaved"
+}
+
+// split returns the cases of side A, those at the base value with a
+// counterpart at the changed value, and side B's counterparts.
+func (p *calPair) split(cases []engine.Case) (base, changed []engine.Case) {
+	for _, c := range cases {
+		if param(c.Params, p.name) != p.base {
+			continue
+		}
+		for _, o := range cases {
+			if param(o.Params, p.name) == p.changed && o.Bench == c.Bench && sameBut(c.Params, o.Params, p.name) {
+				base, changed = append(base, c), append(changed, o)
+				break
+			}
+		}
+	}
+	return base, changed
+}
+
+// writeCalibration computes the A/A rates (or, with --pair, the
+// detection rates) of the two sides' forks and writes calibration.md and
 // calibration.json.
 func (a *app) writeCalibration(o engine.Options, cf *calFlags, pair *calPair, s *session, h report.Header, runs []*result.Run, out string) error {
 	rep := calReport{MachineID: h.MachineID, EnvID: h.EnvID, HostPinned: h.HostPinned, Alpha: cf.alpha,
-		Trials: cf.trials, Group: cf.group, Warmup: o.Warmup.String(), Measure: o.Measure.String()}
-	var fh, fn, ih, in int
-	for i, cr := range runs[0].Cases {
-		r := calibrate.AA(cr.ForkScores(), runs[1].Cases[i].ForkScores(), cf.group, cf.alpha)
-		rep.Benchmarks = append(rep.Benchmarks, calBench{cr.Case.Name(), r})
-		fh, fn, ih, in = fh+r.Fork.Hits, fn+r.Fork.N, ih+r.Iteration.Hits, in+r.Iteration.N
+		Trials: cf.trials, Group: cf.group, Warmup: o.Warmup.String(), Measure: o.Measure.String(), Mode: modeName(o),
+		RoundSeconds: runs[0].End.Sub(runs[0].Start).Seconds() / float64(o.Forks)}
+	if pair != nil {
+		rep.Pair = pairResults(o, cf, runs, rep.RoundSeconds)
+	} else {
+		rep.aa(cf, runs)
 	}
-	rep.Overall.Fork, rep.Overall.Iteration = calibrate.Total(fh, fn), calibrate.Total(ih, in)
-	var nh, nn int
-	for _, r := range runs {
-		for _, cr := range r.Cases {
-			nr := calibrate.NightlyRate(cr.ForkScores(), 3, 30)
-			nh, nn = nh+nr.Hits, nn+nr.N
-		}
-	}
-	rep.Nightly = calibrate.Total(nh, nn)
-	rep.Pair = pairResults(o, cf, pair, runs)
 	var md bytes.Buffer
 	writeCalibrationMD(&md, a.name+" "+strings.Join(a.args, " "), s.check.Note(), rep)
 	a.stdout.Write(md.Bytes())
@@ -216,35 +263,63 @@ func (a *app) writeCalibration(o engine.Options, cf *calFlags, pair *calPair, s 
 	return nil
 }
 
-// pairResults are how often --pair's change is detected at 2 to 10
-// forks a side.
-func pairResults(o engine.Options, cf *calFlags, pair *calPair, runs []*result.Run) []calPairResult {
-	if pair == nil {
-		return nil
+// aa fills in the A/A figures: per benchmark, overall, across the suite
+// and along nightly's series.
+func (rep *calReport) aa(cf *calFlags, runs []*result.Run) {
+	var ph, pn, fh, fn, ih, in int
+	var suite [][2]calibrate.Forks
+	for i, cr := range runs[0].Cases {
+		x, y := cr.ForkScores(), runs[1].Cases[i].ForkScores()
+		b := calBench{Name: cr.Case.Name(), AAResult: calibrate.AA(x, y, cf.group, cf.alpha),
+			Paired: calibrate.PairedRounds(x, y, cf.group, cf.alpha, 0), PairSpread: calibrate.PairSpread(x, y)}
+		rep.Benchmarks = append(rep.Benchmarks, b)
+		ph, pn = ph+b.Paired.Hits.Hits, pn+b.Paired.Hits.N
+		fh, fn, ih, in = fh+b.Fork.Hits, fn+b.Fork.N, ih+b.Iteration.Hits, in+b.Iteration.N
+		suite = append(suite, [2]calibrate.Forks{x, y})
 	}
+	rep.Overall.Paired, rep.Overall.Fork, rep.Overall.Iteration = calibrate.Total(ph, pn), calibrate.Total(fh, fn), calibrate.Total(ih, in)
+	if len(suite) > 1 {
+		perRow, fdr := calibrate.Suite(suite, cf.group, cf.alpha)
+		rep.Suite = &struct{ PerRow, FDR calibrate.Rate }{perRow, fdr}
+	}
+	var nh, nn int
+	for _, r := range runs {
+		for _, cr := range r.Cases {
+			nr := calibrate.NightlyRate(cr.ForkScores(), 3, 30)
+			nh, nn = nh+nr.Hits, nn+nr.N
+		}
+	}
+	rep.Nightly = calibrate.Total(nh, nn)
+}
+
+// calRoundCounts are the comparison sizes, in rounds, --pair reports.
+var calRoundCounts = []int{2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 40}
+
+// pairResults are how often --pair's change is detected at 2 to 40
+// rounds a comparison, in the direction all rounds together find it.
+func pairResults(o engine.Options, cf *calFlags, runs []*result.Run, roundSeconds float64) []calPairResult {
 	var out []calPairResult
-	for _, cr := range runs[0].Cases {
-		if param(cr.Case.Params, pair.name) != pair.base {
-			continue
-		}
-		for j, other := range runs[1].Cases {
-			if param(other.Case.Params, pair.name) != pair.changed || other.Case.Benchmark != cr.Case.Benchmark || !sameBut(cr.Case.Params, other.Case.Params, pair.name) {
-				continue
+	for i, cr := range runs[0].Cases {
+		other := runs[1].Cases[i]
+		x, y := cr.ForkScores(), other.ForkScores()
+		pr := calPairResult{Base: cr.Case.Name(), Changed: other.Case.Name(), PairSpread: calibrate.PairSpread(x, y)}
+		all := calibrate.PairedRounds(x, y, min(len(x), len(y)), cf.alpha, 0)
+		dir := 1
+		if all.Hits.N > 0 {
+			pr.Change = all.Change - 1
+			if all.Change < 1 {
+				dir = -1
 			}
-			pr := calPairResult{Base: cr.Case.Name(), Changed: other.Case.Name()}
-			for _, g := range []int{2, 3, 4, 5, 6, 8, 10} {
-				if o.Forks/g == 0 {
-					break
-				}
-				r := calibrate.Detect(cr.ForkScores(), runs[1].Cases[j].ForkScores(), g, cf.alpha)
-				pr.ByForks = append(pr.ByForks, struct {
-					Forks int
-					calibrate.Rate
-					MinP float64
-				}{g, r, compare.MinP(g, g)})
-			}
-			out = append(out, pr)
 		}
+		for _, g := range calRoundCounts {
+			if o.Forks/g == 0 {
+				break
+			}
+			pr.ByRounds = append(pr.ByRounds, calRounds{calibrate.PairedRounds(x, y, g, cf.alpha, dir), float64(g) * roundSeconds})
+		}
+		pr.For90At2 = verdict.Pairs(pr.PairSpread, 0.02, cf.alpha, 0.9)
+		pr.Seconds90At2 = float64(pr.For90At2) * roundSeconds
+		out = append(out, pr)
 	}
 	return out
 }
@@ -274,24 +349,42 @@ func pct(r calibrate.Rate) string {
 
 // writeCalibrationMD renders the report as Markdown.
 func writeCalibrationMD(w io.Writer, command, hostNote string, r calReport) {
-	fmt.Fprintf(w, "# A/A calibration on machine %s\n\n", r.MachineID)
-	fmt.Fprintf(w, "`%s`\n\nenv-id %s, host-pinned %s (%s); warmup %s, measure %s; α = %g; %d comparisons of %d forks a side per benchmark, from %d forks a side of one binary against itself, interleaved.\n\n",
-		command, r.EnvID, r.HostPinned, hostNote, r.Warmup, r.Measure, r.Alpha, r.Trials, r.Group, r.Trials*r.Group)
-	fmt.Fprintf(w, "False positives: comparisons significant at α although both sides ran the same binary, with their exact 95 %% binomial intervals. *fork-level* counts one sample per fork (the median of its iterations), as compare and ab do; *iteration-level* counts one per iteration, as benchstat does, on the same data.\n\n")
-	fmt.Fprintf(w, "| Benchmark | fork-level false positives | iteration-level false positives | spread of forks (CV) | smallest change detectable at %d forks a side (80 %% power) |\n|:--|--:|--:|--:|--:|\n", r.Group)
-	for _, b := range r.Benchmarks {
-		fmt.Fprintf(w, "| %s | %s | %s | %.2f %% | %.2f %% |\n", b.Name, pct(b.Fork), pct(b.Iteration), 100*b.ForkCV, 100*b.MDE)
+	fmt.Fprintf(w, "# Calibration on machine %s\n\n", r.MachineID)
+	fmt.Fprintf(w, "`%s`\n\nenv-id %s, host-pinned %s (%s); warmup %s, measure %s; α = %g; mode %s: %.2f s of machine time a round (one fork a side of every case).\n\n",
+		command, r.EnvID, r.HostPinned, hostNote, r.Warmup, r.Measure, r.Alpha, r.Mode, r.RoundSeconds)
+	if len(r.Benchmarks) > 0 {
+		writeAAMD(w, r)
 	}
-	fmt.Fprintf(w, "| **all** | %s | %s | | |\n", pct(r.Overall.Fork), pct(r.Overall.Iteration))
+	for _, p := range r.Pair {
+		fmt.Fprintf(w, "## A known change: %s (A) against %s (B)\n\n", p.Base, p.Changed)
+		fmt.Fprintf(w, "All rounds together: %+.2f %%; one round's log ratio spreads %.2f %%. A 2 %% change needs %d rounds for 90 %% power at this spread (%.0f s of machine time).\n\n",
+			100*p.Change, 100*p.PairSpread, p.For90At2, p.Seconds90At2)
+		fmt.Fprintf(w, "Detected: comparisons that found the change at α in its direction, with their exact 95 %% binomial intervals; *paired* is ab's test (the rounds' log ratios), *unpaired* the fork-level Mann-Whitney U test on the same forks. Interval: the mean width of the change's %g %% interval.\n\n", 100*(1-r.Alpha))
+		fmt.Fprintf(w, "| rounds | detected, paired | detected, unpaired | interval, paired | interval, unpaired | smallest detectable (80 %%) | machine time |\n|--:|--:|--:|--:|--:|--:|--:|\n")
+		for _, g := range p.ByRounds {
+			fmt.Fprintf(w, "| %d | %s | %s | ±%.2f %% | ±%.2f %% | %.2f %% | %.1f s |\n", g.Rounds, pct(g.Hits), pct(g.Unpaired), 50*g.Width, 50*g.UnpairedWidth, 100*g.MDE, g.Seconds)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// writeAAMD renders the A/A figures.
+func writeAAMD(w io.Writer, r calReport) {
+	fmt.Fprintf(w, "%d comparisons of %d rounds per benchmark, from %d forks a side of one binary against itself.\n\n", r.Trials, r.Group, r.Trials*r.Group)
+	fmt.Fprintf(w, "False positives: comparisons significant at α although both sides ran the same binary, with their exact 95 %% binomial intervals. *paired* is ab's test (the rounds' log ratios); *fork-level* the Mann-Whitney U test on one sample per fork (the median of its iterations); *iteration-level* the same test on one sample per iteration, as benchstat counts, on the same data.\n\n")
+	fmt.Fprintf(w, "| Benchmark | paired false positives | fork-level false positives | iteration-level false positives | spread of a round's ratio | interval, paired | smallest change detectable at %d rounds (80 %% power) |\n|:--|--:|--:|--:|--:|--:|--:|\n", r.Group)
+	for _, b := range r.Benchmarks {
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %.2f %% | ±%.2f %% | %.2f %% |\n", b.Name, pct(b.Paired.Hits), pct(b.Fork), pct(b.Iteration), 100*b.PairSpread, 50*b.Paired.Width, 100*b.Paired.MDE)
+	}
+	fmt.Fprintf(w, "| **all** | %s | %s | %s | | | |\n", pct(r.Overall.Paired), pct(r.Overall.Fork), pct(r.Overall.Iteration))
+	if r.Suite != nil {
+		fmt.Fprintf(w, "\nThe suite as a whole (every benchmark's comparison of the same rounds at once) looked changed in %s of the A/As row by row at α, and in %s at the false-discovery rate α across its %d rows (ab's exit status).\n",
+			pct(r.Suite.PerRow), pct(r.Suite.FDR), len(r.Benchmarks))
+	}
 	if r.Nightly.N == 0 {
 		fmt.Fprintf(w, "\nnightly: too few forks for a flat series of 30 nights of 3 forks (90 a side) to test nightly's rule on.\n")
 	} else {
 		fmt.Fprintf(w, "\nnightly: %s of the flat series of 30 nights of 3 forks, made of these forks (nothing changed along them), raised an alarm.\n", pct(r.Nightly))
 	}
-	for _, p := range r.Pair {
-		fmt.Fprintf(w, "\n## A known change: %s (A) against %s (B)\n\n| forks a side | detected at α = %g | smallest p the test can give |\n|--:|--:|--:|\n", p.Base, p.Changed, r.Alpha)
-		for _, g := range p.ByForks {
-			fmt.Fprintf(w, "| %d | %s | %.3f |\n", g.Forks, pct(g.Rate), g.MinP)
-		}
-	}
+	fmt.Fprintln(w)
 }

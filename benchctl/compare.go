@@ -2,7 +2,6 @@ package benchctl
 
 import (
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -84,7 +83,7 @@ func (a *app) compareCmd() *cobra.Command {
 	fl.StringVar(&o.Filter, "filter", "*", "benchproc filter of the results to compare")
 	fl.Float64Var(&o.Alpha, "alpha", 0.05, "significance level of the Mann-Whitney U test")
 	fl.Float64Var(&o.Confidence, "confidence", 0.95, "confidence level of the summaries' intervals")
-	fl.Float64Var(&o.MinChange, "min-change", 0, "in Markdown, report changes smaller than this many percent as ~")
+	fl.Float64Var(&o.MinChange, "min-change", compare.DefaultMinChange, "the margin of the verdicts, in percent: a smaller change is none, and an interval within ± it is \"same\"")
 	fl.StringVar(&o.Samples, "samples", compare.Forks, "unit of replication: fork (one sample per fork of a benchctl file, the median of its iterations) or iteration (one per result line, benchstat's numbers)")
 	fl.StringVar(&format, "format", "text", "text, csv or md")
 	fl.StringVar(&chartPath, "chart", "", "also draw the change of the second column per benchmark, with whiskers, to this .svg or .png")
@@ -93,13 +92,14 @@ func (a *app) compareCmd() *cobra.Command {
 }
 
 // checkStats refuses a significance level outside (0, 1), NaN included,
-// and a minimum change that is negative or not finite.
+// and a minimum change outside [0, 100): a change of 100 % or more is no
+// margin of sameness.
 func checkStats(alpha, minChange float64) error {
 	if !(alpha > 0 && alpha < 1) {
 		return usageError{fmt.Errorf("--alpha %g: must be between 0 and 1", alpha)}
 	}
-	if minChange < 0 || math.IsNaN(minChange) || math.IsInf(minChange, 0) {
-		return usageError{fmt.Errorf("--min-change %g: must be a finite number, 0 or more", minChange)}
+	if !(minChange >= 0 && minChange < 100) {
+		return usageError{fmt.Errorf("--min-change %g: must be a percentage from 0 up to (not including) 100", minChange)}
 	}
 	return nil
 }

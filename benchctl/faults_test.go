@@ -147,7 +147,7 @@ func TestABCountsUntrackedFilesAsDirty(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "extra.go"), []byte("package tiny\n\nvar Extra = 1\n"), 0o644)
 	out := filepath.Join(t.TempDir(), "ab")
 	code, _, stderr := abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", c[2], "--head", ".", "--forks", "1",
-		"--warmup", "0", "--measure", "2x10ms", "--min-change", "1000", "--out", out)
+		"--warmup", "0", "--measure", "2x10ms", "--min-change", "99", "--out", out)
 	txt, _ := os.ReadFile(filepath.Join(out, "ab.txt"))
 	if code != 0 || !strings.Contains(string(txt), "experiment-commit: "+c[2]+"+dirty") {
 		t.Errorf("exit %d; ab.txt does not mark the tree with an untracked file dirty:\n%s\n%s", code, stderr, txt)

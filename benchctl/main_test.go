@@ -162,7 +162,7 @@ func TestCompare(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout, "Insert/impl=skiplist") || !strings.Contains(stdout, "+1.66%") || !strings.Contains(stdout, "612.5n         +1.66%") {
 		t.Errorf("compare a b: exit %d\n%s", code, stdout)
 	}
-	for _, bad := range [][]string{{"compare"}, {"compare", "--format", "html", a}, {"compare", filepath.Join(dir, "missing.txt")}, {"compare", "--min-change", "-1", a}} {
+	for _, bad := range [][]string{{"compare"}, {"compare", "--format", "html", a}, {"compare", filepath.Join(dir, "missing.txt")}, {"compare", "--min-change", "-1", a}, {"compare", "--min-change", "100", a}} {
 		if code, _, _ := benchctl(t, bad...); code != 2 {
 			t.Errorf("benchctl %v: exit %d, want 2", bad, code)
 		}
@@ -222,13 +222,13 @@ func TestRunEndsWithThePullRequestTable(t *testing.T) {
 	pr := stdout[i:]
 	// The declared baseline is the first column, though it sorts after a;
 	// the benchmark without the axis has its own table; the samples are forks.
-	if !regexp.MustCompile(`\| Benchmark +\| +b +\| +a +\| +Change +\|`).MatchString(pr) {
+	if !regexp.MustCompile(`\| Benchmark +\| +b +\| +a +\| +Change +\| +Verdict +\| +Detectable +\|`).MatchString(pr) {
 		t.Errorf("the baseline b is not the first column:\n%s", pr)
 	}
 	if strings.Contains(pr, "no benchmark in common") {
 		t.Errorf("the floor's own table counts as a column:\n%s", pr)
 	}
-	for _, want := range []string{"of the benchmarks without /kind (not compared)", "| Noop", "samples: one per fork", "comparison(s) of 2 against 2 samples cannot be significant"} {
+	for _, want := range []string{"of the benchmarks without /kind (not compared)", "| Noop", "samples: one per fork", "2 pairs", "time comparisons changed"} {
 		if !strings.Contains(pr, want) {
 			t.Errorf("the pull-request table lacks %q:\n%s", want, pr)
 		}
@@ -242,20 +242,41 @@ func TestCalibrate(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	// 2 forks a side can never give p < 0.333: no fork-level false positive.
-	for _, want := range []string{"# A/A calibration on machine", "| BenchmarkEnum/kind=b/even=2 | 0.0 % [0.0–70.8] (0 of 3) |", "| **all** | 0.0 % [0.0–45.9] (0 of 6) |",
-		"## A known change: BenchmarkEnum/kind=b/even=2 (A) against BenchmarkEnum/kind=a/even=2 (B)", "| 2 | 0.0 % [0.0–70.8] (0 of 3) | 0.333 |"} {
+	// Side B ran kind=a where side A ran kind=b, round by round.
+	for _, want := range []string{"# Calibration on machine", "mode interleaved:",
+		"## A known change: BenchmarkEnum/kind=b/even=2 (A) against BenchmarkEnum/kind=a/even=2 (B)",
+		"| rounds | detected, paired | detected, unpaired |", "\n| 2 | ", "\n| 6 | ", "rounds for 90 % power"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("calibration lacks %q:\n%s", want, stdout)
 		}
 	}
 	js, err := os.ReadFile(filepath.Join(out, "calibration.json"))
-	if err != nil || !strings.Contains(string(js), `"Trials": 3`) {
+	if err != nil || !strings.Contains(string(js), `"Trials": 3`) || !strings.Contains(string(js), `"Mode": "interleaved"`) {
 		t.Errorf("calibration.json: %v\n%s", err, js)
 	}
 	txt, _ := os.ReadFile(filepath.Join(out, "aa.txt"))
-	if strings.Count(string(txt), "toolchain: ") < 2 || strings.Count(string(txt), "\nBenchmarkEnum/kind=b/even=2-") != 2*3*2*2 {
-		t.Errorf("aa.txt does not hold 6 forks × 2 iterations a side of kind=b:\n%s", txt)
+	if strings.Count(string(txt), "toolchain: ") < 2 || strings.Count(string(txt), "\nBenchmarkEnum/kind=b/even=2-") != 3*2*2 ||
+		strings.Count(string(txt), "\nBenchmarkEnum/kind=a/even=2-") != 3*2*2 {
+		t.Errorf("aa.txt does not hold 6 forks × 2 iterations of kind=b on A and of kind=a on B:\n%s", txt)
+	}
+	// The A/A of both cases: per benchmark, overall and the suite.
+	out = filepath.Join(t.TempDir(), "aa")
+	code, stdout, stderr = benchctl(t, "calibrate", "--suite", "clitest", "--bench", "Enum",
+		"--trials", "3", "--group", "2", "--warmup", "0", "--measure", "2x5ms", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// 2 forks a side can never give a U-test p < 0.333: no fork-level
+	// false positive.
+	for _, want := range []string{"| paired false positives | fork-level false positives |", "| BenchmarkEnum/kind=b/even=2 | ",
+		"The suite as a whole", "across its 2 rows"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("A/A calibration lacks %q:\n%s", want, stdout)
+		}
+	}
+	all := strings.Split(regexp.MustCompile(`(?m)^\| \*\*all\*\* .*$`).FindString(stdout), "|")
+	if len(all) < 4 || strings.TrimSpace(all[3]) != "0.0 % [0.0–45.9] (0 of 6)" {
+		t.Errorf("overall fork-level false positives %q, want none of 6", all)
 	}
 	for _, tc := range []struct {
 		args []string

@@ -42,12 +42,15 @@ func checkPackageFlags(cmd *cobra.Command, o engine.Options) error {
 }
 
 // testProcs is the -test.cpu of every go test benchmark: --threads, else
-// the number of --cpus, else this process's GOMAXPROCS (the test binary's
-// own default on this host).
+// the number of CPUs of a duet's side, else the number of --cpus, else this
+// process's GOMAXPROCS (the test binary's own default on this host).
 func testProcs(o engine.Options) int {
+	halves, duetErr := engine.DuetCPUs(o.CPUs)
 	switch {
 	case o.Threads > 0:
 		return o.Threads
+	case o.Duet && duetErr == nil:
+		return len(halves[0])
 	case len(o.CPUs) > 0:
 		return len(o.CPUs)
 	}

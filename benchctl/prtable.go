@@ -48,7 +48,7 @@ func prTables(w io.Writer, h report.Header, run *result.Run) error {
 	for _, k := range order {
 		names := append(slices.Clone(groups[k]), floors...)
 		ts, err := compare.BuildData("bench.txt", data.Bytes(), compare.Options{
-			Col: "/" + k.name, Baseline: k.baseline, Filter: ".name:(" + strings.Join(names, " OR ") + ")"})
+			Col: "/" + k.name, Baseline: k.baseline, MinChange: compare.DefaultMinChange, Filter: ".name:(" + strings.Join(names, " OR ") + ")"})
 		if err != nil {
 			return err
 		}

@@ -37,6 +37,7 @@ type runFlags struct {
 	cooldownTimeout, idleTimeout                   time.Duration
 	precision                                      string
 	budget                                         time.Duration
+	duet                                           bool // ab and calibrate only
 }
 
 func (a *app) runCmd() *cobra.Command {
@@ -104,7 +105,7 @@ func (a *app) addRunFlags(c *cobra.Command, f *runFlags, def engine.Options) {
 	fl.StringVar(&f.measure, "measure", def.Measure.String(), "measurement iterations: COUNTxTIME, COUNTxNops or COUNT")
 	fl.StringVar(&f.mode, "mode", "", "mode for every benchmark: avgt, thrpt, sample, ss (default: each benchmark's own)")
 	fl.IntVar(&f.threads, "threads", 0, "worker goroutines (group benchmarks round up to whole group instances, as JMH does; default: each benchmark's own)")
-	fl.BoolVar(&f.quick, "quick", false, fmt.Sprintf("quick run: %d fork, %s warmup, %s measurement (explicit flags still win)", q.Forks, q.Warmup, q.Measure))
+	fl.BoolVar(&f.quick, "quick", false, fmt.Sprintf("quick run: %d forks, %s warmup, %s measurement, and the smaller datasets benchmarks declare for it (explicit flags still win)", q.Forks, q.Warmup, q.Measure))
 	fl.Uint64Var(&f.seed, "seed", def.Seed, "seed of every generated input and of the fork order")
 	fl.DurationVar(&f.timeout, "timeout", def.Timeout, "kill a fork that reports nothing for this long beyond its iteration time")
 	fl.StringVar(&f.out, "out", "", "output directory (default results/runs/<UTC stamp>)")
@@ -239,7 +240,7 @@ func (f *runFlags) options(cmd *cobra.Command) (engine.Options, error) {
 		}
 		o.Mode = m
 	}
-	o.Threads = f.threads
+	o.Threads, o.Duet = f.threads, f.duet
 	if f.precision != "" {
 		p, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(f.precision, "%")), 64)
 		if err != nil || !(p > 0 && p < 100) {

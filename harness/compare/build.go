@@ -14,6 +14,7 @@ import (
 	"golang.org/x/perf/benchunit"
 
 	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/verdict"
 )
 
 // OneTable, as Options.Table, makes one table per unit whatever the files'
@@ -91,6 +92,10 @@ type Cell struct {
 	// number of forks they came from (0: no fork marker, or Iterations).
 	Raw   []float64
 	Forks int
+	// Keys are the fork keys of Values (see result.ForkKey), when Forks >
+	// 0: samples of two cells with the same key were measured in the same
+	// round of one run, and are compared as pairs.
+	Keys []int
 	// Between is the standard deviation of the forks' means and Within
 	// the pooled standard deviation of the iterations around their fork's
 	// mean (both NaN when they cannot be computed).
@@ -107,7 +112,8 @@ type Table struct {
 	Rows, Cols     []benchproc.Key
 	Cells          map[[2]benchproc.Key]*Cell
 
-	nameless bool // the results without the column key, split off for Markdown
+	decisions map[[2]benchproc.Key]*Decision
+	nameless  bool // the results without the column key, split off for Markdown
 }
 
 // Tables is the result of Build.
@@ -322,14 +328,32 @@ func build(files records, units func() map[benchfmt.UnitMetadataKey]*benchfmt.Un
 		}
 		out.Tables = append(out.Tables, t)
 	}
-	for _, k := range spreadOrder {
-		out.Warnings = append(out.Warnings, fmt.Sprintf("%s: the forks' means spread up to %.1f× what their iterations explain: each process's own state (memory layout, heap, scheduling) dominates this benchmark's noise; more forks narrow it, more iterations do not", k, spread[k]))
-	}
-	out.Warnings = append(out.Warnings, out.powerless()...)
+	out.Warnings = append(out.Warnings, spreadWarnings(spreadOrder, spread)...)
 	if common, cols := commonRows(out.Tables); cols > 1 && common == 0 {
 		out.Warnings = append(out.Warnings, "the columns have no benchmark in common: nothing is compared")
 	}
+	out.decide()
 	return out, nil
+}
+
+// spreadWarnings say which rows' forks spread far more than their
+// iterations explain: each by name when they are few, else at once.
+func spreadWarnings(rows []string, spread map[string]float64) []string {
+	const why = "each process's own state (memory layout, heap, scheduling) dominates the noise; more forks narrow it, more iterations do not"
+	if len(rows) <= 3 {
+		var out []string
+		for _, k := range rows {
+			out = append(out, fmt.Sprintf("%s: the forks' means spread up to %.1f× what their iterations explain: %s", k, spread[k], why))
+		}
+		return out
+	}
+	worst := rows[0]
+	for _, k := range rows {
+		if spread[k] > spread[worst] {
+			worst = k
+		}
+	}
+	return []string{fmt.Sprintf("in %d rows the forks' means spread more than %d× what their iterations explain (up to %.1f×, %s): %s", len(rows), SpreadRatio, spread[worst], worst, why)}
 }
 
 // Comparison is a column compared with the baseline column in one row.
@@ -395,17 +419,18 @@ func configText(p *benchproc.Projection, unit *benchproc.Field, k benchproc.Key)
 	return strings.Join(lines, "\n")
 }
 
-// Regression is a significant change for the worse in a time or
-// throughput unit.
+// Regression is a change for the worse in a time or throughput unit:
+// its verdict is Changed.
 type Regression struct {
 	Unit, Benchmark, Column string
 	Ratio                   float64
-	Comparison              Comparison
+	Decision                *Decision
 }
 
 // Regressions lists, for every column after the baseline, the rows whose
-// time (sec/op) or throughput (ops/s) got significantly worse by at least
-// the minimum change.
+// time (sec/op) or throughput (ops/s) changed for the worse: rejected at
+// the false-discovery rate α across the unit's rows, and by at least the
+// minimum change.
 func (ts *Tables) Regressions() []Regression {
 	var out []Regression
 	for _, t := range ts.Tables {
@@ -413,22 +438,10 @@ func (ts *Tables) Regressions() []Regression {
 			continue
 		}
 		for _, row := range t.Rows {
-			base := t.Cells[[2]benchproc.Key{row, t.Cols[0]}]
-			if base == nil {
-				continue
-			}
 			for _, col := range t.Cols[1:] {
-				c := t.Cells[[2]benchproc.Key{row, col}]
-				if c == nil {
-					continue
-				}
-				cmp := t.Compare(base, c)
-				worse := cmp.Ratio > 1
-				if t.HigherIsBetter {
-					worse = cmp.Ratio < 1
-				}
-				if worse && cmp.Significant(ts.Options.Alpha, ts.Options.MinChange) {
-					out = append(out, Regression{Unit: t.Unit, Benchmark: row.StringValues(), Column: col.StringValues(), Ratio: cmp.Ratio, Comparison: cmp})
+				d := t.Decision(row, col)
+				if d != nil && d.Verdict == verdict.Changed && d.Worse {
+					out = append(out, Regression{Unit: t.Unit, Benchmark: row.StringValues(), Column: col.StringValues(), Ratio: d.Change.Ratio, Decision: d})
 				}
 			}
 		}

@@ -112,21 +112,23 @@ func TestMarkdownTable(t *testing.T) {
 	}
 	out := md.String()
 	for _, want := range []string{
-		"| Benchmark | Master | This change | Change |",
+		"| Benchmark | Master | This change | Change | Verdict | Detectable |",
 		"| Sort-2 ", "| Concat-2 ", "| geomean ",
-		"ignoring changes under 5 %",
+		"same when the interval lies within ±5 %",
 	} {
 		if !strings.Contains(strings.Join(strings.Fields(out), " "), strings.Join(strings.Fields(want), " ")) {
 			t.Errorf("markdown lacks %q:\n%s", want, out)
 		}
 	}
 	concat := regexp.MustCompile(`Concat-2 .*`).FindString(out)
-	if !strings.Contains(concat, "-7") || !strings.Contains(concat, "–") {
-		t.Errorf("Concat row %q: want a significant -7x %% change and min–max ranges", concat)
+	if !strings.Contains(concat, "-7") || !strings.Contains(concat, "–") || !strings.Contains(concat, "**changed**") {
+		t.Errorf("Concat row %q: want a -7x %% change, changed, and min–max ranges", concat)
 	}
+	// Sort's interval, -11.5 % to +3.0 %, is neither beyond nor within the
+	// 5 % margin.
 	sortRow := regexp.MustCompile(`Sort-2 .*`).FindString(out)
-	if !strings.Contains(sortRow, "~") {
-		t.Errorf("Sort row %q: want ~ (no significant change)", sortRow)
+	if !strings.Contains(sortRow, "-4.5 % [-11.5, +3.0]") || !strings.Contains(sortRow, "unknown (p=0.212") {
+		t.Errorf("Sort row %q: want -4.5 %% [-11.5, +3.0], unknown", sortRow)
 	}
 }
 
@@ -272,7 +274,7 @@ func TestMarkdownHasNoNamelessColumn(t *testing.T) {
 	ts.Markdown(&md, []string{"Master", "This change"})
 	out := md.String()
 	head := regexp.MustCompile(`(?m)^\| Benchmark .*$`).FindAllString(out, -1)
-	if len(head) != 2 || strings.Contains(head[0], "|  |") || strings.Count(head[0], "|") != 5 || !strings.Contains(out, "without /impl (not compared)") {
+	if len(head) != 2 || strings.Contains(head[0], "|  |") || strings.Count(head[0], "|") != 7 || !strings.Contains(out, "without /impl (not compared)") {
 		t.Errorf("headers %q in:\n%s", head, out)
 	}
 	if strings.Contains(strings.Split(out, "without /impl")[0], "| Noop") {

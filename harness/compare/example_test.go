@@ -27,9 +27,11 @@ func ExampleBuild() {
 	}
 	tables.Markdown(os.Stdout, []string{"mutex", "atomic"})
 	// Output:
-	// **sec/op**, median (min–max) of each side; Change at α = 0.05
+	// **1 of 1 time comparisons changed (0 slower, 1 faster), 0 unknown; false-discovery rate 0.05 across them (Benjamini–Hochberg)**
 	//
-	// | Benchmark |                  mutex |                 atomic |                Change |
-	// |:----------|-----------------------:|-----------------------:|----------------------:|
-	// | Add       | 32.50n (30.00n–35.00n) | 12.50n (12.00n–13.00n) | -61.5 % (p=0.002 n=6) |
+	// **sec/op**, median (min–max) of each side; Change: of the geometric mean, with its 95 % interval (of pairs, where both sides' forks ran in the same rounds); Verdict: at a false-discovery rate of 0.05 over the sec/op rows; Detectable: the smallest change these samples find with 80 % power
+	//
+	// | Benchmark |                  mutex |                 atomic |                 Change | Verdict                            | Detectable |
+	// |:----------|-----------------------:|-----------------------:|-----------------------:|:-----------------------------------|-----------:|
+	// | Add       | 32.50n (30.00n–35.00n) | 12.50n (12.00n–13.00n) | -61.5 % [-64.0, -58.9] | **changed** (p<0.001 q<0.001, n=6) |     ±9.7 % |
 }

@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/aclements/go-moremath/mathx"
@@ -25,6 +26,7 @@ func (c *Cell) byFork(forks []int) {
 		return
 	}
 	c.Values, c.Forks = nil, len(groups)
+	c.Keys = slices.Compact(slices.Sorted(slices.Values(forks))) // GroupByFork's order
 	var means []float64
 	var ss float64 // squared deviations from each fork's mean
 	for _, group := range groups {

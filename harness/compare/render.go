@@ -38,7 +38,7 @@ func deltaText(base, c *Cell, cmp Comparison) string {
 
 // Text writes the tables in benchstat's layout, with benchstat's numbers.
 func (ts *Tables) Text(w io.Writer, names []string) error {
-	for _, warn := range ts.sortedWarnings() {
+	for _, warn := range append(ts.sortedWarnings(), ts.powerless()...) {
 		fmt.Fprintln(w, "warning:", warn)
 	}
 	if n := ts.SamplesNote(); n != "" {
@@ -147,7 +147,8 @@ func (ts *Tables) sortedWarnings() []string {
 // comparison with the baseline column.
 func (ts *Tables) CSV(w io.Writer, names []string) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"config", "unit", "benchmark", "column", "center", "lo", "hi", "min", "max", "n", "vs_base_ratio", "p", "significant"})
+	cw.Write([]string{"config", "unit", "benchmark", "column", "center", "lo", "hi", "min", "max", "n", "vs_base_ratio", "p", "significant",
+		"change_ratio", "change_lo", "change_hi", "paired", "change_p", "q", "verdict", "mde"})
 	for _, t := range ts.Tables {
 		cols := colNames(t, names)
 		for _, row := range t.Rows {
@@ -157,11 +158,16 @@ func (ts *Tables) CSV(w io.Writer, names []string) error {
 				if c == nil {
 					continue
 				}
-				rec := []string{t.Config, t.Unit, row.StringValues(), cols[i], g(c.Summary.Center), g(c.Summary.Lo), g(c.Summary.Hi), g(c.Min), g(c.Max), fmt.Sprint(len(c.Values)), "", "", ""}
+				rec := []string{t.Config, t.Unit, row.StringValues(), cols[i], g(c.Summary.Center), g(c.Summary.Lo), g(c.Summary.Hi), g(c.Min), g(c.Max), fmt.Sprint(len(c.Values)), "", "", "",
+					"", "", "", "", "", "", "", ""}
 				if i > 0 && base != nil {
 					cmp := t.Compare(base, c)
 					rec[10], rec[11] = g(cmp.Ratio), g(cmp.P)
 					rec[12] = fmt.Sprint(cmp.Significant(ts.Options.Alpha, ts.Options.MinChange))
+				}
+				if d := t.Decision(row, col); d != nil && d.Err == nil {
+					ch := d.Change
+					copy(rec[13:], []string{g(ch.Ratio), g(ch.Lo), g(ch.Hi), fmt.Sprint(ch.Paired), g(ch.P), g(d.Q), d.Verdict.String(), g(ch.MDE)})
 				}
 				cw.Write(rec)
 			}
@@ -173,16 +179,21 @@ func (ts *Tables) CSV(w io.Writer, names []string) error {
 
 func g(v float64) string { return fmt.Sprintf("%g", v) }
 
-// Markdown writes one table per unit in the shape of the upstream pull requests' tables:
-// Benchmark | baseline | change | Change, each side's median with its
-// min–max range, "~" when the change is not significant at α or below
-// the minimum change, and a geomean row.
+// Markdown writes one table per unit in the shape of the upstream pull
+// requests' tables, each side's median with its min–max range, and for
+// every column after the baseline the change with its interval, the
+// verdict (changed, same or unknown) and the smallest change the samples
+// could detect; a geomean row; and, first, the headline that tallies the
+// verdicts of the time comparisons.
 func (ts *Tables) Markdown(w io.Writer, names []string) error {
 	for _, warn := range ts.sortedWarnings() {
 		fmt.Fprintf(w, "> warning: %s\n\n", warn)
 	}
 	if n := ts.SamplesNote(); n != "" {
 		fmt.Fprintf(w, "> %s\n\n", n)
+	}
+	if h := ts.Headline(); h != "" {
+		fmt.Fprintf(w, "**%s**\n\n", h)
 	}
 	tables := ts.withoutNamelessColumns()
 	for ti, t := range tables {
@@ -199,11 +210,7 @@ func (ts *Tables) Markdown(w io.Writer, names []string) error {
 			}
 			continue
 		}
-		fmt.Fprintf(w, "**%s**, median (min–max) of each side; Change at α = %g", t.Unit, ts.Options.Alpha)
-		if ts.Options.MinChange > 0 {
-			fmt.Fprintf(w, ", ignoring changes under %g %%", ts.Options.MinChange)
-		}
-		fmt.Fprint(w, "\n\n")
+		fmt.Fprintf(w, "**%s**, median (min–max) of each side; %s\n\n", t.Unit, ts.legend(t))
 		if err := t.markdownRows(w, names, ts.Options); err != nil {
 			return err
 		}
@@ -221,8 +228,8 @@ func (t *Table) markdownRows(w io.Writer, names []string, o Options) error {
 		header = append(header, c)
 		align = append(align, tw.AlignRight)
 		if i > 0 {
-			header = append(header, "Change")
-			align = append(align, tw.AlignRight)
+			header = append(header, "Change", "Verdict", "Detectable")
+			align = append(align, tw.AlignRight, tw.AlignLeft, tw.AlignRight)
 		}
 	}
 	tab := tablewriter.NewTable(w,
@@ -241,7 +248,7 @@ func (t *Table) markdownRows(w io.Writer, names []string, o Options) error {
 			if c == nil {
 				rec = append(rec, "")
 				if i > 0 {
-					rec = append(rec, "")
+					rec = append(rec, "", "", "")
 				}
 				continue
 			}
@@ -250,18 +257,10 @@ func (t *Table) markdownRows(w io.Writer, names []string, o Options) error {
 				continue
 			}
 			if base == nil {
-				rec = append(rec, "")
+				rec = append(rec, "", "", "")
 				continue
 			}
-			cmp := t.Compare(base, c)
-			change := "~"
-			switch {
-			case base.Summary.Center == 0 && c.Summary.Center != 0:
-				change = "no % from a zero baseline" // a change from nothing is not a percentage
-			case cmp.Significant(o.Alpha, o.MinChange):
-				change = fmt.Sprintf("%+.1f %%", (cmp.Ratio-1)*100)
-			}
-			rec = append(rec, fmt.Sprintf("%s (%s)", change, cmp.String()))
+			rec = append(rec, decisionCells(t.Decision(row, col), base, c)...)
 		}
 		if err := tab.Append(rec); err != nil {
 			return err
@@ -276,7 +275,7 @@ func (t *Table) markdownRows(w io.Writer, names []string, o Options) error {
 				rec = append(rec, strings.TrimSpace(center+notes.mark(gc.notes)))
 				continue
 			}
-			rec = append(rec, center, strings.TrimSpace(ratio+notes.mark(gc.notes)))
+			rec = append(rec, center, strings.TrimSpace(ratio+notes.mark(gc.notes)), "", "")
 		}
 		if err := tab.Append(rec); err != nil {
 			return err

@@ -37,6 +37,9 @@ type Config struct {
 	// for (Forks being the least) and the time it could spend on them.
 	Precision float64
 	Budget    time.Duration
+	// Duet is set when the two sides of the run ran at the same time,
+	// each on half of the CPUs, the halves swapped every round.
+	Duet bool
 }
 
 // Failed reports whether any fork of any case failed.

@@ -103,11 +103,22 @@ func childRun(conn *fork.Conn, r *harness.Registry, finished *atomic.Bool) error
 	if err := json.Unmarshal(f.Payload, &p); err != nil {
 		return fmt.Errorf("decode plan: %w", err)
 	}
-	// The parent sends nothing after the plan: its end closing means it
-	// is gone, and a fork no one reads must not go on measuring.
-	conn.WatchParent(finished.Load, func() {
-		fork.EndGroup(3, "benchctl child: the parent closed the link; exiting")
-	})
+	// The parent sends nothing after the plan (and, in lockstep, the
+	// schedule): its end closing means it is gone, and a fork no one
+	// reads must not go on measuring.
+	watch := func() {
+		conn.WatchParent(finished.Load, func() {
+			fork.EndGroup(3, "benchctl child: the parent closed the link; exiting")
+		})
+	}
+	if p.Lockstep {
+		p.Await = func() (measure.Schedule, error) {
+			defer watch()
+			return awaitSchedule(conn)
+		}
+	} else {
+		watch()
+	}
 	b, ok := r.Lookup(p.Benchmark)
 	if !ok {
 		return fmt.Errorf("no benchmark %q in this binary", p.Benchmark)
@@ -125,4 +136,24 @@ func childRun(conn *fork.Conn, r *harness.Registry, finished *atomic.Bool) error
 	d, _ := json.Marshal(done{Sink: sink})
 	finished.Store(true)
 	return conn.Send(fork.Done, d)
+}
+
+// awaitSchedule tells the parent this fork is set up and reads the
+// schedule it answers with.
+func awaitSchedule(conn *fork.Conn) (measure.Schedule, error) {
+	var s measure.Schedule
+	if err := conn.Send(fork.Ready, nil); err != nil {
+		return s, fmt.Errorf("send ready: %w", err)
+	}
+	f, err := conn.Receive()
+	if err != nil {
+		return s, fmt.Errorf("receive the schedule: %w", err)
+	}
+	if f.Type != fork.Go {
+		return s, fmt.Errorf("expected a go frame, got %s", f.Type)
+	}
+	if err := json.Unmarshal(f.Payload, &s); err != nil {
+		return s, fmt.Errorf("decode the schedule: %w", err)
+	}
+	return s, nil
 }

@@ -50,6 +50,12 @@ type Options struct {
 	// or until Budget has passed since the run's start.
 	Precision float64
 	Budget    time.Duration
+	// Duet runs an A/B run's two sides at the same time, each on half of
+	// the CPUs (see RunSides).
+	Duet bool
+	// Quick plans each parameter's Quick values (a smaller dataset) where
+	// Params does not set it.
+	Quick bool
 }
 
 // Bounds of the options: beyond them a run would never end (or a
@@ -76,9 +82,9 @@ func DefaultOptions() Options {
 	}
 }
 
-// ABForks is the forks per side of an A/B comparison by default: each
-// fork is one sample of the comparison, and the test cannot reach
-// p < 0.05 with fewer than 4 a side (5 a side can reach 0.008).
+// ABForks is the rounds (forks a side) of an A/B comparison by default:
+// each round's two forks are one pair, and 5 pairs give an interval a
+// few times the spread of one pair's ratio.
 const ABForks = 5
 
 // PrecisionForks is the least forks a run with a precision target starts
@@ -93,13 +99,16 @@ func ABOptions() Options {
 	return o
 }
 
-// QuickOptions are the quick defaults: 1 fork, 1 warmup × 200 ms and
-// 3 measurement × 200 ms iterations.
+// QuickOptions are the quick defaults: 3 forks (the fewest whose rounds
+// pair into an interval that can show a large change), 1 warmup × 100 ms
+// and 3 measurement × 100 ms iterations, and the parameters' Quick
+// values.
 func QuickOptions() Options {
 	o := DefaultOptions()
-	o.Forks = 1
-	o.Warmup = result.IterSpec{Count: 1, Time: 200 * time.Millisecond}
-	o.Measure = result.IterSpec{Count: 3, Time: 200 * time.Millisecond}
+	o.Forks = 3
+	o.Warmup = result.IterSpec{Count: 1, Time: 100 * time.Millisecond}
+	o.Measure = result.IterSpec{Count: 3, Time: 100 * time.Millisecond}
+	o.Quick = true
 	return o
 }
 
@@ -199,13 +208,13 @@ func (o *Options) Plan(r *harness.Registry) ([]Case, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Cases(benches, re, o.Params)
+	return cases(benches, re, o.Params, o.Quick)
 }
 
 // Config is what the result files record of o.
 func (o *Options) Config() result.Config {
 	return result.Config{Forks: o.Forks, Warmup: o.Warmup, WarmupExplicit: o.WarmupExplicit,
-		Measure: o.Measure, Seed: o.Seed, Timeout: o.Timeout, CPUs: o.CPUs, Precision: o.Precision, Budget: o.Budget}
+		Measure: o.Measure, Seed: o.Seed, Timeout: o.Timeout, CPUs: o.CPUs, Precision: o.Precision, Budget: o.Budget, Duet: o.Duet}
 }
 
 // mode is the mode a case runs in.
@@ -243,5 +252,6 @@ func (o *Options) planFor(c Case, fork int) *measure.Plan {
 		Seed:           o.Seed,
 		Fork:           fork,
 		ProbeTolerance: tol,
+		Lockstep:       o.Duet,
 	}
 }

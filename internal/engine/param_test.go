@@ -158,3 +158,41 @@ func TestRegistrySelect(t *testing.T) {
 		t.Errorf("--bench on a parameter point: %v, %v", got, err)
 	}
 }
+
+// TestQuickValues: a quick run plans a parameter's Quick values unless
+// the run sets the parameter; other runs plan its Values.
+func TestQuickValues(t *testing.T) {
+	b := paramBench()
+	b.Params[1].Quick = []string{"100"}
+	r := &harness.Registry{}
+	r.Register(b)
+	for _, tc := range []struct {
+		quick bool
+		set   string
+		want  []string
+	}{
+		{false, "", []string{"BenchmarkParams/impl=skiplist/cachedEntries=1000", "BenchmarkParams/impl=skiplist/cachedEntries=100000",
+			"BenchmarkParams/impl=paged/cachedEntries=1000", "BenchmarkParams/impl=paged/cachedEntries=100000"}},
+		{true, "", []string{"BenchmarkParams/impl=skiplist/cachedEntries=100", "BenchmarkParams/impl=paged/cachedEntries=100"}},
+		{true, "cachedEntries=7", []string{"BenchmarkParams/impl=skiplist/cachedEntries=7", "BenchmarkParams/impl=paged/cachedEntries=7"}},
+	} {
+		o := engine.DefaultOptions()
+		if tc.quick {
+			o = engine.QuickOptions()
+		}
+		o.Suite = "x"
+		if tc.set != "" {
+			o.Params = engine.Overrides{}
+			if err := o.Params.Add(tc.set); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cases, err := o.Plan(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := names(cases); !slices.Equal(got, tc.want) {
+			t.Errorf("quick %v, -p %q: %q, want %q", tc.quick, tc.set, got, tc.want)
+		}
+	}
+}

@@ -42,7 +42,9 @@ type Runner struct {
 	// wait); what it returns is recorded with the case.
 	BeforeFork func(c Case, fork int) string
 
-	qualify bool // the cases come from several packages: see fileName
+	qualify bool      // the cases come from several packages: see fileName
+	side    string    // the side whose forks this copy runs (logs are named after it)
+	pair    *duetPair // the duet this copy's fork is one of
 }
 
 // Event reports the progress of a run.
@@ -63,6 +65,18 @@ type Event struct {
 type Side struct {
 	Name   string
 	Launch Launcher
+	// Cases, when set, are the cases this side runs in place of the run's
+	// (one for each, in the same order): a calibration's side B runs each
+	// case with a known change. Its results are named after them.
+	Cases []Case
+}
+
+// caseOf is the case side s runs for the run's case i.
+func caseOf(sides []Side, cases []Case, s, i int) Case {
+	if sides[s].Cases != nil {
+		return sides[s].Cases[i]
+	}
+	return cases[i]
 }
 
 // Run runs every case of o's plan: forks in rounds in which the cases run
@@ -91,6 +105,12 @@ func (rn *Runner) RunSides(ctx context.Context, o Options, cases []Case, sides [
 		return nil, err
 	}
 	runs := newRuns(o, cases, sides)
+	srn := make([]*Runner, len(sides))
+	launch := make([]Launcher, len(sides))
+	for s := range sides {
+		r := *rn
+		r.side, srn[s], launch[s] = sides[s].Name, &r, sides[s].Launch
+	}
 	end := func() {
 		for _, r := range runs {
 			r.End = time.Now()
@@ -128,6 +148,16 @@ func (rn *Runner) RunSides(ctx context.Context, o Options, cases []Case, sides [
 			if precise[i] {
 				continue
 			}
+			if o.Duet {
+				if err := ctx.Err(); err != nil {
+					end()
+					return runs, err
+				}
+				rn.duetFork(ctx, o, srn, launch, runs, []Case{caseOf(sides, cases, 0, i), caseOf(sides, cases, 1, i)}, i, round,
+					Event{Fork: round, Done: done, Total: total, Estimated: forkTime})
+				done += len(sides)
+				continue
+			}
 			order := rng.Perm(len(sides))
 			if len(sides) > 1 {
 				var names []string
@@ -141,18 +171,18 @@ func (rn *Runner) RunSides(ctx context.Context, o Options, cases []Case, sides [
 					end()
 					return runs, err
 				}
-				cr, c := runs[s].Cases[i], cases[i]
+				cr, c := runs[s].Cases[i], caseOf(sides, cases, s, i)
 				forkNo := round
 				if runs[s].InProcess {
 					forkNo = 0
 				}
 				ev := Event{Case: c, Fork: forkNo, Done: done, Total: total, Estimated: forkTime, Side: sides[s].Name}
-				rn.oneFork(ctx, o, sides[s], cr, ev)
+				srn[s].oneFork(ctx, o, sides[s], cr, ev)
 				done++
 			}
 		}
 	}
-	if err := rn.profiles(ctx, o, cases, sides, runs, &done, total, forkTime); err != nil {
+	if err := rn.profiles(ctx, o, cases, sides, srn, runs, &done, total, forkTime); err != nil {
 		end()
 		return runs, err
 	}
@@ -167,7 +197,8 @@ func newRuns(o Options, cases []Case, sides []Side) []*result.Run {
 	runs := make([]*result.Run, len(sides))
 	for s := range sides {
 		runs[s] = &result.Run{Config: o.Config(), InProcess: o.Forks == 0, Start: time.Now(), Side: sides[s].Name}
-		for _, c := range cases {
+		for i := range cases {
+			c := caseOf(sides, cases, s, i)
 			runs[s].Cases = append(runs[s].Cases, &result.CaseResult{Case: c.Result(), Mode: o.mode(c), Threads: o.Threads})
 		}
 	}
@@ -184,7 +215,12 @@ func (rn *Runner) oneFork(ctx context.Context, o Options, side Side, cr *result.
 			cr.Notes = append(cr.Notes, fmt.Sprintf("fork %d: %s", ev.Fork, note))
 		}
 	}
-	ferr := side.Launch.fork(ctx, rn, o, ev.Case, ev.Fork, cr)
+	rn.ended(cr, ev, side.Launch.fork(ctx, rn, o, ev.Case, ev.Fork, cr))
+}
+
+// ended records the failure of the fork of ev, if any, in cr and tells
+// Progress it ended.
+func (rn *Runner) ended(cr *result.CaseResult, ev Event, ferr *result.ForkError) {
 	ev.Done, ev.End = ev.Done+1, true
 	if ferr != nil {
 		ferr.Benchmark, ferr.Fork = cr.Case.Name(), ev.Fork
@@ -206,11 +242,23 @@ func (rn *Runner) check(o Options, cases []Case, sides []Side) error {
 	if len(sides) > 1 && o.Forks == 0 {
 		return errors.New("an A/B run needs forks")
 	}
+	if o.Duet {
+		if err := rn.checkDuet(o, sides); err != nil {
+			return err
+		}
+	}
 	for _, s := range sides {
 		if s.Launch == nil {
 			return fmt.Errorf("side %q has no launcher", s.Name)
 		}
-		if err := s.Launch.check(o, cases); err != nil {
+		if s.Cases != nil && len(s.Cases) != len(cases) {
+			return fmt.Errorf("side %q has %d cases of its own for the run's %d", s.Name, len(s.Cases), len(cases))
+		}
+		sc := cases
+		if s.Cases != nil {
+			sc = s.Cases
+		}
+		if err := s.Launch.check(o, sc); err != nil {
 			return err
 		}
 	}
@@ -227,16 +275,16 @@ func (rn *Runner) check(o Options, cases []Case, sides []Side) error {
 // profiles runs the profiling forks of o.Profiles after the measured
 // ones, one per kind, side and case; done counts the forks run of total.
 // It stops at ctx's end and returns its error.
-func (rn *Runner) profiles(ctx context.Context, o Options, cases []Case, sides []Side, runs []*result.Run, done *int, total int, forkTime time.Duration) error {
+func (rn *Runner) profiles(ctx context.Context, o Options, cases []Case, sides []Side, srn []*Runner, runs []*result.Run, done *int, total int, forkTime time.Duration) error {
 	for _, k := range o.Profiles {
 		for s := range sides {
 			for i, cr := range runs[s].Cases {
-				c := cases[i]
+				c := caseOf(sides, cases, s, i)
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 				rn.progress(Event{Case: c, Fork: 1, Done: *done, Total: total, Estimated: forkTime, Profile: k, Side: sides[s].Name})
-				pr, note := sides[s].Launch.profile(ctx, rn, o, k, c, cr, sides[s].Name)
+				pr, note := sides[s].Launch.profile(ctx, srn[s], o, k, c, cr, sides[s].Name)
 				if note != "" {
 					runs[s].ProfileNotes = append(runs[s].ProfileNotes, note)
 					*done += len(runs[s].Cases)
@@ -387,6 +435,24 @@ type forkResult struct {
 	startup    time.Duration // exec to hello
 	ready      time.Duration // exec to the first iteration's start
 	sink       uint64
+	unsynced   bool // asked for lockstep, it ran without (a child of an older version)
+}
+
+// start answers a fork's ready frame with its schedule: its duet's, once
+// the other fork is ready too, else one of its own.
+func (rn *Runner) start(ctx context.Context, proc *fork.Process) error {
+	sched := measure.Schedule{StartUnixNano: time.Now().UnixNano()}
+	if rn.pair != nil {
+		var err error
+		if sched, _, err = rn.pair.arrive(ctx); err != nil {
+			return err
+		}
+	}
+	payload, err := json.Marshal(sched)
+	if err != nil {
+		return err
+	}
+	return proc.Send(fork.Go, payload)
 }
 
 // command is the program a fork runs: the executable itself, or a wrapper
@@ -423,6 +489,9 @@ func (rn *Runner) fork(ctx context.Context, exe string, p *measure.Plan, timeout
 	}
 	if res.ready > 0 {
 		cr.Ready = append(cr.Ready, res.ready)
+	}
+	if res.unsynced {
+		cr.Notes = append(cr.Notes, fmt.Sprintf("fork %d did not keep the duet's schedule (its program predates lockstep): it ran at the same time as its pair, its iterations unaligned", p.Fork))
 	}
 	return fe
 }
@@ -469,6 +538,9 @@ func safeElem(e string) string {
 func (rn *Runner) logFile(c result.Case, suffix string) *cappedLog {
 	if rn.LogDir == "" {
 		return nil
+	}
+	if rn.side != "" {
+		suffix = rn.side + "." + suffix // both sides of an A/B run have a fork 1
 	}
 	name := strings.Join(rn.fileName(c), "_") + "." + suffix + ".log"
 	if err := os.MkdirAll(rn.LogDir, 0o755); err != nil {
@@ -551,21 +623,38 @@ func (rn *Runner) forkOnce(ctx context.Context, cmd command, p *measure.Plan, ti
 	if err := proc.Send(fork.Plan, payload); err != nil {
 		return res, fail("send plan", err)
 	}
-	return rn.reports(proc, p, res, timeout+max(p.Warmup.Time, p.Measure.Time), fail)
+	return rn.reports(ctx, proc, p, res, timeout+max(p.Warmup.Time, p.Measure.Time), fail)
 }
 
 // reports reads a fork's reports after its plan: iterations, each the
 // next its plan asks for, until done or an error; fail words a failure of
 // the link. The iterations it got are returned even when it fails.
-func (rn *Runner) reports(proc *fork.Process, p *measure.Plan, res forkResult, wait time.Duration,
+func (rn *Runner) reports(ctx context.Context, proc *fork.Process, p *measure.Plan, res forkResult, wait time.Duration,
 	fail func(string, error) *result.ForkError) (forkResult, *result.ForkError) {
+	ready := false
 	for {
 		f, err := proc.Next(wait)
 		if err != nil {
 			return res, fail("running", err)
 		}
 		switch f.Type {
+		case fork.Ready:
+			if !p.Lockstep || ready || len(res.iterations) > 0 {
+				return res, fail("running", errors.New("a ready frame the plan did not ask for"))
+			}
+			ready = true
+			if err := rn.start(ctx, proc); err != nil {
+				return res, fail("starting in lockstep", err)
+			}
 		case fork.Iteration:
+			if p.Lockstep && !ready && !res.unsynced {
+				// A child that predates lockstep: it runs at the same
+				// time as its pair, unscheduled; the pair waits no more.
+				res.unsynced = true
+				if rn.pair != nil {
+					rn.pair.leave()
+				}
+			}
 			var it result.Iteration
 			if err := json.Unmarshal(f.Payload, &it); err != nil {
 				return res, fail("decode iteration", err)

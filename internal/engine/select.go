@@ -124,6 +124,12 @@ func matches(b *harness.Benchmark, re *regexp.Regexp) bool {
 // benchmark itself. Every override must name a parameter of at least one
 // selected benchmark.
 func Cases(benches []*harness.Benchmark, re *regexp.Regexp, o Overrides) ([]Case, error) {
+	return cases(benches, re, o, false)
+}
+
+// cases is Cases; quick uses each parameter's Quick values where o does
+// not set it.
+func cases(benches []*harness.Benchmark, re *regexp.Regexp, o Overrides, quick bool) ([]Case, error) {
 	known := map[string]bool{}
 	for _, b := range benches {
 		for _, p := range b.Params {
@@ -145,7 +151,11 @@ func Cases(benches []*harness.Benchmark, re *regexp.Regexp, o Overrides) ([]Case
 	}
 	var out []Case
 	for _, b := range benches {
-		points, err := Expand(b, o)
+		ov := o
+		if quick {
+			ov = quickOverrides(b, o)
+		}
+		points, err := Expand(b, ov)
 		if err != nil {
 			return nil, &OptionError{Option: "Params", Err: err}
 		}
@@ -215,3 +225,18 @@ func (e *OptionError) Error() string {
 }
 
 func (e *OptionError) Unwrap() error { return e.Err }
+
+// quickOverrides are o with the Quick values of b's parameters that o
+// does not set.
+func quickOverrides(b *harness.Benchmark, o Overrides) Overrides {
+	out := Overrides{}
+	for k, v := range o {
+		out[k] = v
+	}
+	for _, p := range b.Params {
+		if _, set := o[p.Name]; !set && len(p.Quick) > 0 {
+			out[p.Name] = p.Quick
+		}
+	}
+	return out
+}

@@ -23,6 +23,11 @@ const (
 	Iteration Type = 3 // child → parent: one iteration's result
 	Done      Type = 4 // child → parent: the trial ended cleanly
 	Error     Type = 5 // child → parent: the trial failed (payload: JSON failure)
+	// Ready and Go hold a duet in lockstep: a child whose plan asks for
+	// it sends Ready when its setup is done and waits for Go,
+	// which carries the schedule both sides' iterations keep.
+	Ready Type = 6 // child → parent: set up, waiting to start
+	Go    Type = 7 // parent → child: when to start (payload: JSON schedule)
 )
 
 func (t Type) String() string {
@@ -37,11 +42,15 @@ func (t Type) String() string {
 		return "done"
 	case Error:
 		return "error"
+	case Ready:
+		return "ready"
+	case Go:
+		return "go"
 	}
 	return fmt.Sprintf("type(%d)", byte(t))
 }
 
-func (t Type) valid() bool { return t >= Hello && t <= Error }
+func (t Type) valid() bool { return t >= Hello && t <= Go }
 
 // Frame is one protocol message.
 //

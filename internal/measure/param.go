@@ -63,6 +63,11 @@ type Param struct {
 	// value of the axis with it. It must be a valid value; at most one
 	// parameter of a benchmark has one.
 	Baseline string
+	// Quick, when set, are the values a quick run uses instead of Values
+	// (unless the run sets the parameter): a smaller dataset of the same
+	// shape, for a benchmark whose full one would take most of a quick
+	// run's time.
+	Quick []string
 }
 
 func (p Param) allowed() []string {

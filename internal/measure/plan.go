@@ -29,6 +29,12 @@ type Plan struct {
 	// it covers the measurement iterations and is written to ProfilePath.
 	Profile     profile.Kind `json:"profile,omitempty"`
 	ProfilePath string       `json:"profilePath,omitempty"`
+	// Lockstep asks the fork to keep a Schedule that Await returns: the
+	// fork of a duet. Await, set by the child, tells the parent the trial
+	// is set up and waits for the schedule; Run calls it once, after
+	// setup and before the first iteration.
+	Lockstep bool                     `json:"lockstep,omitempty"`
+	Await    func() (Schedule, error) `json:"-"`
 }
 
 // PhaseError is a failure of the benchmark's own code, with the lifecycle

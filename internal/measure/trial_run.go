@@ -91,6 +91,18 @@ func Run(b *Benchmark, p *Plan, emit func(*result.Iteration) error) (sink uint64
 	if p.Mode == result.SampleTime {
 		tr.timerNs = timerCost()
 	}
+	var sched *Schedule
+	if p.Lockstep {
+		if p.Await == nil {
+			return 0, fmt.Errorf("%s: the plan asks for lockstep and nothing waits for the schedule", b.ID())
+		}
+		s, err := p.Await()
+		if err != nil {
+			return 0, err
+		}
+		sched = &s
+	}
+	j := 0 // iterations so far, warmups included
 	for _, phase := range []struct {
 		spec result.IterSpec
 		warm bool
@@ -102,7 +114,12 @@ func Run(b *Benchmark, p *Plan, emit func(*result.Iteration) error) (sink uint64
 			}
 		}
 		for i := 0; i < phase.spec.Count; i++ {
-			it, err := tr.iteration(phase.spec)
+			var at time.Time
+			if sched != nil {
+				at = sched.At(p, j)
+			}
+			j++
+			it, err := tr.iteration(phase.spec, at)
 			if err != nil {
 				if session != nil {
 					_ = session.Stop(p.ProfilePath)
@@ -202,10 +219,10 @@ func (tr *trialRun) teardown() error {
 	return errors.Join(errs...)
 }
 
-// iteration runs one iteration: iteration setups, a GC, the frequency
-// probe and memory statistics around the workers' run, then the iteration
-// teardowns.
-func (tr *trialRun) iteration(spec result.IterSpec) (*result.Iteration, error) {
+// iteration runs one iteration: iteration setups, a GC, the wait for
+// at (when not zero), the frequency probe and memory statistics around
+// the workers' run, then the iteration teardowns.
+func (tr *trialRun) iteration(spec result.IterSpec, at time.Time) (*result.Iteration, error) {
 	t := tr.t
 	err := safely("iteration setup", func() error {
 		if err := runAll(t.iterSetup, false); err != nil {
@@ -230,6 +247,7 @@ func (tr *trialRun) iteration(spec result.IterSpec) (*result.Iteration, error) {
 	ir := prepareWorkers(tr.workers, tr.plan.Mode, spec)
 	ir.perf = tr.perf
 	runtime.GC()
+	waitUntil(at) // the schedule of a duet: both sides start here together
 	probeBefore := hostcheck.Probe()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)

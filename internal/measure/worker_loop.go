@@ -50,6 +50,11 @@ type iterSync struct {
 	stop      atomic.Bool
 	abort     atomic.Bool
 	gate      atomic.Bool // counted iterations: every worker may start
+	// stopAt is the nanotime at which a timed window ends: each worker
+	// checks it after every batch as well as stop, so the window ends on
+	// time even when the control goroutine, sharing one P with a busy
+	// worker (GOMAXPROCS=1, a duet's side), wakes up late.
+	stopAt atomic.Int64
 }
 
 // invocationFailure carries a hook error out of a worker loop.
@@ -133,6 +138,7 @@ func (ir *iterRun) run() ([]workerResult, error) {
 	if ir.counted {
 		s.gate.Store(true)
 	} else {
+		s.stopAt.Store(nanotime() + int64(ir.spec.Time))
 		s.measuring.Store(true)
 		deadline := time.Now().Add(ir.spec.Time)
 		for !s.abort.Load() {
@@ -192,12 +198,13 @@ func (w *Worker) runTimed(s *iterSync, r *workerResult) {
 	c0 := w.counterValues()
 	w.enterWindow()
 	var ops, ns int64
+	stopAt := s.stopAt.Load()
 	switch {
 	case w.sharp:
 		for {
 			ns += w.invokeTimed(true)
 			ops++
-			if s.stop.Load() {
+			if s.stop.Load() || nanotime() >= stopAt {
 				break
 			}
 		}
@@ -211,7 +218,7 @@ func (w *Worker) runTimed(s *iterSync, r *workerResult) {
 			h.record(now - prev)
 			prev = now
 			ops++
-			if s.stop.Load() {
+			if s.stop.Load() || now >= stopAt {
 				break
 			}
 		}
@@ -227,7 +234,7 @@ func (w *Worker) runTimed(s *iterSync, r *workerResult) {
 				body()
 			}
 			ops += quads * 4
-			if s.stop.Load() {
+			if s.stop.Load() || nanotime() >= stopAt {
 				break
 			}
 		}

@@ -1,0 +1,200 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"golang.org/x/perf/benchproc"
+
+	"github.com/ledgerbench/ledgerbench/internal/verdict"
+)
+
+// Power is the power at which a comparison's smallest detectable change
+// (Decision.Change.MDE) is computed.
+const Power = 0.8
+
+// DefaultMinChange is the margin, in percent, of the commands' verdicts:
+// a change smaller than 1 % is not a change, and a comparison whose whole
+// interval lies inside ±1 % is "same".
+const DefaultMinChange = 1.0
+
+// Decision is what the comparison of one cell with its row's baseline
+// found.
+type Decision struct {
+	// Change is the change with its interval; Err says why there is none
+	// (a value that is not positive: no ratio exists).
+	Change verdict.Change
+	Err    error
+	// Q is the p-value adjusted by the Benjamini–Hochberg procedure over
+	// every comparison of the same unit in the Tables, and Rejected
+	// whether it is at most α: the rows' false-discovery rate is α.
+	Q        float64
+	Rejected bool
+	Verdict  verdict.Verdict
+	// Worse is whether the change is for the worse (slower, more bytes),
+	// by the unit's direction.
+	Worse bool
+}
+
+// Decision returns the decision of cell (row, col) of t, nil for the
+// baseline column or a cell without a baseline.
+func (t *Table) Decision(row, col benchproc.Key) *Decision {
+	return t.decisions[[2]benchproc.Key{row, col}]
+}
+
+// change compares cell c with the baseline cell b: paired when at least
+// two of their forks come from the same round of one run (the same fork
+// key: an interleaved or duet A/B, or the cases of one run), by those
+// pairs; unpaired otherwise.
+func (ts *Tables) change(b, c *Cell) (verdict.Change, error) {
+	alpha := ts.Options.Alpha
+	a, x := pairs(b, c)
+	if constant(b.Values) && constant(c.Values) && b.Values[0] == c.Values[0] {
+		// Zero allocations on both sides, say: exactly the same.
+		n := min(len(b.Values), len(c.Values))
+		if len(a) >= 2 {
+			n = len(a)
+		}
+		return verdict.Change{Paired: len(a) >= 2, N: n, Ratio: 1, Lo: 1, Hi: 1, P: 1}, nil
+	}
+	if len(a) >= 2 {
+		return verdict.Paired(a, x, alpha, Power)
+	}
+	return verdict.Unpaired(b.Values, c.Values, alpha, Power)
+}
+
+// pairs returns the samples of b and c that share a fork key, in key
+// order.
+func pairs(b, c *Cell) (x, y []float64) {
+	if len(b.Keys) == 0 || len(c.Keys) == 0 {
+		return nil, nil
+	}
+	at := make(map[int]float64, len(c.Keys))
+	for i, k := range c.Keys {
+		at[k] = c.Values[i]
+	}
+	for i, k := range b.Keys {
+		if v, ok := at[k]; ok {
+			x, y = append(x, b.Values[i]), append(y, v)
+		}
+	}
+	return x, y
+}
+
+// constant reports whether xs holds at least two values, all equal: an
+// exact measurement (a count), not one sample that happens to be.
+func constant(xs []float64) bool {
+	return len(xs) >= 2 && !slices.ContainsFunc(xs, func(x float64) bool { return x != xs[0] })
+}
+
+// decide compares every cell with its row's baseline and decides it: the
+// p-values of each unit's comparisons, across all its tables, go through
+// the Benjamini–Hochberg procedure at α, so a suite's rows hold their
+// false-discovery rate, and the verdicts use the margin of
+// Options.MinChange.
+func (ts *Tables) decide() {
+	type at struct {
+		t   *Table
+		key [2]benchproc.Key
+	}
+	byUnit := map[string][]at{}
+	var units []string
+	for _, t := range ts.Tables {
+		t.decisions = map[[2]benchproc.Key]*Decision{}
+		for _, row := range t.Rows {
+			base := t.cell(row, t.Cols[0])
+			if base == nil {
+				continue
+			}
+			for _, col := range t.Cols[1:] {
+				c := t.cell(row, col)
+				if c == nil || col.StringValues() == "" {
+					continue
+				}
+				d := &Decision{}
+				d.Change, d.Err = ts.change(base, c)
+				d.Worse = d.Change.Ratio > 1
+				if t.HigherIsBetter {
+					d.Worse = d.Change.Ratio < 1
+				}
+				key := [2]benchproc.Key{row, col}
+				t.decisions[key] = d
+				if _, ok := byUnit[t.Unit]; !ok {
+					units = append(units, t.Unit)
+				}
+				byUnit[t.Unit] = append(byUnit[t.Unit], at{t, key})
+			}
+		}
+	}
+	margin := ts.Options.MinChange / 100
+	for _, u := range units {
+		cells := byUnit[u]
+		ps := make([]float64, len(cells))
+		for i, a := range cells {
+			ps[i] = math.NaN()
+			if d := a.t.decisions[a.key]; d.Err == nil {
+				ps[i] = d.Change.P
+			}
+		}
+		q, rejected := verdict.BH(ps, ts.Options.Alpha)
+		for i, a := range cells {
+			d := a.t.decisions[a.key]
+			d.Q, d.Rejected = q[i], rejected[i]
+			if d.Err == nil {
+				d.Verdict = d.Change.Verdict(margin, d.Rejected)
+			}
+		}
+	}
+}
+
+// Tally counts the verdicts of the time and throughput comparisons.
+type Tally struct {
+	Rows                          int
+	Slower, Faster, Same, Unknown int
+	Undecidable                   int // no ratio (a value that is not positive)
+}
+
+// Tally counts the decisions of every sec/op and ops/s table.
+func (ts *Tables) Tally() Tally {
+	var n Tally
+	for _, t := range ts.Tables {
+		if t.Unit != "sec/op" && t.Unit != "ops/s" {
+			continue
+		}
+		for _, d := range t.decisions {
+			n.Rows++
+			switch {
+			case d.Err != nil:
+				n.Undecidable++
+			case d.Verdict == verdict.Changed && d.Worse:
+				n.Slower++
+			case d.Verdict == verdict.Changed:
+				n.Faster++
+			case d.Verdict == verdict.Same:
+				n.Same++
+			default:
+				n.Unknown++
+			}
+		}
+	}
+	return n
+}
+
+// Headline is the tally as one sentence: what changed, what did not,
+// what is still unknown, at which false-discovery rate.
+func (ts *Tables) Headline() string {
+	n := ts.Tally()
+	if n.Rows == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("%d of %d time comparisons changed (%d slower, %d faster)", n.Slower+n.Faster, n.Rows, n.Slower, n.Faster)
+	if ts.Options.MinChange > 0 {
+		s += fmt.Sprintf(", %d the same within ±%g %%", n.Same, ts.Options.MinChange)
+	}
+	s += fmt.Sprintf(", %d unknown", n.Unknown)
+	if n.Undecidable > 0 {
+		s += fmt.Sprintf(", %d without a ratio", n.Undecidable)
+	}
+	return s + fmt.Sprintf("; false-discovery rate %g across them (Benjamini–Hochberg)", ts.Options.Alpha)
+}

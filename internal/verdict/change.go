@@ -1,0 +1,147 @@
+package verdict
+
+import (
+	"errors"
+	"math"
+
+	"github.com/aclements/go-moremath/stats"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// ErrNotPositive is returned for samples with a value that is zero,
+// negative or not finite: their logarithms, and so their ratio, do not
+// exist.
+var ErrNotPositive = errors.New("a value is not a positive number: no ratio")
+
+// ErrNoSamples is returned when a side has no sample.
+var ErrNoSamples = errors.New("no samples")
+
+// Change is the change of the experiment against the baseline: the ratio
+// of their geometric means (of the pairs' ratios, when paired), its
+// interval, the two-sided p-value of no change, and the smallest change
+// the test could have found.
+type Change struct {
+	Paired bool
+	// N is the number of pairs, or of the smaller side's samples.
+	N int
+	// Ratio is the estimated experiment/baseline ratio (1.02: 2 % more);
+	// Lo and Hi bound it at the confidence 1-α the comparison was made
+	// at. With fewer than two samples a side they are 0 and +Inf.
+	Ratio, Lo, Hi float64
+	// P is the p-value of the hypothesis that nothing changed.
+	P float64
+	// MDE is the smallest relative change (0.03: 3 %) the test detects at
+	// α with the power asked for, at the spread these samples show: the
+	// change a run of this size could have seen. +Inf with fewer than
+	// two samples a side; 0 when the samples do not vary at all.
+	MDE float64
+	// Spread is the standard deviation of the log ratios (paired) or the
+	// standard error of the difference of the log means times √N
+	// (unpaired): the noise of one sample of the comparison.
+	Spread float64
+}
+
+// Pct is the change in percent.
+func (c Change) Pct() float64 { return (c.Ratio - 1) * 100 }
+
+// Paired compares b with a sample by sample: a[i] and b[i] were measured
+// together (one round). The test is a one-sample t-test of the log
+// ratios; the interval is at confidence 1-alpha and the MDE at the given
+// power.
+func Paired(a, b []float64, alpha, power float64) (Change, error) {
+	if len(a) != len(b) {
+		return Change{}, errors.New("paired samples of different lengths")
+	}
+	if len(a) == 0 {
+		return Change{}, ErrNoSamples
+	}
+	d := make([]float64, len(a))
+	for i := range a {
+		la, lb, err := logs(a[i], b[i])
+		if err != nil {
+			return Change{}, err
+		}
+		d[i] = lb - la
+	}
+	s := stats.Sample{Xs: d}
+	n := len(d)
+	c := Change{Paired: true, N: n, Ratio: math.Exp(s.Mean())}
+	if n < 2 {
+		c.Lo, c.Hi, c.P, c.MDE, c.Spread = 0, math.Inf(1), 1, math.Inf(1), math.NaN()
+		return c, nil
+	}
+	sd := s.StdDev()
+	c.Spread = sd
+	c.finish(s.Mean(), sd/math.Sqrt(float64(n)), float64(n-1), alpha, power)
+	return c, nil
+}
+
+// Unpaired compares independent samples a and b with Welch's t-test of
+// their logarithms; the interval is at confidence 1-alpha and the MDE at
+// the given power.
+func Unpaired(a, b []float64, alpha, power float64) (Change, error) {
+	if len(a) == 0 || len(b) == 0 {
+		return Change{}, ErrNoSamples
+	}
+	la, err := logAll(a)
+	if err != nil {
+		return Change{}, err
+	}
+	lb, err := logAll(b)
+	if err != nil {
+		return Change{}, err
+	}
+	sa, sb := stats.Sample{Xs: la}, stats.Sample{Xs: lb}
+	diff := sb.Mean() - sa.Mean()
+	c := Change{N: min(len(a), len(b)), Ratio: math.Exp(diff)}
+	if len(a) < 2 || len(b) < 2 {
+		c.Lo, c.Hi, c.P, c.MDE, c.Spread = 0, math.Inf(1), 1, math.Inf(1), math.NaN()
+		return c, nil
+	}
+	va, vb := sa.Variance()/float64(len(a)), sb.Variance()/float64(len(b))
+	se := math.Sqrt(va + vb)
+	c.Spread = se * math.Sqrt(float64(c.N))
+	// Welch–Satterthwaite degrees of freedom.
+	df := (va + vb) * (va + vb) / (va*va/float64(len(a)-1) + vb*vb/float64(len(b)-1))
+	c.finish(diff, se, df, alpha, power)
+	return c, nil
+}
+
+// finish sets the interval, p-value and MDE of a log difference mean
+// with standard error se and df degrees of freedom. A standard error of
+// zero is an exact comparison: the interval is the point, and the
+// p-value 0 or 1.
+func (c *Change) finish(mean, se, df, alpha, power float64) {
+	if se == 0 {
+		c.Lo, c.Hi, c.MDE, c.P = c.Ratio, c.Ratio, 0, 1
+		if mean != 0 {
+			c.P = 0
+		}
+		return
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
+	q := t.Quantile(1 - alpha/2)
+	c.Lo, c.Hi = math.Exp(mean-q*se), math.Exp(mean+q*se)
+	c.P = math.Min(1, 2*t.Survival(math.Abs(mean)/se))
+	c.MDE = math.Exp((q+t.Quantile(power))*se) - 1
+}
+
+func logs(a, b float64) (float64, float64, error) {
+	if !positive(a) || !positive(b) {
+		return 0, 0, ErrNotPositive
+	}
+	return math.Log(a), math.Log(b), nil
+}
+
+func logAll(xs []float64) ([]float64, error) {
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		if !positive(x) {
+			return nil, ErrNotPositive
+		}
+		out[i] = math.Log(x)
+	}
+	return out, nil
+}
+
+func positive(x float64) bool { return x > 0 && !math.IsInf(x, 1) }

@@ -1,0 +1,31 @@
+// Package verdict decides what a comparison of two sides found: the
+// change of the experiment against the baseline as a ratio with its
+// confidence interval, a three-way verdict (changed, same within a
+// margin, unknown), the smallest change the samples could have detected,
+// and false-discovery-rate control across the rows of a suite.
+//
+// The statistics work on the logarithms of the samples, so a change is a
+// ratio and its interval is symmetric in log space (Kalibera and Jones,
+// ISMM 2013, report changes so). [Paired] compares samples taken in pairs
+// (the baseline's and the experiment's fork of one round of an
+// interleaved or duet A/B): the pair's log ratio cancels what the round's
+// host did to both, and the test is Student's one-sample t-test of the log
+// ratios. [Unpaired] compares independent samples with Welch's t-test of
+// the log values. Both give the interval of the same t distribution as
+// their p-value, so "significant" and "the interval excludes no change"
+// agree.
+//
+// [Change.Verdict] is Chromium Pinpoint's three-valued answer with an
+// equivalence margin: Changed when the test rejects no change and the
+// estimate is at least the margin away from it, Same when the whole
+// interval lies inside ±margin (two one-sided tests), Unknown otherwise:
+// more samples would decide it. [Change.MDE] is the smallest change the
+// same test finds with the given power at the observed spread, and
+// [Pairs] how many samples a wanted detectable change needs. [BH] is the
+// Benjamini–Hochberg step-up procedure: across many rows it keeps the
+// expected share of false findings among the findings at α, and so, when
+// nothing changed at all, the chance of any finding at α.
+//
+// Samples must be positive (times, rates, sizes); a comparison of values
+// that are not reports ErrNotPositive.
+package verdict
