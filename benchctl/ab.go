@@ -5,19 +5,24 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
+	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
 )
 
 // abFlags are the flags of `ab` beyond the run flags.
 type abFlags struct {
-	base, head, cmd     string
-	allowDirty, confirm bool
-	minChange, alpha    float64
+	base, head, cmd             string
+	allowDirty, confirm, anyway bool
+	minChange, alpha            float64
+	detect                      string
 }
 
 func (a *app) abCmd() *cobra.Command {
@@ -74,6 +79,9 @@ on a failed fork or on a revision that does not build.`,
 			if err := checkStats(ab.alpha, ab.minChange); err != nil {
 				return err
 			}
+			if err := ab.adaptive(cmd, &o, &f); err != nil {
+				return err
+			}
 			return a.doAB(cmd, o, cases, &f, &ab, args)
 		},
 	}
@@ -86,6 +94,8 @@ on a failed fork or on a revision that does not build.`,
 	fl.StringVar(&ab.cmd, "cmd", "", "the benchmark program's main package (default: the one this binary was built from)")
 	fl.BoolVar(&ab.allowDirty, "allow-dirty", false, "with --head HEAD, measure HEAD even though the working tree has uncommitted changes")
 	fl.BoolVar(&f.duet, "duet", false, "run each round's two forks at the same time, each pinned to half of the CPUs (swapped every round), so the host's noise hits both and each round's pair cancels it")
+	fl.StringVar(&ab.detect, "detect", "", "plan for this smallest detectable change (2%): after the first --forks rounds, refuse (exit 2) when a case needs more rounds than --budget leaves, else add rounds to each case until it can detect it")
+	fl.BoolVar(&ab.anyway, "anyway", false, "with --detect, measure within --budget even when the plan says it cannot be reached")
 	fl.BoolVar(&ab.confirm, "confirm", false, "confirm a regression with a second A/B run before failing")
 	fl.Float64Var(&ab.minChange, "min-change", compare.DefaultMinChange, "the margin of the verdicts, in percent: a smaller change is none, and an interval within ± it is \"same\"")
 	fl.Float64Var(&ab.alpha, "alpha", 0.05, "significance level")
@@ -268,6 +278,7 @@ func (a *app) compareSides(ctx context.Context, s *session, o engine.Options, se
 		return err // the table is shown; ab.txt could not be written
 	}
 	a.printABDetails(s, o, set.notes, filepath.Join(out, "ab.txt"))
+	a.reportAdaptive(o, r.runs)
 	regs := ts.Regressions()
 	failed := r.failed
 	if len(regs) > 0 && ab.confirm {
@@ -288,6 +299,53 @@ func (a *app) compareSides(ctx context.Context, s *session, o engine.Options, se
 		return failedError{fmt.Sprintf("%d significant regression(s) beyond --min-change %g %%", len(regs), ab.minChange)}
 	}
 	return nil
+}
+
+// adaptive binds --detect, --anyway and --budget into o: --detect plans
+// rounds for a detectable change; --budget alone adds rounds to each case
+// until its interval is within ±half the margin (narrow enough to decide
+// it), as --precision would.
+func (ab *abFlags) adaptive(cmd *cobra.Command, o *engine.Options, f *runFlags) error {
+	set := cmd.Flags().Changed
+	if ab.detect != "" {
+		d, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(ab.detect, "%")), 64)
+		if err != nil || !(d > 0 && d < 100) {
+			return usageError{fmt.Errorf("--detect %q: want a percentage above 0 and below 100, such as 2%%", ab.detect)}
+		}
+		o.Detect, o.Budget = d/100, f.budget
+	} else if ab.anyway {
+		return usageError{errors.New("--anyway goes with --detect")}
+	}
+	if set("budget") && o.Precision == 0 && o.Detect == 0 {
+		if ab.minChange == 0 {
+			return usageError{errors.New("--budget adds rounds until each case's interval is within ±half of --min-change: give --min-change, --precision or --detect")}
+		}
+		o.Precision, o.Budget = ab.minChange/200, f.budget
+	}
+	o.Anyway = ab.anyway
+	if (o.Detect > 0 || o.Precision > 0) && o.Forks < engine.PrecisionForks {
+		return usageError{fmt.Errorf("--forks %d: adding rounds starts from at least %d", o.Forks, engine.PrecisionForks)}
+	}
+	return nil
+}
+
+// reportAdaptive says, after an A/B run that added rounds, how many
+// cases reached what was asked.
+func (a *app) reportAdaptive(o engine.Options, runs []*result.Run) {
+	if len(runs) != 2 || (o.Detect == 0 && o.Precision == 0) {
+		return
+	}
+	asked := fmt.Sprintf("an interval within ±%g %%", 100*o.Precision)
+	if o.Detect > 0 {
+		asked = fmt.Sprintf("a detectable change of %g %%", 100*o.Detect)
+	}
+	reached := 0
+	for i := range runs[0].Cases {
+		if engine.Precise(o, runs, i) {
+			reached++
+		}
+	}
+	a.say("%d of %d cases reached %s in %s (budget %s)", reached, len(runs[0].Cases), asked, runs[0].End.Sub(runs[0].Start).Round(time.Second), o.Budget)
 }
 
 // printABDetails prints the notes and the host under the table.

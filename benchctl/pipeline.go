@@ -145,7 +145,11 @@ func (a *app) measure(ctx context.Context, s *session, m *measurement) (*measure
 	}
 	r.path = path
 	a.written = append(a.written, path)
-	if runErr != nil {
+	var planErr *engine.PlanError
+	switch {
+	case errors.As(runErr, &planErr):
+		r.interrupted = usageError{fmt.Errorf("%w (the first rounds' results are in %s; --anyway measures within the budget regardless)", runErr, path)}
+	case runErr != nil:
 		r.interrupted = failedError{fmt.Sprintf("run interrupted: %v (results so far are in %s)", runErr, path)}
 	}
 	return r, nil

@@ -50,6 +50,13 @@ type Options struct {
 	// or until Budget has passed since the run's start.
 	Precision float64
 	Budget    time.Duration
+	// Detect, when above 0, keeps adding rounds to each case of an A/B
+	// run until its comparison could detect a change of Detect (0.02:
+	// 2 %) with 80 % power at 5 %, or Budget is spent. After the first
+	// Forks rounds it plans: a case whose pairs' spread needs more rounds
+	// than Budget leaves ends the run with a *PlanError, unless Anyway.
+	Detect float64
+	Anyway bool
 	// Duet runs an A/B run's two sides at the same time, each on half of
 	// the CPUs (see RunSides).
 	Duet bool
@@ -169,7 +176,10 @@ func (o *Options) Validate() error {
 	if o.Precision < 0 || o.Precision >= 1 || math.IsNaN(o.Precision) {
 		bad("Precision", o.Precision, "must be above 0 and below 100 %%")
 	}
-	if o.Precision > 0 {
+	if o.Detect < 0 || o.Detect >= 1 || math.IsNaN(o.Detect) {
+		bad("Detect", o.Detect, "must be above 0 and below 100 %%")
+	}
+	if o.Precision > 0 || o.Detect > 0 {
 		if o.Forks < 2 {
 			bad("Forks", o.Forks, "a precision needs at least 2 forks to start from (each fork is one sample)")
 		}

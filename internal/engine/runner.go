@@ -128,7 +128,15 @@ func (rn *Runner) RunSides(ctx context.Context, o Options, cases []Case, sides [
 	precise := make([]bool, len(cases)) // or failed: no more forks
 	for round := 1; ; round++ {
 		if round > rounds {
-			if o.Precision == 0 || round > MaxForks || time.Since(start) >= o.Budget {
+			if round == rounds+1 {
+				// Planned before the budget is looked at: a budget the
+				// first rounds spent is one the plan cannot keep.
+				if err := plan(o, cases, runs, rounds, time.Since(start)); err != nil {
+					end()
+					return runs, err
+				}
+			}
+			if (o.Precision == 0 && o.Detect == 0) || round > MaxForks || time.Since(start) >= o.Budget {
 				break
 			}
 			open := 0
