@@ -14,6 +14,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/profile"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
 )
 
@@ -69,8 +70,7 @@ on a failed fork or on a revision that does not build.`,
 			if err != nil {
 				return err
 			}
-			if err := forksWithoutProfiles(o, "ab needs forks: --forks 0 cannot run two binaries",
-				"--prof is not supported by ab: profile each revision with run --prof"); err != nil {
+			if err := abProfiles(o); err != nil {
 				return err
 			}
 			if ab.base == "" {
@@ -86,7 +86,7 @@ on a failed fork or on a revision that does not build.`,
 		},
 	}
 	a.addRunFlags(c, &f, engine.ABOptions())
-	_ = c.Flags().MarkHidden("prof") // refused by ab: profile with run --prof
+	c.Flags().Lookup("prof").Usage = "instructions: count each case's instructions per op under callgrind (one fork a side, after the rounds) and set their change beside the time's"
 	a.addServerFlags(c)
 	fl := c.Flags()
 	fl.StringVar(&ab.base, "base", "", "the baseline revision")
@@ -252,7 +252,7 @@ func (a *app) compareSides(ctx context.Context, s *session, o engine.Options, se
 		path := filepath.Join(out, file)
 		var ts *compare.Tables
 		r, err := a.measure(ctx, s, &measurement{o: o, cases: set.cases, sides: set.sides, revs: set.revs, notes: set.notes,
-			dir: root, logDir: filepath.Join(out, "logs"), out: resultsFile{path, replaceFile},
+			dir: root, logDir: filepath.Join(out, "logs"), profileDir: filepath.Join(out, "profiles"), out: resultsFile{path, replaceFile},
 			before: func(r *measured) error {
 				t, err := compare.BuildData(path, r.data, compare.Options{Col: "toolchain", MinChange: ab.minChange, Alpha: ab.alpha})
 				if err != nil {
@@ -297,6 +297,21 @@ func (a *app) compareSides(ctx context.Context, s *session, o engine.Options, se
 	}
 	if len(regs) > 0 {
 		return failedError{fmt.Sprintf("%d significant regression(s) beyond --min-change %g %%", len(regs), ab.minChange)}
+	}
+	return nil
+}
+
+// abProfiles refuses what ab cannot run: no forks, or a profiler other
+// than instructions (whose counts the table puts beside the time; the
+// other profiles are for run --prof, one revision at a time).
+func abProfiles(o engine.Options) error {
+	if o.Forks == 0 {
+		return usageError{errors.New("ab needs forks: --forks 0 cannot run two binaries")}
+	}
+	for _, k := range o.Profiles {
+		if k != profile.Instructions {
+			return usageError{fmt.Errorf("--prof %s is not supported by ab: ab counts instructions (--prof instructions) to set beside the time; profile each revision with run --prof", k)}
+		}
 	}
 	return nil
 }

@@ -231,6 +231,31 @@ func TestABDetectPlans(t *testing.T) {
 	}
 }
 
+// TestABCorroboratesWithInstructions: with --prof instructions, the 4×
+// slower head's time change is set beside its instructions' and
+// allocations' changes, and confirmed by the instructions.
+func TestABCorroboratesWithInstructions(t *testing.T) {
+	needGit(t)
+	if _, err := exec.LookPath("valgrind"); err != nil {
+		t.Skip("valgrind is not installed")
+	}
+	dir, c := tinyRepo(t)
+	out := filepath.Join(t.TempDir(), "ab")
+	code, stdout, stderr := abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[2], "--prof", "instructions",
+		"--forks", "3", "--warmup", "1x20ms", "--measure", "2x20ms", "--out", out)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 with the regression\n%s\n%s", code, stdout, stderr)
+	}
+	row := regexp.MustCompile(`(?m)^\| TinyWork-[0-9]+ .*\*\*changed\*\*.*$`).FindString(stdout)
+	if !strings.Contains(stdout, "| Moved with it") || !regexp.MustCompile(`instructions \+[0-9.]+ %, allocs [-+][0-9.]+ %: confirmed`).MatchString(row) {
+		t.Errorf("the time row %q does not set the instructions' change beside it:\n%s", row, stdout)
+	}
+	txt, _ := os.ReadFile(filepath.Join(out, "ab.txt"))
+	if strings.Count(string(txt), " instructions/op") < 2 {
+		t.Errorf("ab.txt lacks both sides' instructions/op:\n%s", txt)
+	}
+}
+
 // TestABOverlaysABaseThatPredatesTheProgram: the base commit has the code
 // but no benchmark program, no benchmark package and no requirement on
 // the harness; ab measures it with the head's declarations overlaid and
@@ -274,7 +299,7 @@ func TestABBadInput(t *testing.T) {
 		{dir, []string{"ab", "--base", c[0], "--bench", "TinyWork"}, "cannot tell which main package"},
 		{dir, []string{"ab", "--base", c[0], "--cmd", "./bench", "--bench", "TinyWork"}, "--cmd ./bench is package bench, not a main package"},
 		{dir, []string{"ab", "--base", c[0], "--cmd", "./nosuch", "--bench", "TinyWork"}, "--cmd ./nosuch: not a package of this module"},
-		{dir, []string{"ab", "--base", c[0], "--prof", "cpu", "--bench", "TinyWork"}, "--prof is not supported by ab"},
+		{dir, []string{"ab", "--base", c[0], "--prof", "cpu", "--bench", "TinyWork"}, "--prof cpu is not supported by ab: ab counts instructions"},
 		{dir, []string{"ab", "--base", c[0], "--alpha", "0", "--bench", "TinyWork"}, "--alpha 0: must be between 0 and 1"},
 		{dir, []string{"ab", "--base", c[0], "--min-change", "100", "--bench", "TinyWork"}, "--min-change 100: must be a percentage from 0 up to"},
 		{dir, []string{"ab", "--base", c[0], "--min-change", "-1", "--bench", "TinyWork"}, "--min-change -1: must be a percentage"},
@@ -371,11 +396,14 @@ func TestNightlyAgainstAnAnchorBeforeTheBenchmarks(t *testing.T) {
 // git runs git in dir, as the commands under test do.
 func git(dir string, args ...string) (string, error) { return revision.Git(dir, args...) }
 
-// TestHelpListsOnlyWhatTheCommandTakes: ab, nightly and calibrate refuse
-// --prof, so their help does not offer it, and ab's help gives its own
-// fork default.
+// TestHelpListsOnlyWhatTheCommandTakes: nightly and calibrate refuse
+// --prof, so their help does not offer it; ab offers only instructions;
+// and ab's help gives its own fork default.
 func TestHelpListsOnlyWhatTheCommandTakes(t *testing.T) {
-	for _, cmd := range []string{"ab", "nightly", "calibrate"} {
+	if _, stdout, _ := benchctl(t, "ab", "--help"); !regexp.MustCompile(`--prof string +instructions: count each case's instructions`).MatchString(stdout) {
+		t.Errorf("ab --help does not say its --prof counts instructions:\n%s", stdout)
+	}
+	for _, cmd := range []string{"nightly", "calibrate"} {
 		_, stdout, _ := benchctl(t, cmd, "--help")
 		if strings.Contains(stdout, "--prof") {
 			t.Errorf("%s --help offers --prof, which %s refuses", cmd, cmd)

@@ -112,8 +112,9 @@ type Table struct {
 	Rows, Cols     []benchproc.Key
 	Cells          map[[2]benchproc.Key]*Cell
 
-	decisions map[[2]benchproc.Key]*Decision
-	nameless  bool // the results without the column key, split off for Markdown
+	decisions      map[[2]benchproc.Key]*Decision
+	corroborations map[[2]benchproc.Key]*Corroboration
+	nameless       bool // the results without the column key, split off for Markdown
 }
 
 // Tables is the result of Build.
@@ -333,6 +334,7 @@ func build(files records, units func() map[benchfmt.UnitMetadataKey]*benchfmt.Un
 		out.Warnings = append(out.Warnings, "the columns have no benchmark in common: nothing is compared")
 	}
 	out.decide()
+	out.corroborate()
 	return out, nil
 }
 

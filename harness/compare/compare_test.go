@@ -323,3 +323,50 @@ func TestSampleWarningsSaidOnce(t *testing.T) {
 		t.Errorf("%d sample-size warnings:\n%s", n, text.String())
 	}
 }
+
+// TestCorroboration: a time change whose instructions and allocations
+// stayed put is "time only"; one whose instructions moved with it is
+// confirmed; the instructions, an exact count, are compared as such.
+func TestCorroboration(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("Unit instructions/op assume=exact\n")
+	for i := range 6 {
+		jitter := float64(i%3) - 1
+		// Steady: 10 % slower, same instructions, same allocations.
+		fmt.Fprintf(&b, "BenchmarkSteady/impl=old 1 %g ns/op 4 allocs/op\nBenchmarkSteady/impl=new 1 %g ns/op 4 allocs/op\n", 100+jitter, 110+jitter)
+		// Work: 10 % slower with 10 % more instructions.
+		fmt.Fprintf(&b, "BenchmarkWork/impl=old 1 %g ns/op 4 allocs/op\nBenchmarkWork/impl=new 1 %g ns/op 4 allocs/op\n", 200+jitter, 220+jitter)
+	}
+	b.WriteString("BenchmarkSteady/impl=old 1 1000 instructions/op\nBenchmarkSteady/impl=new 1 1000 instructions/op\n")
+	b.WriteString("BenchmarkWork/impl=old 1 2000 instructions/op\nBenchmarkWork/impl=new 1 2200 instructions/op\n")
+	p := filepath.Join(t.TempDir(), "bench.txt")
+	os.WriteFile(p, []byte(b.String()), 0o644)
+	ts, err := Build([]string{p}, Options{Col: "/impl", Baseline: "old", MinChange: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var md bytes.Buffer
+	ts.Markdown(&md, nil)
+	out := md.String()
+	steady := regexp.MustCompile(`(?m)^\| Steady .*$`).FindString(out)
+	work := regexp.MustCompile(`(?m)^\| Work .*$`).FindString(out)
+	if !strings.Contains(steady, "**changed**") || !strings.Contains(steady, "instructions +0.00 %, allocs +0.00 %: **time only**") {
+		t.Errorf("steady row %q: want a change that is time only\n%s", steady, out)
+	}
+	if !strings.Contains(work, "instructions +10.0 %, allocs +0.00 %: confirmed") {
+		t.Errorf("work row %q: want a change the instructions confirm\n%s", work, out)
+	}
+	var instr *Table
+	for _, tb := range ts.Tables {
+		if tb.Unit == "instructions/op" {
+			instr = tb
+		}
+	}
+	if instr == nil {
+		t.Fatal("no instructions/op table")
+	}
+	d := instr.Decision(instr.Rows[1], instr.Cols[1])
+	if d == nil || d.Change.Lo != d.Change.Hi || d.Verdict.String() != "changed" {
+		t.Errorf("an exact count's change: %+v", d)
+	}
+}

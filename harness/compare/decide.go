@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchproc"
 
 	"github.com/ledgerbench/ledgerbench/internal/verdict"
@@ -64,6 +65,24 @@ func (ts *Tables) change(b, c *Cell) (verdict.Change, error) {
 	return verdict.Unpaired(b.Values, c.Values, alpha, Power)
 }
 
+// exactChange compares the centers of cells of an exact unit (a count
+// such as callgrind's instructions/op): the change is what it is, with
+// no interval around it.
+func exactChange(b, c *Cell) (verdict.Change, error) {
+	x, y := b.Summary.Center, c.Summary.Center
+	if !(x > 0 && y > 0) {
+		if x == y {
+			return verdict.Change{N: 1, Ratio: 1, Lo: 1, Hi: 1, P: 1}, nil
+		}
+		return verdict.Change{}, verdict.ErrNotPositive
+	}
+	ch := verdict.Change{N: 1, Ratio: y / x, Lo: y / x, Hi: y / x, P: 1}
+	if x != y {
+		ch.P = 0
+	}
+	return ch, nil
+}
+
 // pairs returns the samples of b and c that share a fork key, in key
 // order.
 func pairs(b, c *Cell) (x, y []float64) {
@@ -113,7 +132,11 @@ func (ts *Tables) decide() {
 					continue
 				}
 				d := &Decision{}
-				d.Change, d.Err = ts.change(base, c)
+				if t.Assumption == benchmath.AssumeExact {
+					d.Change, d.Err = exactChange(base, c)
+				} else {
+					d.Change, d.Err = ts.change(base, c)
+				}
 				d.Worse = d.Change.Ratio > 1
 				if t.HigherIsBetter {
 					d.Worse = d.Change.Ratio < 1

@@ -230,6 +230,10 @@ func (t *Table) markdownRows(w io.Writer, names []string, o Options) error {
 		if i > 0 {
 			header = append(header, "Change", "Verdict", "Detectable")
 			align = append(align, tw.AlignRight, tw.AlignLeft, tw.AlignRight)
+			if len(t.corroborations) > 0 {
+				header = append(header, "Moved with it")
+				align = append(align, tw.AlignLeft)
+			}
 		}
 	}
 	tab := tablewriter.NewTable(w,
@@ -239,6 +243,10 @@ func (t *Table) markdownRows(w io.Writer, names []string, o Options) error {
 		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
 	)
 	tab.Header(header)
+	empty := make([]string, 3) // the Change, Verdict and Detectable (and Moved with it) cells of a column
+	if len(t.corroborations) > 0 {
+		empty = make([]string, 4)
+	}
 	for _, row := range t.Rows {
 		sc := t.scaler(row)
 		base := t.cell(row, t.Cols[0])
@@ -248,7 +256,7 @@ func (t *Table) markdownRows(w io.Writer, names []string, o Options) error {
 			if c == nil {
 				rec = append(rec, "")
 				if i > 0 {
-					rec = append(rec, "", "", "")
+					rec = append(rec, empty...)
 				}
 				continue
 			}
@@ -257,10 +265,13 @@ func (t *Table) markdownRows(w io.Writer, names []string, o Options) error {
 				continue
 			}
 			if base == nil {
-				rec = append(rec, "", "", "")
+				rec = append(rec, empty...)
 				continue
 			}
 			rec = append(rec, decisionCells(t.Decision(row, col), base, c)...)
+			if len(t.corroborations) > 0 {
+				rec = append(rec, t.Corroboration(row, col).text())
+			}
 		}
 		if err := tab.Append(rec); err != nil {
 			return err
@@ -275,7 +286,7 @@ func (t *Table) markdownRows(w io.Writer, names []string, o Options) error {
 				rec = append(rec, strings.TrimSpace(center+notes.mark(gc.notes)))
 				continue
 			}
-			rec = append(rec, center, strings.TrimSpace(ratio+notes.mark(gc.notes)), "", "")
+			rec = append(append(rec, center, strings.TrimSpace(ratio+notes.mark(gc.notes))), empty[1:]...)
 		}
 		if err := tab.Append(rec); err != nil {
 			return err

@@ -110,8 +110,6 @@ func (rn *Runner) checkDuet(o Options, sides []Side) error {
 		return fmt.Errorf("a duet runs two sides at once, not %d", len(sides))
 	case o.Forks == 0:
 		return errors.New("a duet runs forks: Forks 0 runs in this process")
-	case len(o.Profiles) > 0:
-		return errors.New("a duet does not profile: profile each side with its own run")
 	}
 	_, err := DuetCPUs(rn.CPUs)
 	return err

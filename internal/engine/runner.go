@@ -332,6 +332,7 @@ func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, c 
 		return pr, ""
 	}
 	p := o.planFor(c, 1)
+	p.Lockstep = false // a profiling fork runs alone, after the rounds
 	cmd := command{exe, rn.Args, rn.Env}
 	switch {
 	case k == profile.Perf:
