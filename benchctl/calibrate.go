@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -23,7 +24,7 @@ import (
 type calFlags struct {
 	trials, group int
 	alpha         float64
-	pair          string
+	pair, from    string
 }
 
 func (a *app) calibrateCmd() *cobra.Command {
@@ -53,6 +54,9 @@ DIR/calibration.json hold the figures, and DIR/aa.txt the raw results.`,
   %[1]s calibrate --bench Work --pair extra=0,5 --trials 100`, a.name),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cf.from != "" {
+				return a.calibrateFrom(&f, &cf)
+			}
 			o, cases, err := a.plan(cmd, &f)
 			if err != nil {
 				return err
@@ -89,6 +93,7 @@ DIR/calibration.json hold the figures, and DIR/aa.txt the raw results.`,
 	fl.Float64Var(&cf.alpha, "alpha", 0.05, "significance level")
 	fl.StringVar(&cf.pair, "pair", "", "PARAM=BASE,CHANGED: side B runs PARAM=CHANGED where side A runs PARAM=BASE; measure how often the change is detected")
 	fl.BoolVar(&f.duet, "duet", false, "run both sides of each round at the same time, each on half of the CPUs, as ab --duet does")
+	fl.StringVar(&cf.from, "from", "", "report again on the raw results (aa.txt) of an earlier calibrate run, measuring nothing; --pair (any value) reports it as a known change")
 	return c
 }
 
@@ -205,10 +210,52 @@ func (a *app) doCalibrate(cmd *cobra.Command, o engine.Options, cases []engine.C
 		a.say("no calibration report: the run was interrupted; the forks that ran are in %s", r.path)
 		return r.interrupted
 	}
-	if err := a.writeCalibration(o, cf, pair, s, r.header, r.runs, out); err != nil {
+	rep := newCalReport(r.header, cf, o.Warmup.String(), o.Measure.String(), modeName(o), r.runs[0].End.Sub(r.runs[0].Start).Seconds()/float64(o.Forks))
+	if err := a.writeCalibration(rep, cf, pair != nil, s.check.Note(), r.runs, out); err != nil {
 		return err
 	}
 	return r.outcome(nil, out)
+}
+
+// calibrateFrom reports again on an earlier run's raw results, into the
+// directory that holds them.
+func (a *app) calibrateFrom(f *runFlags, cf *calFlags) error {
+	runs, h, roundSeconds, err := readCalibration(cf.from)
+	if err != nil {
+		return usageError{fmt.Errorf("--from: %w", err)}
+	}
+	data, _ := os.ReadFile(cf.from)
+	warmup, measure, mode := "?", "?", "interleaved"
+	if m := regexp.MustCompile(`warmup=(\S+) measure=(\S+)`).FindSubmatch(data); m != nil {
+		warmup, measure = string(m[1]), string(m[2])
+	}
+	if bytes.Contains(data, []byte("\n# benchctl: duet: ")) {
+		mode = "duet"
+	}
+	rounds := 0
+	for _, cr := range runs[0].Cases {
+		rounds = max(rounds, len(cr.ForkScores()))
+	}
+	if cf.group < 2 || rounds/cf.group == 0 {
+		return usageError{fmt.Errorf("--group %d: %s holds %d rounds", cf.group, cf.from, rounds)}
+	}
+	cf.trials = rounds / cf.group
+	rep := newCalReport(h, cf, warmup, measure, mode, roundSeconds)
+	out := f.out
+	if out == "" {
+		out = filepath.Dir(cf.from)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return failedError{err.Error()}
+	}
+	return a.writeCalibration(rep, cf, cf.pair != "", "as recorded in "+cf.from, runs, out)
+}
+
+// newCalReport is the report's heading: the machine, the plan and the
+// machine time of a round.
+func newCalReport(h report.Header, cf *calFlags, warmup, measure, mode string, roundSeconds float64) calReport {
+	return calReport{MachineID: h.MachineID, EnvID: h.EnvID, HostPinned: h.HostPinned, Alpha: cf.alpha,
+		Trials: cf.trials, Group: cf.group, Warmup: warmup, Measure: measure, Mode: mode, RoundSeconds: roundSeconds}
 }
 
 func modeName(o engine.Options) string {
@@ -238,17 +285,14 @@ func (p *calPair) split(cases []engine.Case) (base, changed []engine.Case) {
 // writeCalibration computes the A/A rates (or, with --pair, the
 // detection rates) of the two sides' forks and writes calibration.md and
 // calibration.json.
-func (a *app) writeCalibration(o engine.Options, cf *calFlags, pair *calPair, s *session, h report.Header, runs []*result.Run, out string) error {
-	rep := calReport{MachineID: h.MachineID, EnvID: h.EnvID, HostPinned: h.HostPinned, Alpha: cf.alpha,
-		Trials: cf.trials, Group: cf.group, Warmup: o.Warmup.String(), Measure: o.Measure.String(), Mode: modeName(o),
-		RoundSeconds: runs[0].End.Sub(runs[0].Start).Seconds() / float64(o.Forks)}
-	if pair != nil {
-		rep.Pair = pairResults(o, cf, runs, rep.RoundSeconds)
+func (a *app) writeCalibration(rep calReport, cf *calFlags, pair bool, hostNote string, runs []*result.Run, out string) error {
+	if pair {
+		rep.Pair = pairResults(cf, runs, rep.RoundSeconds)
 	} else {
 		rep.aa(cf, runs)
 	}
 	var md bytes.Buffer
-	writeCalibrationMD(&md, a.name+" "+strings.Join(a.args, " "), s.check.Note(), rep)
+	writeCalibrationMD(&md, a.name+" "+strings.Join(a.args, " "), hostNote, rep)
 	a.stdout.Write(md.Bytes())
 	js, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
@@ -297,7 +341,7 @@ var calRoundCounts = []int{2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 40}
 
 // pairResults are how often --pair's change is detected at 2 to 40
 // rounds a comparison, in the direction all rounds together find it.
-func pairResults(o engine.Options, cf *calFlags, runs []*result.Run, roundSeconds float64) []calPairResult {
+func pairResults(cf *calFlags, runs []*result.Run, roundSeconds float64) []calPairResult {
 	var out []calPairResult
 	for i, cr := range runs[0].Cases {
 		other := runs[1].Cases[i]
@@ -312,7 +356,7 @@ func pairResults(o engine.Options, cf *calFlags, runs []*result.Run, roundSecond
 			}
 		}
 		for _, g := range calRoundCounts {
-			if o.Forks/g == 0 {
+			if min(len(x), len(y))/g == 0 {
 				break
 			}
 			pr.ByRounds = append(pr.ByRounds, calRounds{calibrate.PairedRounds(x, y, g, cf.alpha, dir), float64(g) * roundSeconds})

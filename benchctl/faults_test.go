@@ -173,7 +173,7 @@ func TestUsageErrorsFoundEarly(t *testing.T) {
 	}{
 		{run("--timeout", "9223372036854775807ns"), "--timeout 2562047h47m16.854775807s: must be positive and at most 24h0m0s"},
 		{run("--measure", "1x9223372036854775807ns"), "an iteration lasts at most 1h0m0s"},
-		{run("--forks", "100000"), "--forks 100000: at most 1000 forks per case"},
+		{run("--forks", "100000"), "--forks 100000: at most 10000 forks per case"},
 		{run("--threads", "1000000"), "--threads 1000000: at most 16384 goroutines"},
 		{run("--measure", "1000000000x1ms"), "at most 100000 iterations"},
 		{run("--lock", ""), "--lock is empty"},

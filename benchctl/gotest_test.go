@@ -2,6 +2,7 @@ package benchctl
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,8 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ledgerbench/ledgerbench/internal/gotest"
 	"golang.org/x/perf/benchfmt"
+
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/gotest"
 )
 
 // gobench is the fixture module of ordinary testing.B benchmarks.
@@ -325,6 +328,20 @@ func TestABOfGoTestBenchmarks(t *testing.T) {
 		if counts[k] != 8 {
 			t.Errorf("%s: %d results, want 8 (4 forks × 2): %v", k, counts[k], counts)
 		}
+	}
+	// As a duet: both test binaries of a round at once, each on its half
+	// of the CPUs with -test.cpu the half's size.
+	halves, err := engine.DuetCPUs(nil)
+	if err != nil {
+		return
+	}
+	out = filepath.Join(t.TempDir(), "duet")
+	code, stdout, stderr = abApp(t, dir, "ab", "--base", c[0], "--head", c[1], "./work", "--duet", "--forks", "3", "--warmup", "1x20ms", "--measure", "2x30ms", "--out", out)
+	if code != 1 || !strings.Contains(stdout, "mode: duet (--duet)") {
+		t.Fatalf("duet: exit %d, want 1 for the 4× slower Work, in a duet\n%s\n%s", code, stdout, stderr)
+	}
+	if !regexp.MustCompile(fmt.Sprintf(`\| Work-%d .*\*\*changed\*\* \(p[=<][0-9.]+ q[=<][0-9.]+, 3 pairs\)`, len(halves[0]))).MatchString(stdout) {
+		t.Errorf("duet: no Work row at -test.cpu %d changed by 3 pairs:\n%s", len(halves[0]), stdout)
 	}
 }
 

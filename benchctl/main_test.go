@@ -274,16 +274,29 @@ func TestCalibrate(t *testing.T) {
 			t.Errorf("A/A calibration lacks %q:\n%s", want, stdout)
 		}
 	}
-	all := strings.Split(regexp.MustCompile(`(?m)^\| \*\*all\*\* .*$`).FindString(stdout), "|")
+	allRow := regexp.MustCompile(`(?m)^\| \*\*all\*\* .*$`).FindString(stdout)
+	all := strings.Split(allRow, "|")
 	if len(all) < 4 || strings.TrimSpace(all[3]) != "0.0 % [0.0–45.9] (0 of 6)" {
 		t.Errorf("overall fork-level false positives %q, want none of 6", all)
+	}
+	// Reported again from its raw results, the same figures.
+	again := filepath.Join(t.TempDir(), "again")
+	code, stdout, stderr = benchctl(t, "calibrate", "--from", filepath.Join(out, "aa.txt"), "--group", "2", "--out", again)
+	if code != 0 || !strings.Contains(stdout, allRow) || !strings.Contains(stdout, "mode interleaved") {
+		t.Errorf("calibrate --from: exit %d, want the row %q\n%s\n%s", code, allRow, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(again, "calibration.json")); err != nil {
+		t.Error(err)
+	}
+	if code, _, stderr := benchctl(t, "calibrate", "--from", filepath.Join(again, "calibration.json"), "--out", again); code != 2 || !strings.Contains(stderr, "--from:") {
+		t.Errorf("calibrate --from a JSON file: exit %d, %q; want 2", code, stderr)
 	}
 	for _, tc := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{"--trials", "0"}, "want at least 1 comparison of at least 2 forks a side"},
-		{[]string{"--trials", "600", "--group", "2"}, "at most 1000"},
+		{[]string{"--trials", "6000", "--group", "2"}, "at most 10000"},
 		{[]string{"--pair", "kind=b"}, "want PARAM=BASE,CHANGED"},
 		{[]string{"--pair", "kind=b,z"}, "the selected cases lack kind=b or kind=z"},
 		{[]string{"--forks", "3"}, "--forks and --precision do not apply to calibrate"},

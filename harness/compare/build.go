@@ -152,6 +152,10 @@ func Build(paths []string, o Options) (*Tables, error) {
 // whole.
 const MaxFileSize = 1 << 30
 
+// CheckResultsFile refuses what no reader of results files should open:
+// see resultsFile.
+func CheckResultsFile(p string) error { return resultsFile(p) }
+
 // resultsFile refuses what Build cannot read as a results file: a FIFO,
 // which would block for ever, a device such as /dev/zero, which never
 // ends, or a file over MaxFileSize. A path that does not exist is left to

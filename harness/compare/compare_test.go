@@ -124,11 +124,11 @@ func TestMarkdownTable(t *testing.T) {
 	if !strings.Contains(concat, "-7") || !strings.Contains(concat, "–") || !strings.Contains(concat, "**changed**") {
 		t.Errorf("Concat row %q: want a -7x %% change, changed, and min–max ranges", concat)
 	}
-	// Sort's interval, -11.5 % to +3.0 %, is neither beyond nor within the
+	// Sort's interval, -12.0 % to +2.1 %, is neither beyond nor within the
 	// 5 % margin.
 	sortRow := regexp.MustCompile(`Sort-2 .*`).FindString(out)
-	if !strings.Contains(sortRow, "-4.5 % [-11.5, +3.0]") || !strings.Contains(sortRow, "unknown (p=0.212") {
-		t.Errorf("Sort row %q: want -4.5 %% [-11.5, +3.0], unknown", sortRow)
+	if !strings.Contains(sortRow, "-4.6 % [-12.0, +2.1]") || !strings.Contains(sortRow, "unknown (p=0.234") {
+		t.Errorf("Sort row %q: want -4.6 %% [-12.0, +2.1], unknown", sortRow)
 	}
 }
 

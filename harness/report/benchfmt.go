@@ -54,6 +54,9 @@ func WriteSides(out io.Writer, sides []Side) error {
 	if o.Precision > 0 {
 		comment("precision=±%g%% budget=%s: forks added, beyond the %d above, to each case until the 95%% interval of its forks' mean was within it", 100*o.Precision, o.Budget, o.Forks)
 	}
+	if !run.End.IsZero() && run.End.After(run.Start) {
+		comment("the run took %.1f s", run.End.Sub(run.Start).Seconds())
+	}
 	if o.Duet {
 		comment("duet: each round ran a case's forks of both sides at the same time, each pinned to half of the CPUs (swapped every round), their iterations on one schedule; the order below names each side's CPUs")
 	}

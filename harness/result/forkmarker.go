@@ -31,6 +31,9 @@ const (
 // Two processes never share one, however their files are combined.
 func ForkKey(file, run, fork int) int { return file*fileSpan + run*forkSpan + fork }
 
+// ForkOf is the fork number (1-based) of a fork key.
+func ForkOf(key int) int { return key % forkSpan }
+
 // ForkMarkers maps the 1-based line number of each result line of a
 // Go benchmark-format file to the fork it came from, as a [ForkKey] of
 // file 0: the fork of the marker on the next line, or, for a result line

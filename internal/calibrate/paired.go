@@ -72,8 +72,9 @@ func found(c verdict.Change, alpha float64, dir int) bool {
 	return c.P < alpha && (dir == 0 || (dir > 0) == (c.Ratio > 1))
 }
 
-// PairSpread is the standard deviation of the log ratios of the rounds'
-// fork medians: the noise of one pair.
+// PairSpread is the robust standard deviation (1.4826 MAD) of the log
+// ratios of the rounds' fork medians: the noise of one pair, as the
+// verdicts' detectable change and ab's plan use it.
 func PairSpread(a, b Forks) float64 {
 	ma, mb := medians(a), medians(b)
 	var d []float64
@@ -82,7 +83,7 @@ func PairSpread(a, b Forks) float64 {
 			d = append(d, math.Log(mb[i]/ma[i]))
 		}
 	}
-	return stats.StdDev(d)
+	return verdict.RobustSD(d)
 }
 
 // Suite counts, over comparisons of rounds rounds of every case of an

@@ -68,7 +68,7 @@ type Options struct {
 // Bounds of the options: beyond them a run would never end (or a
 // duration would overflow when added to another), so they are refused.
 const (
-	MaxForks         = 1000
+	MaxForks         = 10_000
 	MaxIterations    = 100_000
 	MaxIterationTime = time.Hour
 	MaxThreads       = 1 << 14

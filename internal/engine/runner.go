@@ -104,100 +104,132 @@ func (rn *Runner) RunSides(ctx context.Context, o Options, cases []Case, sides [
 	if err := rn.check(o, cases, sides); err != nil {
 		return nil, err
 	}
-	runs := newRuns(o, cases, sides)
-	srn := make([]*Runner, len(sides))
-	launch := make([]Launcher, len(sides))
+	r := &sideRun{rn: rn, o: o, cases: cases, sides: sides, runs: newRuns(o, cases, sides),
+		rounds: max(o.Forks, 1), rng: rand.New(rand.NewPCG(o.Seed, 0x6f72646572)), // "order"
+		start: time.Now(), closed: make([]bool, len(cases))}
 	for s := range sides {
-		r := *rn
-		r.side, srn[s], launch[s] = sides[s].Name, &r, sides[s].Launch
+		c := *rn
+		c.side = sides[s].Name
+		r.srn, r.launch = append(r.srn, &c), append(r.launch, sides[s].Launch)
 	}
-	end := func() {
-		for _, r := range runs {
-			r.End = time.Now()
-		}
+	r.total = (r.rounds + len(o.Profiles)) * len(cases) * len(sides)
+	r.forkTime = estimate(o.Warmup) + estimate(o.Measure) + 100*time.Millisecond
+	err := r.measured(ctx)
+	if err == nil {
+		err = rn.profiles(ctx, o, cases, sides, r.srn, r.runs, &r.done, r.total, r.forkTime)
 	}
-	rounds := max(o.Forks, 1)
-	total := (rounds + len(o.Profiles)) * len(cases) * len(sides)
-	forkTime := estimate(o.Warmup) + estimate(o.Measure) + 100*time.Millisecond
-	rng := rand.New(rand.NewPCG(o.Seed, 0x6f72646572)) // "order"
-	done := 0
-	start := time.Now()
-	// With a precision, forks are added in rounds, beyond o.Forks, to the
-	// cases whose interval is still wider than asked, until every case
-	// has reached it or the budget is spent.
-	precise := make([]bool, len(cases)) // or failed: no more forks
-	for round := 1; ; round++ {
-		if round > rounds {
-			if round == rounds+1 {
-				// Planned before the budget is looked at: a budget the
-				// first rounds spent is one the plan cannot keep.
-				if err := plan(o, cases, runs, rounds, time.Since(start)); err != nil {
-					end()
-					return runs, err
-				}
-			}
-			if (o.Precision == 0 && o.Detect == 0) || round > MaxForks || time.Since(start) >= o.Budget {
-				break
-			}
-			open := 0
-			for i := range cases {
-				// A case whose fork failed gets no more: its failure is
-				// reported, and more forks would spend the budget on it.
-				if precise[i] = Precise(o, runs, i) || failedCase(runs, i); !precise[i] {
-					open++
-				}
-			}
-			if open == 0 {
-				break
-			}
-			total += open * len(sides)
-		}
-		for _, i := range rng.Perm(len(cases)) {
-			if precise[i] {
-				continue
-			}
-			if o.Duet {
-				if err := ctx.Err(); err != nil {
-					end()
-					return runs, err
-				}
-				rn.duetFork(ctx, o, srn, launch, runs, []Case{caseOf(sides, cases, 0, i), caseOf(sides, cases, 1, i)}, i, round,
-					Event{Fork: round, Done: done, Total: total, Estimated: forkTime})
-				done += len(sides)
-				continue
-			}
-			order := rng.Perm(len(sides))
-			if len(sides) > 1 {
-				var names []string
-				for _, s := range order {
-					names = append(names, sides[s].Name)
-				}
-				runs[0].Order = append(runs[0].Order, fmt.Sprintf("%d:%s:%s", round, cases[i].Name(), strings.Join(names, ",")))
-			}
-			for _, s := range order {
-				if err := ctx.Err(); err != nil {
-					end()
-					return runs, err
-				}
-				cr, c := runs[s].Cases[i], caseOf(sides, cases, s, i)
-				forkNo := round
-				if runs[s].InProcess {
-					forkNo = 0
-				}
-				ev := Event{Case: c, Fork: forkNo, Done: done, Total: total, Estimated: forkTime, Side: sides[s].Name}
-				srn[s].oneFork(ctx, o, sides[s], cr, ev)
-				done++
-			}
-		}
+	for _, run := range r.runs {
+		run.End = time.Now()
 	}
-	if err := rn.profiles(ctx, o, cases, sides, srn, runs, &done, total, forkTime); err != nil {
-		end()
-		return runs, err
+	if err != nil {
+		return r.runs, err
 	}
-	end()
 	// A signal during the last fork (or, in process, the last trial, which
 	// no signal stops) ends the run as interrupted too.
-	return runs, ctx.Err()
+	return r.runs, ctx.Err()
+}
+
+// sideRun is one RunSides: its sides' copies of the Runner, their results,
+// and how far the run has got.
+type sideRun struct {
+	rn       *Runner
+	o        Options
+	cases    []Case
+	sides    []Side
+	srn      []*Runner // a copy per side, named after it
+	launch   []Launcher
+	runs     []*result.Run
+	rounds   int // the rounds every case runs; more are added by more
+	rng      *rand.Rand
+	start    time.Time
+	closed   []bool // cases that get no more rounds (precise, or failed)
+	done     int    // forks run so far, of total
+	total    int
+	forkTime time.Duration
+}
+
+// measured runs the rounds: in each, the open cases in a shuffled order.
+func (r *sideRun) measured(ctx context.Context) error {
+	for round := 1; ; round++ {
+		if round > r.rounds {
+			more, err := r.more(round)
+			if err != nil || !more {
+				return err
+			}
+		}
+		for _, i := range r.rng.Perm(len(r.cases)) {
+			if r.closed[i] {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if r.o.Duet {
+				r.rn.duetFork(ctx, r.o, r.srn, r.launch, r.runs, []Case{caseOf(r.sides, r.cases, 0, i), caseOf(r.sides, r.cases, 1, i)}, i, round,
+					Event{Fork: round, Done: r.done, Total: r.total, Estimated: r.forkTime})
+				r.done += len(r.sides)
+				continue
+			}
+			if err := r.interleaved(ctx, i, round); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// more decides whether round, beyond the rounds every case runs, is run:
+// with a precision or a detectable change asked for, for the cases that
+// have not reached it, until every case has or the budget is spent. Before
+// the first such round it checks the plan of o.Detect.
+func (r *sideRun) more(round int) (bool, error) {
+	o := r.o
+	if round == r.rounds+1 {
+		// Planned before the budget is looked at: a budget the first
+		// rounds spent is one the plan cannot keep.
+		if err := plan(o, r.cases, r.runs, r.rounds, time.Since(r.start)); err != nil {
+			return false, err
+		}
+	}
+	if (o.Precision == 0 && o.Detect == 0) || round > MaxForks || time.Since(r.start) >= o.Budget {
+		return false, nil
+	}
+	open := 0
+	for i := range r.cases {
+		// A case whose fork failed gets no more: its failure is
+		// reported, and more forks would spend the budget on it.
+		if r.closed[i] = Precise(o, r.runs, i) || failedCase(r.runs, i); !r.closed[i] {
+			open++
+		}
+	}
+	r.total += open * len(r.sides)
+	return open > 0, nil
+}
+
+// interleaved runs fork round of case i on every side, one after the
+// other in a seeded order, recorded in the first run's Order.
+func (r *sideRun) interleaved(ctx context.Context, i, round int) error {
+	order := r.rng.Perm(len(r.sides))
+	if len(r.sides) > 1 {
+		var names []string
+		for _, s := range order {
+			names = append(names, r.sides[s].Name)
+		}
+		r.runs[0].Order = append(r.runs[0].Order, fmt.Sprintf("%d:%s:%s", round, r.cases[i].Name(), strings.Join(names, ",")))
+	}
+	for _, s := range order {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		cr, c := r.runs[s].Cases[i], caseOf(r.sides, r.cases, s, i)
+		forkNo := round
+		if r.runs[s].InProcess {
+			forkNo = 0
+		}
+		ev := Event{Case: c, Fork: forkNo, Done: r.done, Total: r.total, Estimated: r.forkTime, Side: r.sides[s].Name}
+		r.srn[s].oneFork(ctx, r.o, r.sides[s], cr, ev)
+		r.done++
+	}
+	return nil
 }
 
 // newRuns are the empty results of every side, a case result per case.

@@ -1,10 +1,6 @@
 package verdict
 
-import (
-	"math"
-
-	"gonum.org/v1/gonum/stat/distuv"
-)
+import "math"
 
 // Verdict is the three-way answer of one comparison.
 type Verdict int
@@ -49,9 +45,10 @@ const MaxPairs = 100_000
 
 // Pairs is how many pairs a paired comparison needs to detect a change of
 // target (0.02: 2 %) at alpha with the given power, when one pair's log
-// ratio has standard deviation spread: the smallest n ≥ 2 whose MDE is at
-// most target. It returns 0 when not even MaxPairs do (a spread that is
-// not a finite positive number included, except 0, which needs 2).
+// ratio has standard deviation spread: the smallest n ≥ 2 whose PairedMDE
+// is at most target. It returns 0 when not even MaxPairs do (a spread
+// that is not a finite positive number included, except 0, which needs
+// 2).
 func Pairs(spread, target, alpha, power float64) int {
 	if spread == 0 {
 		return 2
@@ -59,21 +56,23 @@ func Pairs(spread, target, alpha, power float64) int {
 	if !(spread > 0) || math.IsInf(spread, 1) || !(target > 0) {
 		return 0
 	}
-	goal := math.Log1p(target)
-	mde := func(n int) float64 {
-		t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}
-		return (t.Quantile(1-alpha/2) + t.Quantile(power)) * spread / math.Sqrt(float64(n))
-	}
-	if mde(MaxPairs) > goal {
+	if PairedMDE(spread, MaxPairs, alpha, power) > target {
 		return 0
 	}
-	lo, hi := 2, MaxPairs // mde(hi) ≤ goal; mde falls with n
-	if mde(lo) <= goal {
+	// PairedMDE falls with n, but for the step where the rank test takes
+	// over: search from 2, then by halving past it.
+	for n := 2; n < rankPairs(alpha) && n <= MaxPairs; n++ {
+		if PairedMDE(spread, n, alpha, power) <= target {
+			return n
+		}
+	}
+	lo, hi := rankPairs(alpha), MaxPairs // PairedMDE(hi) ≤ target
+	if PairedMDE(spread, lo, alpha, power) <= target {
 		return lo
 	}
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
-		if mde(mid) <= goal {
+		if PairedMDE(spread, mid, alpha, power) <= target {
 			hi = mid
 		} else {
 			lo = mid

@@ -9,11 +9,17 @@
 // ISMM 2013, report changes so). [Paired] compares samples taken in pairs
 // (the baseline's and the experiment's fork of one round of an
 // interleaved or duet A/B): the pair's log ratio cancels what the round's
-// host did to both, and the test is Student's one-sample t-test of the log
-// ratios. [Unpaired] compares independent samples with Welch's t-test of
-// the log values. Both give the interval of the same t distribution as
-// their p-value, so "significant" and "the interval excludes no change"
-// agree.
+// host did to both. From 6 pairs (at α = 0.05; the fewest with which the
+// test can reach α) it is the Wilcoxon signed-rank test with the
+// Hodges–Lehmann estimate and its distribution-free interval, robust to
+// the rare disturbed round of a shared host; below that, Student's
+// one-sample t-test of the log ratios and its interval. [Unpaired]
+// compares independent samples the same way: the Mann-Whitney U test
+// with the Hodges–Lehmann shift and interval from 4 a side, Welch's
+// t-test of the log values below. Which test decides depends on the
+// number of samples only, never on what they say; each gives its p-value
+// and interval from one distribution, so "significant" and "the interval
+// excludes no change" agree.
 //
 // [Change.Verdict] is Chromium Pinpoint's three-valued answer with an
 // equivalence margin: Changed when the test rejects no change and the

@@ -182,43 +182,32 @@ func TestPairsReachTheTarget(t *testing.T) {
 			if n < 2 {
 				t.Fatalf("spread %g target %g: %d", spread, target, n)
 			}
-			// A sample of n log ratios with exactly this spread has an
-			// MDE at most target, and one of n-1 more.
-			mde := func(n int) float64 {
-				d := make([]float64, n)
-				for i := range d {
-					d[i] = float64(i)
-				}
-				sd := stats.StdDev(d)
-				for i := range d {
-					d[i] = 1 + d[i]/sd*spread
-				}
-				ones := make([]float64, n)
-				for i := range ones {
-					ones[i] = 1
-				}
-				c, err := Paired(ones, scaled(ones, d), 0.05, 0.8)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return c.MDE
-			}
-			if got := mde(n); got > target*(1+1e-9) {
+			if got := PairedMDE(spread, n, 0.05, 0.8); got > target {
 				t.Errorf("spread %g target %g: %d pairs give an MDE of %g", spread, target, n, got)
 			}
 			if n > 2 {
-				if got := mde(n - 1); got <= target {
+				if got := PairedMDE(spread, n-1, 0.05, 0.8); got <= target {
 					t.Errorf("spread %g target %g: %d pairs already give %g", spread, target, n-1, got)
 				}
 			}
 		}
 	}
-	// The normal approximation for 1.8 % and 2 %: ((1.96+0.84)·0.018/ln 1.02)² ≈ 6.5.
-	if n := Pairs(0.018, 0.02, 0.05, 0.8); n < 7 || n > 10 {
-		t.Errorf("Pairs(1.8 %%, 2 %%) = %d, want 7 to 10", n)
+	// The normal approximation for 1.8 % and 2 %, over the rank test's
+	// efficiency: ((1.96+0.84)·0.018/ln 1.02)²·π/3 ≈ 6.8.
+	if n := Pairs(0.018, 0.02, 0.05, 0.8); n < 7 || n > 11 {
+		t.Errorf("Pairs(1.8 %%, 2 %%) = %d, want 7 to 11", n)
 	}
 	if Pairs(0, 0.02, 0.05, 0.8) != 2 || Pairs(math.NaN(), 0.02, 0.05, 0.8) != 0 || Pairs(1, 1e-6, 0.05, 0.8) != 0 || Pairs(0.01, 0, 0.05, 0.8) != 0 {
 		t.Error("Pairs of a degenerate spread or target")
+	}
+	// A comparison reports the MDE of its own spread and size.
+	a := []float64{1, 1, 1, 1, 1, 1, 1, 1}
+	c, err := Paired(a, scaled(a, []float64{0.01, 0.03, 0.02, 0.015, 0.025, 0.02, 0.018, 0.022}), 0.05, 0.8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Test != "signed-rank" || c.MDE != PairedMDE(c.Spread, 8, 0.05, 0.8) {
+		t.Errorf("%+v: MDE %g, want PairedMDE(%g, 8) = %g", c, c.MDE, c.Spread, PairedMDE(c.Spread, 8, 0.05, 0.8))
 	}
 }
 
@@ -254,5 +243,73 @@ func TestBHWorkedExample(t *testing.T) {
 	adj, rej = BH([]float64{0.01, math.NaN(), 0.04}, 0.05)
 	if !math.IsNaN(adj[1]) || rej[1] || adj[0] != 0.02 || adj[2] != 0.04 || !rej[0] || !rej[2] {
 		t.Errorf("NaN is not a test: %v %v", adj, rej)
+	}
+}
+
+// The signed-rank test on R's example (wilcox.test's documentation, from
+// Hollander and Wolfe): depression scores before and after, V = 40,
+// p = 0.03906.
+func TestSignedRankKnownAnswer(t *testing.T) {
+	x := []float64{1.83, 0.50, 1.62, 2.48, 1.68, 1.88, 1.55, 3.06, 1.30}
+	y := []float64{0.878, 0.647, 0.598, 2.05, 1.06, 1.29, 1.06, 3.14, 1.29}
+	d := make([]float64, len(x))
+	for i := range x {
+		d[i] = x[i] - y[i]
+	}
+	p, _, _, _ := signedRank(d, 0.05)
+	near(t, "p", p, 0.0390625, 1e-9)
+	// Six positive differences: W+ is the largest, p = 2/2^6; the Walsh
+	// averages' median is 0.35, and at 6 pairs the 95 % interval is
+	// their range.
+	p, est, lo, hi := signedRank([]float64{0.1, 0.2, 0.3, 0.4, 0.5, 0.6}, 0.05)
+	near(t, "p", p, 2.0/64, 1e-12)
+	near(t, "estimate", est, 0.35, 1e-12)
+	near(t, "lo", lo, 0.1, 1e-12)
+	near(t, "hi", hi, 0.6, 1e-12)
+	// Five pairs cannot reach 0.05: no interval.
+	if _, _, lo, hi := signedRank([]float64{0.1, 0.2, 0.3, 0.4, 0.5}, 0.05); !math.IsInf(lo, -1) || !math.IsInf(hi, 1) {
+		t.Errorf("5 pairs: interval [%g, %g]", lo, hi)
+	}
+	if rankPairs(0.05) != 6 || rankSamples(0.05) != 4 {
+		t.Errorf("rank tests from %d pairs and %d a side, want 6 and 4", rankPairs(0.05), rankSamples(0.05))
+	}
+}
+
+// The rank-sum comparison: 1…4 against 5…8, every difference positive
+// (1 to 7, median 4): p = 2/C(8,4), and the interval their range.
+func TestRankSumKnownAnswer(t *testing.T) {
+	p, est, lo, hi, err := rankSum([]float64{1, 2, 3, 4}, []float64{5, 6, 7, 8}, 0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	near(t, "p", p, 2.0/70, 1e-9)
+	near(t, "estimate", est, 4, 1e-12)
+	near(t, "lo", lo, 1, 1e-12)
+	near(t, "hi", hi, 7, 1e-12)
+}
+
+// A disturbed round (one pair 30 % off) widens the t interval of 12 pairs
+// and barely moves the signed-rank one.
+func TestRankTestResistsADisturbedRound(t *testing.T) {
+	a := make([]float64, 12)
+	d := make([]float64, 12)
+	for i := range a {
+		a[i] = 100
+		d[i] = 0.02 + 0.002*float64(i%5-2)
+	}
+	clean, err := Paired(a, scaled(a, d), 0.05, 0.8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d[7] = 0.3
+	hit, err := Paired(a, scaled(a, d), 0.05, 0.8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hit.Test != "signed-rank" || hit.Verdict(0.01, hit.P < 0.05) != Changed || hit.Hi-hit.Lo > 2*(clean.Hi-clean.Lo) {
+		t.Errorf("clean %+v, disturbed %+v: want the disturbed round to change little", clean, hit)
+	}
+	if hit.MDE > 2*clean.MDE {
+		t.Errorf("MDE %g against %g: the robust spread should not follow one round", hit.MDE, clean.MDE)
 	}
 }

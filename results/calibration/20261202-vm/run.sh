@@ -5,17 +5,22 @@
 # time (a duet round runs both forks at once: twice the rounds), and the
 # false alarms of a whole suite's A/A row by row and under FDR control.
 # Run from the repository root: bash results/calibration/20261202-vm/run.sh
+# (a run whose calibration.json exists is kept).
 set -euo pipefail
 out=results/calibration/20261202-vm
 go build -o /tmp/benchctl-cal ./cmd/benchctl
-cal() { /tmp/benchctl-cal calibrate --warmup 1x10ms --measure 3x10ms "$@"; }
+cal() {
+  local name=$1; shift
+  if [ -s "$out/$name/calibration.json" ]; then return; fi
+  /tmp/benchctl-cal calibrate --warmup 1x10ms --measure 3x10ms "$@" --out "$out/$name" > /dev/null
+  rm -f "$out/$name/aa.txt" # thousands of forks: rerun to get them
+}
 spin=(--suite self --bench '^BenchmarkSpin$')
-cal "${spin[@]}" -p extra=0 --trials 200 --group 5 --out "$out/aa-interleaved" > /dev/null
-cal "${spin[@]}" -p extra=0 --trials 200 --group 10 --duet --out "$out/aa-duet" > /dev/null
+cal aa-interleaved "${spin[@]}" -p extra=0 --trials 200 --group 5
+cal aa-duet "${spin[@]}" -p extra=0 --trials 200 --group 10 --duet
 for pct in 2 5 1; do
-  cal "${spin[@]}" -p extra=0,$pct --pair extra=0,$pct --trials 200 --group 5 --out "$out/pct$pct-interleaved" > /dev/null
-  cal "${spin[@]}" -p extra=0,$pct --pair extra=0,$pct --trials 200 --group 10 --duet --out "$out/pct$pct-duet" > /dev/null
+  cal pct$pct-interleaved "${spin[@]}" -p extra=0,$pct --pair extra=0,$pct --trials 200 --group 5
+  cal pct$pct-duet "${spin[@]}" -p extra=0,$pct --pair extra=0,$pct --trials 200 --group 10 --duet
 done
-cal --suite self --trials 100 --group 3 --out "$out/suite-interleaved" > /dev/null
-cal --suite self --trials 100 --group 6 --duet --out "$out/suite-duet" > /dev/null
-rm -f "$out"/*/aa.txt # 1000s of forks: rerun to get them
+cal suite-interleaved --suite self --trials 100 --group 3
+cal suite-duet --suite self --trials 100 --group 6 --duet
