@@ -120,6 +120,9 @@ func Run(b *Benchmark, p *Plan, emit func(*result.Iteration) error) (sink uint64
 			}
 			j++
 			it, err := tr.iteration(phase.spec, at)
+			if err == nil && !at.IsZero() {
+				it.ScheduledUnixNano = at.UnixNano()
+			}
 			if err != nil {
 				if session != nil {
 					_ = session.Stop(p.ProfilePath)
