@@ -5,12 +5,12 @@ import "math"
 // Iteration is the result of one warmup or measurement iteration of one
 // fork, as the worker process reports it.
 type Iteration struct {
-	Fork   int  `json:"fork"`
+	Fork int `json:"fork"`
 	// ScheduledUnixNano, in a duet, is the instant the iteration was
 	// scheduled to start at, the same on both sides (0 when it was not).
 	ScheduledUnixNano int64 `json:"scheduled,omitempty"`
-	Index  int  `json:"index"` // 0-based within its phase
-	Warmup bool `json:"warmup,omitempty"`
+	Index             int   `json:"index"` // 0-based within its phase
+	Warmup            bool  `json:"warmup,omitempty"`
 	// WallNs is the control goroutine's wall time of the whole iteration,
 	// ramp-up and ramp-down included.
 	WallNs int64 `json:"wallNs"`
