@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/aclements/go-moremath/stats"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -131,6 +132,10 @@ func signedRankCDF(n int) []float64 {
 // the Walsh average that bounds an interval at two-sided 2q (0 when none
 // does). Beyond 60 pairs it uses the normal approximation.
 func signedRankCritical(n int, q float64) int {
+	return cachedCritical([4]float64{2, float64(n), 0, q}, func() int { return signedRankCriticalOf(n, q) })
+}
+
+func signedRankCriticalOf(n int, q float64) int {
 	if n <= 60 {
 		cdf := signedRankCDF(n)
 		k := 0
@@ -164,15 +169,53 @@ func rankSum(la, lb []float64, alpha float64) (p, est, lo, hi float64, err error
 	if err != nil {
 		return 0, 0, 0, 0, err
 	}
-	dist := stats.UDist{N1: len(la), N2: len(lb)}
-	k := 0
-	for float64(k) < float64(len(diffs)) && dist.CDF(float64(k)) <= alpha/2 {
-		k++
-	}
+	k := rankSumCritical(len(la), len(lb), alpha/2)
 	if k < 1 {
 		return res.P, est, math.Inf(-1), math.Inf(1), nil
 	}
 	return res.P, est, diffs[k-1], diffs[len(diffs)-k], nil
+}
+
+// criticals caches the critical values of the rank tests, which the
+// exact distributions make costly: by test, sizes and level.
+var criticals struct {
+	sync.Mutex
+	m map[[4]float64]int
+}
+
+func cachedCritical(key [4]float64, f func() int) int {
+	criticals.Lock()
+	defer criticals.Unlock()
+	if k, ok := criticals.m[key]; ok {
+		return k
+	}
+	if criticals.m == nil {
+		criticals.m = map[[4]float64]int{}
+	}
+	k := f()
+	criticals.m[key] = k
+	return k
+}
+
+// rankSumCritical is the largest k with P(U ≤ k-1) ≤ q for samples of n1
+// and n2 (no ties): the rank of the difference that bounds an interval at
+// two-sided 2q (0 when none does). The exact distribution (go-moremath's
+// UDist) serves up to 400 pairs of values, the normal approximation
+// beyond.
+func rankSumCritical(n1, n2 int, q float64) int {
+	return cachedCritical([4]float64{1, float64(n1), float64(n2), q}, func() int {
+		if n1*n2 > 400 {
+			mean := float64(n1*n2) / 2
+			sd := math.Sqrt(float64(n1*n2*(n1+n2+1)) / 12)
+			return max(0, int(math.Floor(mean+distuv.UnitNormal.Quantile(q)*sd+0.5)))
+		}
+		dist := stats.UDist{N1: n1, N2: n2}
+		k := 0
+		for k < n1*n2 && dist.CDF(float64(k)) <= q {
+			k++
+		}
+		return k
+	})
 }
 
 // rankOf ranks xs from 1, ties getting their mean rank, and reports
