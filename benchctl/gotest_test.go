@@ -344,7 +344,7 @@ func TestABOfGoTestBenchmarks(t *testing.T) {
 	if len(halves[0]) == 1 {
 		name = "Work" // go test names a benchmark at -test.cpu 1 without the suffix
 	}
-	if !regexp.MustCompile(`\| `+name+` .*\*\*changed\*\* \(p[=<][0-9.]+ q[=<][0-9.]+, 3 pairs\)`).MatchString(stdout) {
+	if !regexp.MustCompile(`\| ` + name + ` .*\*\*changed\*\* \(p[=<][0-9.]+ q[=<][0-9.]+, 3 pairs\)`).MatchString(stdout) {
 		t.Errorf("duet: no Work row at -test.cpu %d changed by 3 pairs:\n%s", len(halves[0]), stdout)
 	}
 }
