@@ -248,32 +248,7 @@ func (t *Table) markdownRows(w io.Writer, names []string, o Options) error {
 		empty = make([]string, 4)
 	}
 	for _, row := range t.Rows {
-		sc := t.scaler(row)
-		base := t.cell(row, t.Cols[0])
-		rec := []string{row.StringValues()}
-		for i, col := range t.Cols {
-			c := t.cell(row, col)
-			if c == nil {
-				rec = append(rec, "")
-				if i > 0 {
-					rec = append(rec, empty...)
-				}
-				continue
-			}
-			rec = append(rec, fmt.Sprintf("%s (%s–%s)", sc.Format(c.Summary.Center), sc.Format(c.Min), sc.Format(c.Max)))
-			if i == 0 {
-				continue
-			}
-			if base == nil {
-				rec = append(rec, empty...)
-				continue
-			}
-			rec = append(rec, decisionCells(t.Decision(row, col), base, c)...)
-			if len(t.corroborations) > 0 {
-				rec = append(rec, t.Corroboration(row, col).text())
-			}
-		}
-		if err := tab.Append(rec); err != nil {
+		if err := tab.Append(t.markdownRow(row, empty)); err != nil {
 			return err
 		}
 	}
@@ -300,6 +275,38 @@ func (t *Table) markdownRows(w io.Writer, names []string, o Options) error {
 		notes.write(w, "")
 	}
 	return nil
+}
+
+// markdownRow is one benchmark's row: each column's median and range,
+// and after the baseline its change, verdict, detectable change and,
+// where counted, what moved with it (empty: the cells of a missing one).
+func (t *Table) markdownRow(row benchproc.Key, empty []string) []string {
+	sc := t.scaler(row)
+	base := t.cell(row, t.Cols[0])
+	rec := []string{row.StringValues()}
+	for i, col := range t.Cols {
+		c := t.cell(row, col)
+		if c == nil {
+			rec = append(rec, "")
+			if i > 0 {
+				rec = append(rec, empty...)
+			}
+			continue
+		}
+		rec = append(rec, fmt.Sprintf("%s (%s–%s)", sc.Format(c.Summary.Center), sc.Format(c.Min), sc.Format(c.Max)))
+		if i == 0 {
+			continue
+		}
+		if base == nil {
+			rec = append(rec, empty...)
+			continue
+		}
+		rec = append(rec, decisionCells(t.Decision(row, col), base, c)...)
+		if len(t.corroborations) > 0 {
+			rec = append(rec, t.Corroboration(row, col).text())
+		}
+	}
+	return rec
 }
 
 // withoutNamelessColumns splits off, from each table with more than one

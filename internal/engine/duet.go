@@ -76,10 +76,8 @@ func (d *duetPair) release() {
 	}
 }
 
-// arrive waits for the other fork, and returns the schedule and whether
-// the other arrived too (false: it ended first, and this fork runs
-// alone).
-func (d *duetPair) arrive(ctx context.Context) (measure.Schedule, bool, error) {
+// arrive waits for the other fork (or its end) and returns the schedule.
+func (d *duetPair) arrive(ctx context.Context) (measure.Schedule, error) {
 	d.mu.Lock()
 	d.arrived++
 	if d.arrived == 2 {
@@ -89,11 +87,11 @@ func (d *duetPair) arrive(ctx context.Context) (measure.Schedule, bool, error) {
 	select {
 	case <-d.ready:
 	case <-ctx.Done():
-		return measure.Schedule{}, false, ctx.Err()
+		return measure.Schedule{}, ctx.Err()
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.sched, d.arrived == 2, nil
+	return d.sched, nil
 }
 
 // leave is called when a fork ends: the other no longer waits for it.

@@ -485,7 +485,7 @@ func (rn *Runner) start(ctx context.Context, proc *fork.Process) error {
 	sched := measure.Schedule{StartUnixNano: time.Now().UnixNano()}
 	if rn.pair != nil {
 		var err error
-		if sched, _, err = rn.pair.arrive(ctx); err != nil {
+		if sched, err = rn.pair.arrive(ctx); err != nil {
 			return err
 		}
 	}
