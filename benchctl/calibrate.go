@@ -46,7 +46,7 @@ alarms on flat series made of these forks (3 a night, 30 nights a series).
 
 --pair PARAM=BASE,CHANGED runs, where side A runs a case at PARAM=BASE, the same case at
 PARAM=CHANGED on side B, in the same round (in a duet, at the same time). With a parameter whose
-values differ by a known amount of work it reports, for comparisons of 2 to 40 rounds, how often the
+values differ by a known amount of work it reports, for comparisons of 3 to 40 rounds, how often the
 change is found (paired and unpaired), the width of its interval and the machine time a comparison
 takes, and how many rounds a 2 % change needs for 90 % power. DIR/calibration.md and
 DIR/calibration.json hold the figures, and DIR/aa.txt the raw results.`,
@@ -69,8 +69,8 @@ DIR/calibration.json hold the figures, and DIR/aa.txt the raw results.`,
 				return usageError{errors.New("--forks and --precision do not apply to calibrate: it runs --trials × --group forks a side")}
 			}
 			switch {
-			case cf.trials < 1 || cf.group < 2:
-				return usageError{fmt.Errorf("--trials %d --group %d: want at least 1 comparison of at least 2 forks a side", cf.trials, cf.group)}
+			case cf.trials < 1 || cf.group < verdict.MinSamples:
+				return usageError{fmt.Errorf("--trials %d --group %d: want at least 1 comparison of at least %d forks a side", cf.trials, cf.group, verdict.MinSamples)}
 			case cf.trials*cf.group > engine.MaxForks:
 				return usageError{fmt.Errorf("--trials %d × --group %d = %d forks a side: at most %d", cf.trials, cf.group, cf.trials*cf.group, engine.MaxForks)}
 			}
@@ -236,7 +236,7 @@ func (a *app) calibrateFrom(f *runFlags, cf *calFlags) error {
 	for _, cr := range runs[0].Cases {
 		rounds = max(rounds, len(cr.ForkScores()))
 	}
-	if cf.group < 2 || rounds/cf.group == 0 {
+	if cf.group < verdict.MinSamples || rounds/cf.group == 0 {
 		return usageError{fmt.Errorf("--group %d: %s holds %d rounds", cf.group, cf.from, rounds)}
 	}
 	cf.trials = rounds / cf.group
@@ -337,9 +337,9 @@ func (rep *calReport) aa(cf *calFlags, runs []*result.Run) {
 }
 
 // calRoundCounts are the comparison sizes, in rounds, --pair reports.
-var calRoundCounts = []int{2, 3, 4, 5, 6, 8, 10, 15, 20, 30, 40}
+var calRoundCounts = []int{3, 4, 5, 6, 8, 10, 15, 20, 30, 40}
 
-// pairResults are how often --pair's change is detected at 2 to 40
+// pairResults are how often --pair's change is detected at 3 to 40
 // rounds a comparison, in the direction all rounds together find it.
 func pairResults(cf *calFlags, runs []*result.Run, roundSeconds float64) []calPairResult {
 	var out []calPairResult
@@ -356,6 +356,9 @@ func pairResults(cf *calFlags, runs []*result.Run, roundSeconds float64) []calPa
 			}
 		}
 		for _, g := range calRoundCounts {
+			if g < verdict.MinSamples {
+				continue // no interval
+			}
 			if min(len(x), len(y))/g == 0 {
 				break
 			}

@@ -238,14 +238,14 @@ func TestRunEndsWithThePullRequestTable(t *testing.T) {
 func TestCalibrate(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "cal")
 	code, stdout, stderr := benchctl(t, "calibrate", "--suite", "clitest", "--bench", "Enum", "--pair", "kind=b,a",
-		"--trials", "3", "--group", "2", "--warmup", "0", "--measure", "2x5ms", "--out", out)
+		"--trials", "3", "--group", "3", "--warmup", "0", "--measure", "2x5ms", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	// Side B ran kind=a where side A ran kind=b, round by round.
 	for _, want := range []string{"# Calibration on machine", "mode interleaved:",
 		"## A known change: BenchmarkEnum/kind=b/even=2 (A) against BenchmarkEnum/kind=a/even=2 (B)",
-		"| rounds | detected, paired | detected, unpaired |", "\n| 2 | ", "\n| 6 | ", "rounds for 90 % power"} {
+		"| rounds | detected, paired | detected, unpaired |", "\n| 3 | ", "\n| 6 | ", "rounds for 90 % power"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("calibration lacks %q:\n%s", want, stdout)
 		}
@@ -255,18 +255,18 @@ func TestCalibrate(t *testing.T) {
 		t.Errorf("calibration.json: %v\n%s", err, js)
 	}
 	txt, _ := os.ReadFile(filepath.Join(out, "aa.txt"))
-	if strings.Count(string(txt), "toolchain: ") < 2 || strings.Count(string(txt), "\nBenchmarkEnum/kind=b/even=2-") != 3*2*2 ||
-		strings.Count(string(txt), "\nBenchmarkEnum/kind=a/even=2-") != 3*2*2 {
-		t.Errorf("aa.txt does not hold 6 forks × 2 iterations of kind=b on A and of kind=a on B:\n%s", txt)
+	if strings.Count(string(txt), "toolchain: ") < 2 || strings.Count(string(txt), "\nBenchmarkEnum/kind=b/even=2-") != 9*2 ||
+		strings.Count(string(txt), "\nBenchmarkEnum/kind=a/even=2-") != 9*2 {
+		t.Errorf("aa.txt does not hold 9 forks × 2 iterations of kind=b on A and of kind=a on B:\n%s", txt)
 	}
 	// The A/A of both cases: per benchmark, overall and the suite.
 	out = filepath.Join(t.TempDir(), "aa")
 	code, stdout, stderr = benchctl(t, "calibrate", "--suite", "clitest", "--bench", "Enum",
-		"--trials", "3", "--group", "2", "--warmup", "0", "--measure", "2x5ms", "--out", out)
+		"--trials", "3", "--group", "3", "--warmup", "0", "--measure", "2x5ms", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	// 2 forks a side can never give a U-test p < 0.333: no fork-level
+	// 3 forks a side can never give a U-test p < 0.1: no fork-level
 	// false positive.
 	for _, want := range []string{"| paired false positives | fork-level false positives |", "| BenchmarkEnum/kind=b/even=2 | ",
 		"The suite as a whole", "across its 2 rows"} {
@@ -281,7 +281,7 @@ func TestCalibrate(t *testing.T) {
 	}
 	// Reported again from its raw results, the same figures.
 	again := filepath.Join(t.TempDir(), "again")
-	code, stdout, stderr = benchctl(t, "calibrate", "--from", filepath.Join(out, "aa.txt"), "--group", "2", "--out", again)
+	code, stdout, stderr = benchctl(t, "calibrate", "--from", filepath.Join(out, "aa.txt"), "--group", "3", "--out", again)
 	if code != 0 || !strings.Contains(stdout, allRow) || !strings.Contains(stdout, "mode interleaved") {
 		t.Errorf("calibrate --from: exit %d, want the row %q\n%s\n%s", code, allRow, stdout, stderr)
 	}
@@ -295,8 +295,8 @@ func TestCalibrate(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--trials", "0"}, "want at least 1 comparison of at least 2 forks a side"},
-		{[]string{"--trials", "6000", "--group", "2"}, "at most 10000"},
+		{[]string{"--trials", "0"}, "want at least 1 comparison of at least 3 forks a side"},
+		{[]string{"--trials", "4000", "--group", "3"}, "at most 10000"},
 		{[]string{"--pair", "kind=b"}, "want PARAM=BASE,CHANGED"},
 		{[]string{"--pair", "kind=b,z"}, "the selected cases lack kind=b or kind=z"},
 		{[]string{"--forks", "3"}, "--forks and --precision do not apply to calibrate"},

@@ -11,7 +11,7 @@ import (
 // verdicts were decided.
 func (ts *Tables) legend(t *Table) string {
 	o := ts.Options
-	s := fmt.Sprintf("Change: of the geometric mean, with its %g %% interval (of pairs, where both sides' forks ran in the same rounds); Verdict: at a false-discovery rate of %g over the %s rows",
+	s := fmt.Sprintf("Change: the estimated ratio with its %g %% interval (by pairs where both sides' forks ran in the same rounds; rank tests from 6 pairs or 4 a side, t-tests below); Verdict: at a false-discovery rate of %g over the %s rows",
 		100*(1-o.Alpha), o.Alpha, t.Unit)
 	if o.MinChange > 0 {
 		s += fmt.Sprintf(", same when the interval lies within ±%g %%", o.MinChange)

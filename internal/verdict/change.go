@@ -83,9 +83,19 @@ func Paired(a, b []float64, alpha, power float64) (Change, error) {
 	}
 	sd := s.StdDev()
 	c.Spread = sd
+	if n < MinSamples && sd > 0 {
+		c.Lo, c.Hi, c.P, c.MDE = 0, math.Inf(1), 1, math.Inf(1)
+		return c, nil
+	}
 	c.finish(s.Mean(), sd/math.Sqrt(float64(n)), float64(n-1), alpha, power)
 	return c, nil
 }
+
+// MinSamples is the fewest pairs, or samples a side, a comparison needs
+// for an interval (unless the samples do not vary at all: exact counts):
+// with 2, the t interval has one degree of freedom, and two rounds that
+// a burst of the host hit alike look like a change.
+const MinSamples = 3
 
 // rankEfficiency is the asymptotic efficiency of the rank tests relative
 // to the t-test on normal data, 3/π: they need π/3 times the samples
@@ -98,7 +108,7 @@ const rankEfficiency = 3 / math.Pi
 // n-1 degrees of freedom, for the signed-rank test (from rankPairs(alpha)
 // pairs) over √(3/π).
 func PairedMDE(spread float64, n int, alpha, power float64) float64 {
-	if n < 2 {
+	if n < MinSamples {
 		return math.Inf(1)
 	}
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(n - 1)}
@@ -146,6 +156,10 @@ func Unpaired(a, b []float64, alpha, power float64) (Change, error) {
 	}
 	va, vb := sa.Variance()/float64(len(a)), sb.Variance()/float64(len(b))
 	se := math.Sqrt(va + vb)
+	if c.N < MinSamples && se > 0 {
+		c.Lo, c.Hi, c.P, c.MDE, c.Spread = 0, math.Inf(1), 1, math.Inf(1), se*math.Sqrt(float64(c.N))
+		return c, nil
+	}
 	c.Spread = se * math.Sqrt(float64(c.N))
 	// Welch–Satterthwaite degrees of freedom.
 	df := (va + vb) * (va + vb) / (va*va/float64(len(a)-1) + vb*vb/float64(len(b)-1))
