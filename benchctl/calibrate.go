@@ -232,10 +232,7 @@ func (a *app) calibrateFrom(f *runFlags, cf *calFlags) error {
 	if bytes.Contains(data, []byte("\n# benchctl: duet: ")) {
 		mode = "duet"
 	}
-	rounds := 0
-	for _, cr := range runs[0].Cases {
-		rounds = max(rounds, len(cr.ForkScores()))
-	}
+	rounds := roundsOf(runs[0])
 	if cf.group < verdict.MinSamples || rounds/cf.group == 0 {
 		return usageError{fmt.Errorf("--group %d: %s holds %d rounds", cf.group, cf.from, rounds)}
 	}

@@ -73,11 +73,7 @@ func readCalibration(path string) (runs []*result.Run, h report.Header, roundSec
 	}
 	if m := regexp.MustCompile(`(?m)^# benchctl: the run took ([0-9.]+) s`).FindSubmatch(data); m != nil {
 		took, _ := strconv.ParseFloat(string(m[1]), 64)
-		rounds := 0
-		for _, cr := range sides[order[0]].Cases {
-			rounds = max(rounds, len(cr.ForkScores()))
-		}
-		if rounds > 0 {
+		if rounds := roundsOf(sides[order[0]]); rounds > 0 {
 			roundSeconds = took / float64(rounds)
 		}
 	} else if js, err := os.ReadFile(filepath.Join(filepath.Dir(path), "calibration.json")); err == nil {
@@ -87,4 +83,13 @@ func readCalibration(path string) (runs []*result.Run, h report.Header, roundSec
 		}
 	}
 	return []*result.Run{sides[order[0]], sides[order[1]]}, h, roundSeconds, nil
+}
+
+// roundsOf is the most forks a case of run has: its rounds.
+func roundsOf(run *result.Run) int {
+	n := 0
+	for _, cr := range run.Cases {
+		n = max(n, len(cr.ForkScores()))
+	}
+	return n
 }

@@ -440,7 +440,7 @@ type Regression struct {
 func (ts *Tables) Regressions() []Regression {
 	var out []Regression
 	for _, t := range ts.Tables {
-		if t.Unit != "sec/op" && t.Unit != "ops/s" {
+		if !timeUnit(t.Unit) {
 			continue
 		}
 		for _, row := range t.Rows {
@@ -466,7 +466,7 @@ type Bar struct {
 // of column col (≥ 1) against the baseline in every row that has both.
 func (ts *Tables) ChangeBars(col int) (unit string, bars []Bar) {
 	for _, t := range ts.Tables {
-		if (t.Unit != "sec/op" && t.Unit != "ops/s") || col >= len(t.Cols) {
+		if !timeUnit(t.Unit) || col >= len(t.Cols) {
 			continue
 		}
 		for _, row := range t.Rows {

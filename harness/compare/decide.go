@@ -182,7 +182,7 @@ type Tally struct {
 func (ts *Tables) Tally() Tally {
 	var n Tally
 	for _, t := range ts.Tables {
-		if t.Unit != "sec/op" && t.Unit != "ops/s" {
+		if !timeUnit(t.Unit) {
 			continue
 		}
 		for _, d := range t.decisions {
