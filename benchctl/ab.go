@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -323,11 +321,11 @@ func abProfiles(o engine.Options) error {
 func (ab *abFlags) adaptive(cmd *cobra.Command, o *engine.Options, f *runFlags) error {
 	set := cmd.Flags().Changed
 	if ab.detect != "" {
-		d, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(ab.detect, "%")), 64)
-		if err != nil || !(d > 0 && d < 100) {
-			return usageError{fmt.Errorf("--detect %q: want a percentage above 0 and below 100, such as 2%%", ab.detect)}
+		d, err := percentArg("--detect", ab.detect, 100, false)
+		if err != nil {
+			return usageError{err}
 		}
-		o.Detect, o.Budget = d/100, f.budget
+		o.Detect, o.Budget = d, f.budget
 	} else if ab.anyway {
 		return usageError{errors.New("--anyway goes with --detect")}
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,6 +18,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/calibrate"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/measure"
 	"github.com/ledgerbench/ledgerbench/internal/verdict"
 )
 
@@ -25,6 +27,9 @@ type calFlags struct {
 	trials, group int
 	alpha         float64
 	pair, from    string
+	// plant is --plant: side B's planted slowdown (0.02 for 2%).
+	plantArg string
+	plant    float64
 }
 
 func (a *app) calibrateCmd() *cobra.Command {
@@ -48,7 +53,13 @@ alarms on flat series made of these forks (3 a night, 30 nights a series).
 PARAM=CHANGED on side B, in the same round (in a duet, at the same time). With a parameter whose
 values differ by a known amount of work it reports, for comparisons of 3 to 40 rounds, how often the
 change is found (paired and unpaired), the width of its interval and the machine time a comparison
-takes, and how many rounds a 2 % change needs for 90 % power. DIR/calibration.md and
+takes, and how many rounds a 2 % change needs for 90 % power.
+
+--plant P% makes side B slower by P % in any benchmark, a real cache benchmark as well as a loop of
+known length: each measured window of B, once its ops are done, spins on the clock for P % of the time
+they took, inside the window, and that time is measured with them (ns/op and ops/s move by P %;
+sample-time percentiles do not). It reports as --pair does, each case against itself planted. It
+exists to calibrate; nothing else plants. DIR/calibration.md and
 DIR/calibration.json hold the figures, and DIR/aa.txt the raw results.`,
 		Example: fmt.Sprintf(`  %[1]s calibrate --suite SUITE --trials 200 --group 5 --warmup 1x20ms --measure 3x20ms
   %[1]s calibrate --bench Work --pair extra=0,5 --trials 100`, a.name),
@@ -82,6 +93,14 @@ DIR/calibration.json hold the figures, and DIR/aa.txt the raw results.`,
 			if err != nil {
 				return usageError{err}
 			}
+			if cf.plantArg != "" {
+				if cf.plant, err = percentArg("--plant", cf.plantArg, 100*measure.MaxPlant, true); err != nil {
+					return usageError{err}
+				}
+			}
+			if pair != nil && cf.plant != 0 {
+				return usageError{errors.New("--pair and --plant: one known change at a time")}
+			}
 			return a.doCalibrate(cmd, o, cases, &f, &cf, pair)
 		},
 	}
@@ -92,6 +111,7 @@ DIR/calibration.json hold the figures, and DIR/aa.txt the raw results.`,
 	fl.IntVar(&cf.group, "group", 5, "forks a side per comparison")
 	fl.Float64Var(&cf.alpha, "alpha", 0.05, "significance level")
 	fl.StringVar(&cf.pair, "pair", "", "PARAM=BASE,CHANGED: side B runs PARAM=CHANGED where side A runs PARAM=BASE; measure how often the change is detected")
+	fl.StringVar(&cf.plantArg, "plant", "", "P%: side B measures a known slowdown of P % (at most 100 %) of every benchmark; report how often it is detected")
 	fl.BoolVar(&f.duet, "duet", false, "run both sides of each round at the same time, each on half of the CPUs, as ab --duet does")
 	fl.StringVar(&cf.from, "from", "", "report again on the raw results (aa.txt) of an earlier calibrate run, measuring nothing; --pair (any value) reports it as a known change")
 	return c
@@ -130,8 +150,10 @@ type calReport struct {
 	// the machine time of one round (a fork a side, every case), measured.
 	Mode         string
 	RoundSeconds float64
-	Benchmarks   []calBench `json:",omitempty"`
-	Overall      struct{ Paired, Fork, Iteration calibrate.Rate }
+	// Planted is side B's planted slowdown (--plant), 0 without.
+	Planted    float64    `json:",omitempty"`
+	Benchmarks []calBench `json:",omitempty"`
+	Overall    struct{ Paired, Fork, Iteration calibrate.Rate }
 	// Suite counts the A/A comparisons of Group rounds of every benchmark
 	// at once that looked changed: row by row at α, and at the
 	// false-discovery rate α across the rows (what ab's exit status uses).
@@ -189,6 +211,12 @@ func (a *app) doCalibrate(cmd *cobra.Command, o engine.Options, cases []engine.C
 	self := engine.Program{Executable: exe}
 	sides := []engine.Side{{Name: "A", Launch: self}, {Name: "B", Launch: self}}
 	what := "A/A: this binary on both sides"
+	var notes []string
+	if cf.plant != 0 {
+		sides[1].Plant = cf.plant
+		what = fmt.Sprintf("side B planted +%g %%", 100*cf.plant)
+		notes = append(notes, fmt.Sprintf("planted=%g: side B's measured windows spin on the clock for %g %% of their ops' time (calibrate --plant)", cf.plant, 100*cf.plant))
+	}
 	if pair != nil {
 		cases, sides[1].Cases = pair.split(cases)
 		what = fmt.Sprintf("side B runs %s=%s where side A runs %s=%s", pair.name, pair.changed, pair.name, pair.base)
@@ -199,7 +227,7 @@ func (a *app) doCalibrate(cmd *cobra.Command, o engine.Options, cases []engine.C
 	if err != nil {
 		return failedError{err.Error()}
 	}
-	r, err := a.measure(cmd.Context(), s, &measurement{o: o, cases: cases, dir: a.dir, logDir: logs, sides: sides,
+	r, err := a.measure(cmd.Context(), s, &measurement{o: o, cases: cases, dir: a.dir, logDir: logs, sides: sides, notes: notes,
 		out: resultsFile{filepath.Join(out, "aa.txt"), replaceFile}})
 	keepLogs(a, logs, r, err)
 	if err != nil {
@@ -211,7 +239,8 @@ func (a *app) doCalibrate(cmd *cobra.Command, o engine.Options, cases []engine.C
 		return r.interrupted
 	}
 	rep := newCalReport(r.header, cf, o.Warmup.String(), o.Measure.String(), modeName(o), r.runs[0].End.Sub(r.runs[0].Start).Seconds()/float64(o.Forks))
-	if err := a.writeCalibration(rep, cf, pair != nil, s.check.Note(), r.runs, out); err != nil {
+	rep.Planted = cf.plant
+	if err := a.writeCalibration(rep, cf, pair != nil || cf.plant != 0, s.check.Note(), r.runs, out); err != nil {
 		return err
 	}
 	return r.outcome(nil, out)
@@ -245,7 +274,10 @@ func (a *app) calibrateFrom(f *runFlags, cf *calFlags) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return failedError{err.Error()}
 	}
-	return a.writeCalibration(rep, cf, cf.pair != "", "as recorded in "+cf.from, runs, out)
+	if m := regexp.MustCompile(`\n# benchctl: planted=(\S+):`).FindSubmatch(data); m != nil {
+		rep.Planted, _ = strconv.ParseFloat(string(m[1]), 64)
+	}
+	return a.writeCalibration(rep, cf, cf.pair != "" || rep.Planted != 0, "as recorded in "+cf.from, runs, out)
 }
 
 // newCalReport is the report's heading: the machine, the plan and the
@@ -400,7 +432,11 @@ func writeCalibrationMD(w io.Writer, command, hostNote string, r calReport) {
 		writeAAMD(w, r)
 	}
 	for _, p := range r.Pair {
-		fmt.Fprintf(w, "## A known change: %s (A) against %s (B)\n\n", p.Base, p.Changed)
+		if r.Planted != 0 {
+			fmt.Fprintf(w, "## A known change: %s, side B planted +%g %%\n\n", p.Base, 100*r.Planted)
+		} else {
+			fmt.Fprintf(w, "## A known change: %s (A) against %s (B)\n\n", p.Base, p.Changed)
+		}
 		fmt.Fprintf(w, "All rounds together: %+.2f %%; one round's log ratio spreads %.2f %%. A 2 %% change needs %d rounds for 90 %% power at this spread (%.0f s of machine time).\n\n",
 			100*p.Change, 100*p.PairSpread, p.For90At2, p.Seconds90At2)
 		fmt.Fprintf(w, "Detected: comparisons that found the change at α in its direction, with their exact 95 %% binomial intervals; *paired* is ab's test (the rounds' log ratios), *unpaired* the fork-level Mann-Whitney U test on the same forks. Interval: the mean width of the change's %g %% interval.\n\n", 100*(1-r.Alpha))

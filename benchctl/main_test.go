@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -301,11 +302,50 @@ func TestCalibrate(t *testing.T) {
 		{[]string{"--pair", "kind=b,z"}, "the selected cases lack kind=b or kind=z"},
 		{[]string{"--forks", "3"}, "--forks and --precision do not apply to calibrate"},
 		{[]string{"--precision", "1%"}, "--forks and --precision do not apply to calibrate"},
+		{[]string{"--plant", "0"}, `--plant "0": want a percentage above 0 and at most 100`},
+		{[]string{"--plant", "150%"}, `--plant "150%": want a percentage`},
+		{[]string{"--plant", "abc"}, `--plant "abc": want a percentage`},
+		{[]string{"--plant", "2%", "--pair", "kind=b,a"}, "--pair and --plant: one known change at a time"},
 	} {
 		args := append([]string{"calibrate", "--suite", "clitest", "--bench", "Enum", "--out", filepath.Join(t.TempDir(), "x")}, tc.args...)
 		if code, _, stderr := benchctl(t, args...); code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("calibrate %v: exit %d, %q; want 2 and %q", tc.args, code, stderr, tc.want)
 		}
+	}
+}
+
+// TestCalibratePlanted: --plant slows side B by a known fraction of any
+// benchmark's time, measured inside its windows, and reports it as a
+// known change of each case against itself; --from reads the plant back
+// from the results file.
+func TestCalibratePlanted(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "cal")
+	code, stdout, stderr := benchctl(t, "calibrate", "--suite", "clitest", "--bench", "^BenchmarkEnum$", "-p", "kind=b", "--plant", "50%",
+		"--trials", "3", "--group", "3", "--warmup", "0", "--measure", "2x5ms", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	const heading = "## A known change: BenchmarkEnum/kind=b/even=2, side B planted +50 %"
+	if !strings.Contains(stdout, heading) {
+		t.Errorf("calibration lacks %q:\n%s", heading, stdout)
+	}
+	// The plant is relative to each window's own ops: whatever the
+	// load, B's forks take about 1.5 times A's.
+	m := regexp.MustCompile(`All rounds together: \+([0-9.]+) %`).FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("no change over all rounds:\n%s", stdout)
+	}
+	if got, _ := strconv.ParseFloat(m[1], 64); got < 25 || got > 100 {
+		t.Errorf("a planted +50 %% measured as +%g %%", got)
+	}
+	txt, _ := os.ReadFile(filepath.Join(out, "aa.txt"))
+	if !strings.Contains(string(txt), "\n# benchctl: planted=0.5: ") {
+		t.Errorf("aa.txt does not record the plant:\n%.2000s", txt)
+	}
+	again := filepath.Join(t.TempDir(), "again")
+	code, stdout, stderr = benchctl(t, "calibrate", "--from", filepath.Join(out, "aa.txt"), "--group", "3", "--out", again)
+	if code != 0 || !strings.Contains(stdout, heading) {
+		t.Errorf("calibrate --from a planted run: exit %d, want %q\n%s\n%s", code, heading, stdout, stderr)
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -242,11 +241,11 @@ func (f *runFlags) options(cmd *cobra.Command) (engine.Options, error) {
 	}
 	o.Threads, o.Duet = f.threads, f.duet
 	if f.precision != "" {
-		p, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(f.precision, "%")), 64)
-		if err != nil || !(p > 0 && p < 100) {
-			return o, fmt.Errorf("--precision %q: want a percentage above 0 and below 100, such as 1%%", f.precision)
+		p, err := percentArg("--precision", f.precision, 100, false)
+		if err != nil {
+			return o, err
 		}
-		o.Precision, o.Budget = p/100, f.budget
+		o.Precision, o.Budget = p, f.budget
 		if !set("forks") {
 			o.Forks = max(o.Forks, engine.PrecisionForks)
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/measure"
 	"github.com/ledgerbench/ledgerbench/internal/profile"
 )
 
@@ -37,11 +38,18 @@ func (p Program) exe(rn *Runner) string {
 func (p Program) check(o Options, cases []Case) error { return registeredOnly(cases) }
 
 func (p Program) fork(ctx context.Context, rn *Runner, o Options, c Case, forkNo int, cr *result.CaseResult) *result.ForkError {
-	return rn.fork(ctx, p.exe(rn), o.planFor(c, forkNo), o.Timeout, cr)
+	return rn.fork(ctx, p.exe(rn), rn.planFor(o, c, forkNo), o.Timeout, cr)
 }
 
 func (p Program) profile(ctx context.Context, rn *Runner, o Options, k profile.Kind, c Case, cr *result.CaseResult, side string) (result.ProfileRun, string) {
 	return rn.profileFork(ctx, o, k, c, cr, side, p.exe(rn))
+}
+
+// planFor is o's plan of fork forkNo of c, with this side's plant.
+func (rn *Runner) planFor(o Options, c Case, forkNo int) *measure.Plan {
+	p := o.planFor(c, forkNo)
+	p.Plant = rn.plant
+	return p
 }
 
 // InProcess runs every trial inside this process (Options.Forks 0): no
@@ -52,7 +60,7 @@ type InProcess struct{}
 func (InProcess) check(o Options, cases []Case) error { return registeredOnly(cases) }
 
 func (InProcess) fork(ctx context.Context, rn *Runner, o Options, c Case, forkNo int, cr *result.CaseResult) *result.ForkError {
-	return rn.inProcess(c, o.planFor(c, forkNo), cr)
+	return rn.inProcess(c, rn.planFor(o, c, forkNo), cr)
 }
 
 func (InProcess) profile(ctx context.Context, rn *Runner, o Options, k profile.Kind, c Case, cr *result.CaseResult, side string) (result.ProfileRun, string) {

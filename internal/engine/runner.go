@@ -45,6 +45,7 @@ type Runner struct {
 	qualify bool      // the cases come from several packages: see fileName
 	side    string    // the side whose forks this copy runs (logs are named after it)
 	pair    *duetPair // the duet this copy's fork is one of
+	plant   float64   // Side.Plant of that side
 }
 
 // Event reports the progress of a run.
@@ -69,6 +70,10 @@ type Side struct {
 	// (one for each, in the same order): a calibration's side B runs each
 	// case with a known change. Its results are named after them.
 	Cases []Case
+	// Plant is a known slowdown this side's forks measure (see
+	// measure.Plan.Plant): a calibration's side B with --plant. 0 for
+	// every comparison of real code.
+	Plant float64
 }
 
 // caseOf is the case side s runs for the run's case i.
@@ -109,7 +114,7 @@ func (rn *Runner) RunSides(ctx context.Context, o Options, cases []Case, sides [
 		start: time.Now(), closed: make([]bool, len(cases))}
 	for s := range sides {
 		c := *rn
-		c.side = sides[s].Name
+		c.side, c.plant = sides[s].Name, sides[s].Plant
 		r.srn, r.launch = append(r.srn, &c), append(r.launch, sides[s].Launch)
 	}
 	r.total = (r.rounds + len(o.Profiles)) * len(cases) * len(sides)
@@ -290,6 +295,14 @@ func (rn *Runner) check(o Options, cases []Case, sides []Side) error {
 	for _, s := range sides {
 		if s.Launch == nil {
 			return fmt.Errorf("side %q has no launcher", s.Name)
+		}
+		if s.Plant != 0 {
+			if _, ok := s.Launch.(TestBinaries); ok {
+				return fmt.Errorf("side %q: a planted slowdown needs registered benchmarks (go test benchmarks time themselves)", s.Name)
+			}
+			if !(s.Plant > 0 && s.Plant <= measure.MaxPlant) {
+				return fmt.Errorf("side %q: planted slowdown %g: want more than 0, at most %g", s.Name, s.Plant, measure.MaxPlant)
+			}
 		}
 		if s.Cases != nil && len(s.Cases) != len(cases) {
 			return fmt.Errorf("side %q has %d cases of its own for the run's %d", s.Name, len(s.Cases), len(cases))

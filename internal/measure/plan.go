@@ -35,7 +35,17 @@ type Plan struct {
 	// setup and before the first iteration.
 	Lockstep bool                     `json:"lockstep,omitempty"`
 	Await    func() (Schedule, error) `json:"-"`
+	// Plant is a known slowdown, for calibrating the statistics only
+	// (benchctl calibrate --plant): each worker's measured window, once
+	// its ops are done, spins on the clock for Plant times the time they
+	// took, and that time is measured with them. Its ns/op and ops/s move
+	// by 1+Plant; sample-time percentiles, which time each op, do not.
+	// 0 (every other run) plants nothing.
+	Plant float64 `json:"plant,omitempty"`
 }
+
+// MaxPlant bounds Plan.Plant: a planted slowdown of at most +100 %.
+const MaxPlant = 1.0
 
 // PhaseError is a failure of the benchmark's own code, with the lifecycle
 // phase it happened in and, for a panic, the goroutine's stack.

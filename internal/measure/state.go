@@ -238,6 +238,7 @@ type Worker struct {
 	label      bool // profiling CPU: label the goroutine inside its window
 	sink       uint64
 	hist       *histogram
+	plant      float64 // Plan.Plant
 }
 
 // ID is the worker's index among all workers of the trial.

@@ -1,6 +1,7 @@
 package measure_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -126,5 +127,38 @@ func TestSingleShotRunsOneInvocation(t *testing.T) {
 	its := run(t, b, &measure.Plan{Benchmark: "test/SS", Mode: harness.SingleShot, Measure: result.IterSpec{Count: 4, Time: time.Second}, Seed: 1})
 	if calls != 4 || len(its) != 4 || its[0].Total.Ops != 1 || its[0].Total.NsPerOp <= 0 {
 		t.Errorf("single shot: %d calls over %d iterations, %d ops per iteration (%v ns); want 4, 4, 1 and a time", calls, len(its), its[0].Total.Ops, its[0].Total.NsPerOp)
+	}
+}
+
+// TestPlantedSlowdownIsMeasured: a plan's Plant spins inside the window
+// for that fraction of the ops' time, and the spin is measured with
+// them. Each op sleeps at least 1 ms, so with Plant 1 every window,
+// counted or timed, lasts at least 2 ms an op; unplanted, it lasts about
+// 1.1. A plant beyond MaxPlant is refused.
+func TestPlantedSlowdownIsMeasured(t *testing.T) {
+	b := &harness.Benchmark{Family: "test", Name: "Sleep", Setup: func(tr *harness.Trial) error {
+		tr.Run(func(w *harness.Worker) (func(), error) { return func() { time.Sleep(time.Millisecond) }, nil })
+		return nil
+	}}
+	for _, spec := range []result.IterSpec{{Count: 2, Ops: 10}, {Count: 2, Time: 20 * time.Millisecond}} {
+		for _, plant := range []float64{0, 1} {
+			its := run(t, b, &measure.Plan{Benchmark: "test/Sleep", Measure: spec, Seed: 1, Plant: plant})
+			for _, it := range its {
+				ms := it.Total.NsPerOp / 1e6
+				t.Logf("%v plant %g: %.3f ms/op", spec, plant, ms)
+				if plant == 1 && ms < 2 {
+					t.Errorf("%v: planted +100 %%, each op at least 1 ms: %.3f ms/op", spec, ms)
+				}
+				if plant == 0 && ms < 1 {
+					t.Errorf("%v: each op sleeps at least 1 ms: %.3f ms/op", spec, ms)
+				}
+			}
+		}
+	}
+	r := &harness.Registry{}
+	r.Register(b)
+	err := runPlan(r, &measure.Plan{Benchmark: "test/Sleep", Measure: result.IterSpec{Count: 1, Ops: 1}, Plant: 1.5}, func(*result.Iteration) error { return nil })
+	if err == nil || !strings.Contains(err.Error(), "planted slowdown 1.5") {
+		t.Errorf("a plant of +150 %%: %v, want it refused", err)
 	}
 }

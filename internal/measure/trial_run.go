@@ -66,6 +66,9 @@ func Run(b *Benchmark, p *Plan, emit func(*result.Iteration) error) (sink uint64
 	if p.Mode == "" {
 		return 0, fmt.Errorf("%s: the plan has no mode", b.ID())
 	}
+	if !(p.Plant >= 0 && p.Plant <= MaxPlant) {
+		return 0, fmt.Errorf("%s: planted slowdown %g: want 0 to %g", b.ID(), p.Plant, MaxPlant)
+	}
 	if p.Profile != "" {
 		if !p.Profile.InProcess() || p.ProfilePath == "" {
 			return 0, fmt.Errorf("profile %q: not an in-process profiler, or no path", p.Profile)
@@ -197,6 +200,7 @@ func (tr *trialRun) bind(b *Benchmark) error {
 	}
 	for _, w := range tr.workers {
 		w.label = p.Profile == profile.CPU
+		w.plant = p.Plant
 		w.sharp = t.hasInvocation() || w.group.hasInvocation() || w.hasInvocation()
 		if p.Mode == result.SampleTime {
 			w.hist = newHistogram()

@@ -240,6 +240,7 @@ func (w *Worker) runTimed(s *iterSync, r *workerResult) {
 		}
 		ns = nanotime() - t0
 	}
+	ns = w.planted(ns)
 	w.leaveWindow()
 	w.counterDeltas(c0, r.counters)
 	r.ops, r.ns = ops*w.opi, ns
@@ -272,6 +273,7 @@ func (w *Worker) runCounted(s *iterSync, n int64, r *workerResult) {
 		runOps(w.body, n)
 		ns = nanotime() - t0
 	}
+	ns = w.planted(ns)
 	w.leaveWindow()
 	w.counterDeltas(c0, r.counters)
 	r.ops, r.ns = n*w.opi, ns
@@ -287,6 +289,21 @@ func runOps(body func(), n int64) {
 	for i := n; i > 0; i-- {
 		body()
 	}
+}
+
+// planted is the window's time ns with the planted slowdown of
+// Plan.Plant: it spins on the clock, still inside the window, for
+// plant × ns, and returns the time measured from the window's ops to the
+// spin's end.
+func (w *Worker) planted(ns int64) int64 {
+	if w.plant == 0 {
+		return ns
+	}
+	t0 := nanotime()
+	want := int64(float64(ns) * w.plant)
+	for nanotime()-t0 < want {
+	}
+	return ns + nanotime() - t0
 }
 
 func (w *Worker) enterWindow() {
