@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -13,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -52,11 +54,19 @@ func serveSetup(t *testing.T) (dir, db, tokens string) {
 
 func startServe(t *testing.T, dbPath, tokens, addr string) *serveProc {
 	t.Helper()
+	return startServeWith(t, nil, dbPath, tokens, addr)
+}
+
+// startServeWith starts serve under wrap (a command that execs its
+// arguments), or directly when wrap is nil.
+func startServeWith(t *testing.T, wrap []string, dbPath, tokens, addr string) *serveProc {
+	t.Helper()
 	exe, _ := os.Executable()
 	if addr == "" {
 		addr = freeAddr(t)
 	}
-	cmd := exec.Command(exe, "serve", "--store", "sqlite:"+dbPath, "--listen", addr, "--tokens", tokens, "--max-upload", "200000000")
+	args := append(append([]string{}, wrap...), exe, "serve", "--store", "sqlite:"+dbPath, "--listen", addr, "--tokens", tokens, "--max-upload", "200000000")
+	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Env = append(os.Environ(), "BENCHCTL_TEST_CLI=1")
 	var logs bytes.Buffer
 	cmd.Stderr = &logs
@@ -251,5 +261,134 @@ func TestNightlyUploadsAndSurvivesAnUnreachableServer(t *testing.T) {
 		if code, _, stderr := benchctl(t, bad...); code != 2 {
 			t.Errorf("benchctl %v: exit %d, want 2\n%s", bad, code, stderr)
 		}
+	}
+}
+
+// TestStalledClientsDoNotStopTheServer: against a serve limited to 512
+// file descriptors, 1,000 anonymous clients open connections and stall:
+// half send an upload's headers and no body, half not even all the
+// headers. /healthz and the home page still answer, and the stalled
+// connections are cut off.
+func TestStalledClientsDoNotStopTheServer(t *testing.T) {
+	_, db, tokens := serveSetup(t)
+	p := startServeWith(t, []string{"sh", "-c", `ulimit -n 512 && exec "$0" "$@"`}, db, tokens, "")
+	limits, _ := os.ReadFile(fmt.Sprintf("/proc/%d/limits", p.cmd.Process.Pid))
+	if !regexp.MustCompile(`Max open files +512 +512`).Match(limits) {
+		t.Fatalf("serve is not limited to 512 descriptors:\n%s", limits)
+	}
+	addr := strings.TrimPrefix(p.url, "http://")
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for i := range 1000 {
+		c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+		if err != nil {
+			t.Fatalf("stalled connection %d: %v", i, err)
+		}
+		head := "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Type: multipart/form-data; boundary=b\r\nContent-Length: 100000\r\n\r\n"
+		if i%2 == 1 {
+			head = "GET /machine/x HTTP/1.1\r\nHost: x\r\nX-Slow: "
+		}
+		io.WriteString(c, head)
+		conns = append(conns, c)
+	}
+	time.Sleep(1500 * time.Millisecond) // the stalled are quiet for longer than the limit's DefaultQuiet
+	hc := &http.Client{Timeout: 5 * time.Second}
+	for i := range 5 {
+		for _, path := range []string{"/healthz", "/"} {
+			resp, err := hc.Get(p.url + path)
+			if err != nil {
+				p.kill() // its log is complete, and no longer written
+				t.Fatalf("%s, try %d, beside 1,000 stalled connections: %v\n%.3000s", path, i, err, p.logs.String())
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				t.Errorf("%s, try %d: %d", path, i, resp.StatusCode)
+			}
+		}
+	}
+	// The stalled connections were closed by the server (the limit made
+	// room, or their request was answered and the connection closed).
+	cut := 0
+	for _, c := range conns {
+		c.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
+		var ne net.Error
+		if _, err := io.Copy(io.Discard, c); err == nil || !(errors.As(err, &ne) && ne.Timeout()) {
+			cut++ // EOF, or a reset: closed by the server with their bytes unread
+		}
+	}
+	t.Logf("%d of 1,000 stalled connections cut off", cut)
+	if cut < 500 {
+		t.Errorf("only %d of 1,000 stalled connections were cut off", cut)
+	}
+	p.kill()
+	if strings.Contains(p.logs.String(), "too many open files") {
+		t.Errorf("serve ran out of descriptors:\n%.3000s", p.logs.String())
+	}
+}
+
+// TestUploadCommandBoundsAndSpool: upload reads only regular files (the
+// client once read /dev/zero until the kernel killed it); its exit
+// status is about its own files, while a damaged spool entry is set
+// aside with the command to discard it; --pending --server names the
+// uploads spooled for another server, and --move sends them; a revoked
+// token is refused at once by the running server.
+func TestUploadCommandBoundsAndSpool(t *testing.T) {
+	dir, db, tokens := serveSetup(t)
+	p := startServe(t, db, tokens, "")
+	if code, _, stderr := benchctl(t, "upload", "--server", p.url, "/dev/zero"); code != 2 || !strings.Contains(stderr, "not a result file") {
+		t.Errorf("upload /dev/zero: exit %d, %q", code, stderr)
+	}
+	file := func(n int) string {
+		path := filepath.Join(dir, fmt.Sprintf("r%d.txt", n))
+		os.WriteFile(path, fmt.Appendf(nil, "machine-id: m\ncommit: %d\nBenchmarkA-2 10 %d ns/op\n", n, 10+n), 0o600)
+		return path
+	}
+	const dead = "http://127.0.0.1:1"
+	code, _, stderr := benchctl(t, "upload", "--server", dead, "--upload-timeout", "5s", file(1))
+	if code != 1 || !strings.Contains(stderr, "connection refused") || !strings.Contains(stderr, "spooled as") {
+		t.Fatalf("upload to a closed port: exit %d\n%s", code, stderr)
+	}
+	spool := os.Getenv("BENCHCTL_SPOOL")
+	ents, _ := filepath.Glob(filepath.Join(spool, "*", "entry.json"))
+	if len(ents) != 1 {
+		t.Fatalf("spool entries %v", ents)
+	}
+	os.WriteFile(ents[0], []byte("{"), 0o600)
+	code, _, stderr = benchctl(t, "upload", "--server", p.url, file(2))
+	if code != 0 || !strings.Contains(stderr, "is damaged") || !strings.Contains(stderr, "rm -r "+filepath.Join(spool, "damaged")) || !strings.Contains(stderr, "uploaded ") {
+		t.Errorf("own file delivered beside a damaged entry: exit %d, want 0\n%s", code, stderr)
+	}
+	if code, _, stderr := benchctl(t, "upload", "--server", dead, "--upload-timeout", "5s", file(3)); code != 1 {
+		t.Fatalf("upload to a closed port: exit %d\n%s", code, stderr)
+	}
+	code, _, stderr = benchctl(t, "upload", "--pending", "--server", p.url)
+	if code != 0 || !strings.Contains(stderr, "1 spooled for "+dead) || !strings.Contains(stderr, "--move") {
+		t.Errorf("--pending --server of a server that moved: exit %d\n%s", code, stderr)
+	}
+	code, _, stderr = benchctl(t, "upload", "--pending", "--server", p.url, "--move")
+	if code != 0 || !strings.Contains(stderr, "uploaded ") {
+		t.Errorf("--pending --move: exit %d\n%s", code, stderr)
+	}
+	if up, _ := storeCounts(t, db); up != 2 {
+		t.Errorf("%d uploads stored, want 2 (the damaged one set aside)", up)
+	}
+	code, stdout, _ := benchctl(t, "token", "list", "--tokens", tokens)
+	if code != 0 || !regexp.MustCompile(`(?m)^[0-9a-f]{12}  ci `).MatchString(stdout) {
+		t.Errorf("token list: exit %d\n%s", code, stdout)
+	}
+	if code, stdout, _ := benchctl(t, "token", "revoke", "--tokens", tokens, "ci"); code != 0 || !strings.Contains(stdout, "revoked ") {
+		t.Errorf("token revoke: exit %d\n%s", code, stdout)
+	}
+	code, _, stderr = benchctl(t, "upload", "--server", p.url, file(4))
+	if code != 1 || !strings.Contains(stderr, "401") {
+		t.Errorf("upload with a revoked token: exit %d\n%s", code, stderr)
+	}
+	if code, _, stderr := benchctl(t, "token", "revoke", "--tokens", tokens, "ci"); code != 1 || !strings.Contains(stderr, "no token is named") {
+		t.Errorf("revoking it again: exit %d %q", code, stderr)
 	}
 }

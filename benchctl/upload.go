@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -77,9 +79,12 @@ func (a *app) uploadFiles(ctx context.Context, f serverFlags, paths []string) in
 		a.say("upload: %v; the results are only in %v", err, paths)
 		return len(paths)
 	}
-	_, left := a.flush(ctx, sp, f.server)
+	// The spool's own failures are reported, and retried later; the
+	// count is of this command's files.
+	a.flush(ctx, sp, f.server, false)
+	left := 0
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
+		data, err := readResultFile(p)
 		if err != nil {
 			a.say("upload %s: %v", p, err)
 			left++
@@ -93,10 +98,34 @@ func (a *app) uploadFiles(ctx context.Context, f serverFlags, paths []string) in
 	return left
 }
 
-// flush retries the spooled uploads (to server, or all) and returns how
-// many it tried and how many remain.
-func (a *app) flush(ctx context.Context, sp *upload.Spool, srv string) (tried, left int) {
-	rs, err := sp.Flush(ctx, srv)
+// readResultFile reads a file to upload: a regular file of at most
+// payload.MaxUpload bytes, read no further than that.
+func readResultFile(p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	switch {
+	case err != nil:
+		return nil, err
+	case !st.Mode().IsRegular():
+		return nil, fmt.Errorf("%s: not a regular file (%s)", p, st.Mode().Type())
+	case st.Size() > payload.MaxUpload:
+		return nil, fmt.Errorf("%s: %d bytes, over the upload limit of %d", p, st.Size(), payload.MaxUpload)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, payload.MaxUpload+1))
+	if err == nil && len(data) > payload.MaxUpload {
+		err = fmt.Errorf("%s: grew past the upload limit of %d bytes while read", p, payload.MaxUpload)
+	}
+	return data, err
+}
+
+// flush retries the spooled uploads (to server, or all; with move, all
+// to server) and returns how many it tried and how many remain.
+func (a *app) flush(ctx context.Context, sp *upload.Spool, srv string, move bool) (tried, left int) {
+	rs, err := sp.Flush(ctx, srv, move)
 	if err != nil {
 		a.say("upload: reading the spool %s: %v", sp.Dir, err)
 		return 0, 0
@@ -117,8 +146,14 @@ func (a *app) reportUpload(sp *upload.Spool, r upload.Result, what string) bool 
 	case r.Err == nil:
 		a.say("uploaded %s to %s: upload %s (%s/upload/%s)", what, r.Server, r.ID, r.Server, r.ID)
 		return true
+	case r.Damaged:
+		a.say("spool entry %s is damaged: %v; set aside in %s, which nothing retries: look at it, then discard it with `rm -r %s`", r.ID, r.Err, r.Where, r.Where)
+	case !r.Spooled:
+		a.say("upload of %s to %s failed: %v; NOT spooled (%v): the results are only in %s", what, r.Server, r.Err, r.SpoolErr, what)
+	case r.Rejected && r.Where != "":
+		a.say("upload of %s refused by %s: %v; kept in %s", what, r.Server, r.Err, r.Where)
 	case r.Rejected:
-		a.say("upload of %s refused by %s: %v; kept in %s", what, r.Server, r.Err, filepath.Join(sp.Dir, "rejected", r.ID))
+		a.say("upload of %s refused by %s: %v", what, r.Server, r.Err)
 	default:
 		a.say("upload of %s to %s failed: %v; spooled as %s: `%s upload --pending` or the next command with --server retries it",
 			what, r.Server, r.Err, filepath.Join(sp.Dir, r.ID), a.name)
@@ -128,7 +163,7 @@ func (a *app) reportUpload(sp *upload.Spool, r upload.Result, what string) bool 
 
 func (a *app) uploadCmd() *cobra.Command {
 	var f serverFlags
-	var pending bool
+	var pending, move bool
 	c := &cobra.Command{
 		Use:   "upload --server URL FILE... | upload --pending [--server URL]",
 		Short: "Upload result files to a benchctl serve, or retry the spooled uploads",
@@ -136,9 +171,12 @@ func (a *app) uploadCmd() *cobra.Command {
 upload of its own, after retrying the uploads spooled for that server. Each upload is spooled
 before it is sent and leaves the spool only when the server has stored it; the server
 deduplicates by content hash, so uploading a file twice stores it once. --pending retries the
-spooled uploads only (of every server, or of --server). The token comes from $` + payload.TokenEnv + `;
-the spool is $` + upload.SpoolEnv + ` (default ~/.local/state/benchctl/spool). Exit 1 when an upload is
-still not delivered.`,
+spooled uploads only (of every server, or of --server; with --move, all of them to --server). A
+spool entry that cannot be read is set aside in the spool's damaged/ directory, with the command to
+discard it; one the server refuses for its content, in rejected/. A file is read up to the upload
+limit (` + fmt.Sprint(payload.MaxUpload>>20) + ` MiB) and must be a regular file. The token comes from $` + payload.TokenEnv + `;
+the spool is $` + upload.SpoolEnv + ` (default ~/.local/state/benchctl/spool). Exit 1 when an upload of
+this command's files (with --pending, of the spool) is still not delivered.`,
 		Example: fmt.Sprintf(`  %[1]s upload --server http://bench.internal:8080 results/nightly/*/2026/12/*.txt
   %[1]s upload --pending`, a.name),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -151,9 +189,18 @@ still not delivered.`,
 			if !pending && (f.server == "" || len(args) == 0) {
 				return usageError{errors.New("want --server URL FILE..., or --pending")}
 			}
+			if move && !(pending && f.server != "") {
+				return usageError{errors.New("--move goes with --pending --server URL")}
+			}
 			for _, p := range args {
-				if st, err := os.Stat(p); err != nil || st.IsDir() {
-					return usageError{fmt.Errorf("%s: not a result file", p)}
+				st, err := os.Stat(p)
+				switch {
+				case err != nil:
+					return usageError{err}
+				case !st.Mode().IsRegular():
+					return usageError{fmt.Errorf("%s: not a result file (a regular file)", p)}
+				case st.Size() > payload.MaxUpload:
+					return usageError{fmt.Errorf("%s: %d bytes, over the upload limit of %d", p, st.Size(), payload.MaxUpload)}
 				}
 			}
 			var left int
@@ -163,9 +210,9 @@ still not delivered.`,
 					return failedError{err.Error()}
 				}
 				var tried int
-				tried, left = a.flush(cmd.Context(), sp, f.server)
+				tried, left = a.flush(cmd.Context(), sp, f.server, move)
 				if tried == 0 {
-					a.say("nothing pending in %s", sp.Dir)
+					a.say("nothing pending in %s%s", sp.Dir, a.elsewhere(sp, f.server))
 				}
 			} else {
 				left = a.uploadFiles(cmd.Context(), f, args)
@@ -178,5 +225,22 @@ still not delivered.`,
 	}
 	f.register(c)
 	c.Flags().BoolVar(&pending, "pending", false, "retry the spooled uploads")
+	c.Flags().BoolVar(&move, "move", false, "with --pending --server URL: send the uploads spooled for other servers to URL too (a server that moved)")
 	return c
+}
+
+// elsewhere says which other servers have uploads spooled, when
+// --pending --server found none for its own.
+func (a *app) elsewhere(sp *upload.Spool, srv string) string {
+	if srv == "" {
+		return ""
+	}
+	var b strings.Builder
+	for s, n := range sp.Servers() {
+		fmt.Fprintf(&b, "; %d spooled for %s", n, s)
+	}
+	if b.Len() == 0 {
+		return " for " + srv
+	}
+	return fmt.Sprintf(" for %s%s (`%s upload --pending` sends them there; --pending --server %s --move sends them to %s)", srv, b.String(), a.name, srv, srv)
 }

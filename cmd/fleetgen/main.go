@@ -11,8 +11,9 @@
 //	go run ./cmd/fleetgen --store postgres://bench@127.0.0.1:5432/fleet --out results/store-scale/postgres
 //
 // Every series has 1 % noise between nights and 0.3 % between forks.
-// Three series per machine get a +15 % step four nights before the end
-// (open regressions to find), five more a step at a random earlier night,
+// Three series per machine get a +15 % step four nights before the end,
+// five more a step at a random earlier night: open regressions to find
+// (new, or standing) once the runs analyzed hold both levels,
 // and every fifth machine changes its env-id in the middle, with a level
 // shift on a fifth of its series.
 package main
@@ -36,7 +37,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ledgerbench/ledgerbench/harness/history"
 	"github.com/ledgerbench/ledgerbench/internal/payload"
 	"github.com/ledgerbench/ledgerbench/internal/server"
 	"github.com/ledgerbench/ledgerbench/internal/store"
@@ -291,11 +291,11 @@ func measure(ctx context.Context, c config, f *fleet, st *store.Store, base stri
 			return err
 		}
 		// A step is an open regression to find once four runs show it
-		// (the change-point search's smallest segment) and while it is
-		// among the last history.NewWindow runs.
+		// (the change-point search's smallest segment) on either side,
+		// within the runs analyzed: it is never undone, so it stands.
 		planted := map[[2]string]bool{}
 		for b, s := range f.stepAt[m] {
-			if s >= 0 && s <= cp.Nights-4 && s >= cp.Nights-history.NewWindow {
+			if s >= 0 && s <= cp.Nights-4 && s >= max(4, cp.Nights-store.AnalysisWindow+4) {
 				planted[[2]string{f.pkgs[b], f.names[b]}] = true
 			}
 		}

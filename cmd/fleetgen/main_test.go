@@ -20,7 +20,9 @@ func TestSmallFleet(t *testing.T) {
 		t.Fatalf("checkpoints: %+v", cps)
 	}
 	last := cps[1]
-	if last.PlantedOpen != 9 || last.PlantedOpenFound < 8 || last.UnplantedOpenAlarms > 1 {
+	// 3 machines × 3 recent steps, and the earlier steps that the 40
+	// nights show on both sides: every one still stands.
+	if last.PlantedOpen < 9 || last.PlantedOpenFound < last.PlantedOpen-1 || last.UnplantedOpenAlarms > 1 {
 		t.Errorf("found %d of %d planted open regressions, %d others", last.PlantedOpenFound, last.PlantedOpen, last.UnplantedOpenAlarms)
 	}
 	if last.StoreBytes <= 0 || last.SeriesQueryMS.Median <= 0 || last.RegressionsPageMS.Median <= 0 || last.AnalyzedSeries != 60 {

@@ -262,8 +262,14 @@ type Shift struct {
 	Small bool
 	Noise float64
 	// New marks a worse shift among the last NewWindow points that is
-	// neither small nor at a change of environment: a regression.
+	// neither small nor at a change of environment: a regression, news
+	// for nightly's alarm.
 	New bool
+	// Standing marks a worse shift, neither small nor at a change of
+	// environment, whose level still holds: the series' latest segment
+	// is worse than the shift's Before by at least MinEffect × Noise. A
+	// regression that lasted 20 runs is no news, but it is still open.
+	Standing bool
 }
 
 // NewWindow is how recent a change point must be to raise an alarm.
@@ -281,6 +287,7 @@ func Analyze(s *Series, o CPDOptions) []Shift {
 	var out []Shift
 	bounds := append(append([]int{0}, cps...), len(xs))
 	noise := segmentNoise(xs, bounds)
+	latest := median(xs[bounds[len(bounds)-2]:])
 	for i, cp := range cps {
 		before := median(xs[bounds[i]:cp])
 		after := median(xs[cp:bounds[i+2]])
@@ -292,6 +299,11 @@ func Analyze(s *Series, o CPDOptions) []Shift {
 			EnvChanged: s.Points[cp].EnvID != s.Points[cp-1].EnvID}
 		sh.Small = math.Abs(after-before) < o.MinEffect*noise
 		sh.New = worse && !sh.EnvChanged && !sh.Small && cp >= len(xs)-NewWindow
+		still := latest > before
+		if s.HigherIsBetter {
+			still = latest < before
+		}
+		sh.Standing = worse && !sh.EnvChanged && !sh.Small && still && math.Abs(latest-before) >= o.MinEffect*noise
 		out = append(out, sh)
 	}
 	return out

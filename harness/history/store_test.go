@@ -64,6 +64,34 @@ func TestSeriesAndShifts(t *testing.T) {
 	}
 }
 
+// TestOldShiftThatStaysIsStanding: +25 % over the last 20 of 120 runs is
+// no news (not New) but still there (Standing); once undone, it is not.
+func TestOldShiftThatStaysIsStanding(t *testing.T) {
+	series := func(levels ...[2]float64) *Series {
+		s := &Series{}
+		for _, l := range levels {
+			for i := 0; i < int(l[0]); i++ {
+				v := l[1] * (1 + 0.005*float64(i%5-2))
+				s.Points = append(s.Points, Point{Value: v, EnvID: "e1", Commit: fmt.Sprint(len(s.Points))})
+			}
+		}
+		return s
+	}
+	shifts := Analyze(series([2]float64{100, 100}, [2]float64{20, 125}), CPDOptions{Seed: 1})
+	if len(shifts) != 1 || shifts[0].Index != 100 || shifts[0].New || !shifts[0].Standing {
+		t.Errorf("a shift 20 runs old that stays: %+v, want one, standing and not new", shifts)
+	}
+	shifts = Analyze(series([2]float64{50, 100}, [2]float64{30, 125}, [2]float64{40, 100}), CPDOptions{Seed: 1})
+	for _, sh := range shifts {
+		if sh.Standing {
+			t.Errorf("a shift that was undone stands: %+v", shifts)
+		}
+	}
+	if len(shifts) != 2 {
+		t.Errorf("up and back down: %+v, want two shifts", shifts)
+	}
+}
+
 func TestEnvironmentChangeIsAnnotatedNotAlarmed(t *testing.T) {
 	dir := t.TempDir()
 	writeRuns(t, dir, step(24, 20, 100, 120), func(i int) string {

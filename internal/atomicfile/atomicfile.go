@@ -25,8 +25,12 @@ func WriteSync(path string, data []byte) error {
 // ".<base>.tmp…"), fsyncs it and renames it over path, so readers see the
 // old file or the new one, never a part. On error the temporary file is
 // removed. The rename is durable once the directory is synced (SyncDir).
-func Replace(path string, data []byte) error {
-	tmp, err := Temp(path, data)
+func Replace(path string, data []byte) error { return ReplacePerm(path, data, 0o644) }
+
+// ReplacePerm is Replace of a file with permissions perm, which the data
+// has from the start (a file of secrets is never readable by others).
+func ReplacePerm(path string, data []byte, perm os.FileMode) error {
+	tmp, err := tempPerm(path, data, perm)
 	if err != nil {
 		return err
 	}
@@ -40,7 +44,11 @@ func Replace(path string, data []byte) error {
 // Temp writes data, fsynced, to a new temporary file beside path (named
 // ".<base>.tmp…") and returns its name, for the caller to rename or link
 // into place. On error nothing is left behind.
-func Temp(path string, data []byte) (string, error) {
+func Temp(path string, data []byte) (string, error) { return tempPerm(path, data, 0o644) }
+
+// tempPerm is Temp of a file with permissions perm (CreateTemp makes it
+// 0600, and only then it is widened).
+func tempPerm(path string, data []byte, perm os.FileMode) (string, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
 	if err != nil {
 		return "", err
@@ -53,8 +61,8 @@ func Temp(path string, data []byte) (string, error) {
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
+	if err == nil && perm != 0o600 {
+		err = os.Chmod(tmp, perm)
 	}
 	if err != nil {
 		os.Remove(tmp)

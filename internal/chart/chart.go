@@ -7,6 +7,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/perf/benchunit"
 
 	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 	"gonum.org/v1/plot"
@@ -74,18 +79,24 @@ func WriteChangeChart(path, title string, bars []ChangeBar) error {
 // WriteSeriesChart draws one benchmark's nightly series with its change
 // points as vertical lines.
 func WriteSeriesChart(path, title, unit string, values []float64, changePoints []int) error {
-	p, err := seriesPlot(title, unit, values, changePoints, nil)
+	p, err := seriesPlot(title, unit, nil, values, changePoints, nil)
 	if err != nil {
 		return fmt.Errorf("chart %s: %w", path, err)
 	}
 	return save(p, path, 18*vg.Centimeter, 9*vg.Centimeter)
 }
 
-// SeriesSVG renders a series as SVG: its values in run order, its change
-// points as dashed red lines before the point that starts a segment, and
-// its environment changes (a new env-id) as dotted grey ones.
-func SeriesSVG(title, unit string, values []float64, changePoints, envChanges []int) ([]byte, error) {
-	p, err := seriesPlot(title, unit, values, changePoints, envChanges)
+// SeriesSVG renders a series as SVG: its values at their times, its
+// change points as dashed red lines before the point that starts a
+// segment, and its environment changes (a new env-id) as dotted grey
+// ones. The value axis reads in unit's scaled form, as the tables do
+// (158.5n sec/op). Any title draws: characters XML cannot carry are
+// replaced.
+func SeriesSVG(title, unit string, at []time.Time, values []float64, changePoints, envChanges []int) ([]byte, error) {
+	if len(at) != len(values) {
+		return nil, fmt.Errorf("%d times for %d values", len(at), len(values))
+	}
+	p, err := seriesPlot(title, unit, at, values, changePoints, envChanges)
 	if err != nil {
 		return nil, err
 	}
@@ -98,18 +109,26 @@ func SeriesSVG(title, unit string, values []float64, changePoints, envChanges []
 	return buf.Bytes(), err
 }
 
-func seriesPlot(title, unit string, values []float64, changePoints, envChanges []int) (*plot.Plot, error) {
+// seriesPlot draws values at times at, or in run order when at is nil.
+func seriesPlot(title, unit string, at []time.Time, values []float64, changePoints, envChanges []int) (*plot.Plot, error) {
 	if len(values) == 0 {
 		return nil, fmt.Errorf("nothing to draw")
 	}
 	p := plot.New()
-	p.Title.Text = title
+	p.Title.Text = printable(title)
+	p.Y.Label.Text = printable(unit)
+	p.Y.Tick.Marker = unitTicks{benchunit.ClassOf(unit)}
+	x := func(i int) float64 { return float64(i) }
 	p.X.Label.Text = "run"
-	p.Y.Label.Text = unit
+	if at != nil {
+		x = func(i int) float64 { return float64(at[i].UnixNano()) / 1e9 }
+		p.X.Label.Text = "time (UTC)"
+		p.X.Tick.Marker = plot.TimeTicks{Format: "01-02 15:04", Time: func(t float64) time.Time { return time.Unix(0, int64(t*1e9)).UTC() }}
+	}
 	xys := make(plotter.XYs, len(values))
 	lo, hi := values[0], values[0]
 	for i, v := range values {
-		xys[i] = plotter.XY{X: float64(i), Y: v}
+		xys[i] = plotter.XY{X: x(i), Y: v}
 		lo, hi = min(lo, v), max(hi, v)
 	}
 	line, points, err := plotter.NewLinePoints(xys)
@@ -117,10 +136,13 @@ func seriesPlot(title, unit string, values []float64, changePoints, envChanges [
 		return nil, err
 	}
 	p.Add(line, points, plotter.NewGrid())
-	mark := func(at []int, c color.Color, dashes []vg.Length) error {
-		for _, cp := range at {
-			x := float64(cp) - 0.5
-			l, err := plotter.NewLine(plotter.XYs{{X: x, Y: lo}, {X: x, Y: hi}})
+	mark := func(marks []int, c color.Color, dashes []vg.Length) error {
+		for _, cp := range marks {
+			if cp <= 0 || cp >= len(values) {
+				continue
+			}
+			mx := (x(cp-1) + x(cp)) / 2 // between the segments
+			l, err := plotter.NewLine(plotter.XYs{{X: mx, Y: lo}, {X: mx, Y: hi}})
 			if err != nil {
 				return err
 			}
@@ -136,6 +158,38 @@ func seriesPlot(title, unit string, values []float64, changePoints, envChanges [
 		return nil, err
 	}
 	return p, nil
+}
+
+// unitTicks labels an axis as benchunit scales its unit's values.
+type unitTicks struct{ class benchunit.Class }
+
+func (u unitTicks) Ticks(min, max float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = benchunit.Scale(ts[i].Value, u.class)
+		}
+	}
+	return ts
+}
+
+// printable is s with what XML 1.0 cannot carry (control characters,
+// invalid UTF-8) replaced by U+FFFD, at most 160 runes long.
+func printable(s string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if n == 160 {
+			b.WriteString("…")
+			break
+		}
+		if r == utf8.RuneError || unicode.IsControl(r) || r == 0xFFFE || r == 0xFFFF {
+			r = utf8.RuneError
+		}
+		b.WriteRune(r)
+		n++
+	}
+	return b.String()
 }
 
 func save(p *plot.Plot, path string, w, h vg.Length) error {

@@ -2,11 +2,15 @@ package chart_test
 
 import (
 	"bytes"
+	"encoding/xml"
 	"image/png"
+	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ledgerbench/ledgerbench/internal/chart"
 )
@@ -44,12 +48,16 @@ func TestChartsDecode(t *testing.T) {
 }
 
 func TestSeriesSVGMarksChangesAndEnvironments(t *testing.T) {
-	values := []float64{100, 101, 99, 100, 112, 111, 113, 112}
-	plain, err := chart.SeriesSVG("s", "sec/op", values, nil, nil)
+	values := []float64{100e-9, 101e-9, 99e-9, 100e-9, 112e-9, 111e-9, 113e-9, 112e-9}
+	at := make([]time.Time, len(values))
+	for i := range at {
+		at[i] = time.Date(2026, 11, 20+i, 2, 0, 0, 0, time.UTC)
+	}
+	plain, err := chart.SeriesSVG("s", "sec/op", at, values, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	marked, err := chart.SeriesSVG("s", "sec/op", values, []int{4}, []int{2})
+	marked, err := chart.SeriesSVG("s", "sec/op", at, values, []int{4}, []int{2})
 	if err != nil || !strings.HasPrefix(strings.TrimSpace(string(marked)), "<?xml") || !strings.Contains(string(marked), "<svg") {
 		t.Fatalf("not SVG: %v", err)
 	}
@@ -57,7 +65,36 @@ func TestSeriesSVGMarksChangesAndEnvironments(t *testing.T) {
 	if a, b := strings.Count(string(plain), "<path"), strings.Count(string(marked), "<path"); b != a+2 {
 		t.Errorf("%d paths with two marks, %d without", b, a)
 	}
-	if _, err := chart.SeriesSVG("s", "sec/op", nil, nil, nil); err == nil {
+	// The axes read as the tables do: scaled values, and dates.
+	for _, want := range []string{`>1[01]\d(\.\d)?n<`, `>11-2\d \d\d:\d\d<`, `time \(UTC\)`} {
+		if !regexp.MustCompile(want).Match(plain) {
+			t.Errorf("the chart lacks %s", want)
+		}
+	}
+	if strings.Contains(string(plain), "e-07") {
+		t.Error("the value axis reads in exponents")
+	}
+	if _, err := chart.SeriesSVG("s", "sec/op", nil, nil, nil, nil); err == nil {
 		t.Error("an empty series drew a chart")
+	}
+}
+
+// TestSeriesSVGOfAnyNameIsXML: a name with NUL, control characters,
+// markup and invalid UTF-8 still makes a well-formed SVG document.
+func TestSeriesSVGOfAnyNameIsXML(t *testing.T) {
+	name := "Benchmark\x00A\x01<b>&\\\xff\x1b[31m" + strings.Repeat("x", 300)
+	svg, err := chart.SeriesSVG(name, "sec/op\x00", []time.Time{time.Unix(1e9, 0), time.Unix(1e9+60, 0)}, []float64{1e-7, 2e-7}, []int{1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := xml.NewDecoder(bytes.NewReader(svg))
+	for {
+		_, err := d.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("chart of %q is not XML: %v", name, err)
+		}
 	}
 }

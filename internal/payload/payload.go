@@ -10,6 +10,10 @@ import (
 // from.
 const TokenEnv = "BENCHCTL_TOKEN"
 
+// MaxUpload is the default limit of an upload's body on the server, and
+// the most a client reads of a file to upload.
+const MaxUpload = 32 << 20
+
 // File is one benchfmt file of an upload.
 type File struct {
 	Name string

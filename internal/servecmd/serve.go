@@ -49,6 +49,7 @@ func serveExample(name string) string {
 func serveCmd(name string) *cobra.Command {
 	var spec, listen, tokens string
 	var maxUpload int64
+	var maxConns int
 	c := &cobra.Command{
 		Use:   "serve --store sqlite:PATH|postgres://… [--listen ADDR] [--tokens FILE]",
 		Short: "Serve a results store: uploads (x/perf's perfdata protocol), a JSON API and the dashboard",
@@ -62,7 +63,11 @@ The raw files are kept exactly as uploaded; machines, series and change points a
 rebuilt from them. After each upload the machine's series are analyzed (E-divisive change
 points, as nightly computes them) in the background. Reads are anonymous; uploads need a token
 from --tokens (benchctl token new), sent as Authorization: Bearer TOKEN. Without --tokens the
-server is read-only. A query word is key:value, key<value or key>value over configuration keys
+server is read-only, and a tokens file that becomes unreadable refuses every upload until it is
+repaired. Each request's body must arrive within 30 s (an authenticated upload's within 10 min), an
+answer be written within 2 min, and idle connections close after a minute; --max-conns bounds the
+connections, so that clients who open many and send nothing cannot take the descriptors of the
+others. /healthz answers ok only while the store answers. A query word is key:value, key<value or key>value over configuration keys
 (machine-id, commit, pkg, …), upload labels, name (a benchmark's base name) and /key (its name
 keys); anything else is refused with 400.`,
 		Example: serveExample(name),
@@ -77,12 +82,17 @@ keys); anything else is refused with 400.`,
 			if maxUpload <= 0 {
 				return usageError(fmt.Errorf("--max-upload %d: must be positive", maxUpload))
 			}
+			if maxConns < 0 {
+				return usageError(fmt.Errorf("--max-conns %d: want 0 (from the descriptor limit) or more", maxConns))
+			}
+			logger := log.New(cmd.ErrOrStderr(), name+" serve: ", log.LstdFlags)
 			var toks *server.Tokens
 			if tokens != "" {
 				var err error
 				if toks, err = server.LoadTokens(tokens); err != nil {
 					return usageError(err)
 				}
+				toks.Log = logger
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
 			defer stop()
@@ -91,13 +101,17 @@ keys); anything else is refused with 400.`,
 				return failedError(err.Error())
 			}
 			defer st.Close()
-			ln, err := net.Listen("tcp", listen)
+			raw, err := net.Listen("tcp", listen)
 			if err != nil {
 				return failedError(fmt.Sprintf("--listen %s: %v", listen, err))
 			}
-			logger := log.New(cmd.ErrOrStderr(), name+" serve: ", log.LstdFlags)
+			if maxConns == 0 {
+				maxConns = connsFromLimit()
+			}
+			ln := server.LimitConns(raw, maxConns, server.DefaultQuiet)
 			srv := &server.Server{Store: st, Tokens: toks, MaxUpload: maxUpload, Log: logger}
-			hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+			hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute,
+				MaxHeaderBytes: 64 << 10, ErrorLog: logger}
 			go srv.Run(ctx)
 			// Series left pending by an earlier server are analyzed now.
 			go func() {
@@ -111,7 +125,7 @@ keys); anything else is refused with 400.`,
 			if toks != nil {
 				mode = "uploads with a token from " + tokens
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "serving %s (%s) on http://%s (%s)\n", st, st.Dialect(), ln.Addr(), mode)
+			fmt.Fprintf(cmd.OutOrStdout(), "serving %s (%s) on http://%s (%s; at most %d connections)\n", st, st.Dialect(), ln.Addr(), mode, maxConns)
 			errc := make(chan error, 1)
 			go func() { errc <- hs.Serve(ln) }()
 			select {
@@ -129,7 +143,21 @@ keys); anything else is refused with 400.`,
 	c.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "the address to serve on")
 	c.Flags().StringVar(&tokens, "tokens", "", "the upload tokens file (made by token new); without it, no uploads")
 	c.Flags().Int64Var(&maxUpload, "max-upload", server.DefaultMaxUpload, "the largest upload body, in bytes")
+	c.Flags().IntVar(&maxConns, "max-conns", 0, "the most connections open at once; a new one takes the place of the one quiet the longest (0: the descriptor limit less a reserve for the store)")
 	return c
+}
+
+// connReserve is the descriptors kept for the store, its files and logs.
+const connReserve = 64
+
+// connsFromLimit is the connection limit the process's descriptor limit
+// allows.
+func connsFromLimit() int {
+	var rl syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &rl); err != nil || rl.Cur > 1<<20 {
+		return 4096
+	}
+	return max(int(rl.Cur)-connReserve, 8)
 }
 
 func tokenCmd(prog string) *cobra.Command {
@@ -157,6 +185,46 @@ func tokenCmd(prog string) *cobra.Command {
 	}
 	newCmd.Flags().StringVar(&tokens, "tokens", "", "the tokens file")
 	newCmd.Flags().StringVar(&tokName, "name", "uploader", "who or what uploads with the token (one word)")
-	c.AddCommand(newCmd)
+	listCmd := &cobra.Command{
+		Use:   "list --tokens FILE",
+		Short: "List the tokens of FILE: ID (the start of its hash), name and when it was made",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if tokens == "" {
+				return usageError(errors.New("--tokens is required: the file serve --tokens reads"))
+			}
+			ts, err := server.ReadTokens(tokens)
+			if err != nil {
+				return failedError(err.Error())
+			}
+			w := cmd.OutOrStdout()
+			for _, t := range ts {
+				fmt.Fprintf(w, "%s  %-20s %s\n", t.ID(), t.Name, t.Made)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d tokens in %s\n", prog, len(ts), tokens)
+			return nil
+		},
+	}
+	listCmd.Flags().StringVar(&tokens, "tokens", "", "the tokens file")
+	revokeCmd := &cobra.Command{
+		Use:   "revoke --tokens FILE NAME|ID",
+		Short: "Revoke the tokens named NAME, or the one whose ID (token list) begins with ID; a running serve refuses them at once",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if tokens == "" {
+				return usageError(errors.New("--tokens is required: the file serve --tokens reads"))
+			}
+			gone, err := server.RevokeTokens(tokens, args[0])
+			if err != nil {
+				return failedError(err.Error())
+			}
+			for _, t := range gone {
+				fmt.Fprintf(cmd.OutOrStdout(), "revoked %s  %s %s\n", t.ID(), t.Name, t.Made)
+			}
+			return nil
+		},
+	}
+	revokeCmd.Flags().StringVar(&tokens, "tokens", "", "the tokens file")
+	c.AddCommand(newCmd, listCmd, revokeCmd)
 	return c
 }

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -46,6 +47,7 @@ var pageFuncs = template.FuncMap{
 	},
 	"runURL":  func(r store.Run) string { return fmt.Sprintf("/raw/%s/%d", url.PathEscape(r.Upload), r.Part) },
 	"pathesc": url.PathEscape,
+	"add":     func(a, b, c int) int { return a + b + c },
 }
 
 var pages = template.Must(template.New("").Funcs(pageFuncs).ParseFS(templateFS, "templates/*.html"))
@@ -84,6 +86,9 @@ func (s *Server) home(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, "home.html", map[string]any{"Title": "machines", "Machines": ms, "Uploads": ups})
 }
 
+// SeriesPerPage is the series a machine's page lists at once.
+const SeriesPerPage = 200
+
 func (s *Server) machine(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	ms, err := s.Store.Machines(r.Context())
@@ -106,9 +111,22 @@ func (s *Server) machine(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	series, err := s.Store.MachineSeries(r.Context(), id)
+	pg := 1
+	if v := r.FormValue("page"); v != "" {
+		if pg, err = strconv.Atoi(v); err != nil || pg < 1 {
+			s.fail(w, r, fmt.Errorf("%w: page %q: want 1 or more", errBadRequest, v))
+			return
+		}
+	}
+	// Series with an open regression first, a page at a time.
+	series, total, pending, err := s.Store.MachineSeriesPage(r.Context(), id, (pg-1)*SeriesPerPage, SeriesPerPage)
 	if err != nil {
 		s.fail(w, r, err)
+		return
+	}
+	npages := max(1, (total+SeriesPerPage-1)/SeriesPerPage)
+	if pg > npages {
+		s.fail(w, r, fmt.Errorf("%w: page %d of %d", store.ErrNotFound, pg, npages))
 		return
 	}
 	var open, other []store.ChangePoint
@@ -119,22 +137,8 @@ func (s *Server) machine(w http.ResponseWriter, r *http.Request) {
 			other = append(other, c)
 		}
 	}
-	pending := 0
-	for _, x := range series {
-		if x.Pending {
-			pending++
-		}
-	}
-	// Series with an open regression first.
-	var sorted []store.SeriesSummary
-	for _, pass := range []bool{true, false} {
-		for _, x := range series {
-			if x.Open == pass {
-				sorted = append(sorted, x)
-			}
-		}
-	}
-	s.render(w, r, "machine.html", map[string]any{"Title": id, "Machine": m, "Open": open, "Other": other, "Series": sorted, "Pending": pending})
+	s.render(w, r, "machine.html", map[string]any{"Title": id, "Machine": m, "Open": open, "Other": other, "Series": series, "Pending": pending,
+		"Total": total, "Page": pg, "Pages": npages, "First": (pg-1)*SeriesPerPage + 1})
 }
 
 // readSeries reads the series the request names, or answers the error.
@@ -191,9 +195,10 @@ func (s *Server) chart(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	values := make([]float64, len(ser.Points))
+	at := make([]time.Time, len(ser.Points))
 	index := map[time.Time]int{}
 	for i, p := range ser.Points {
-		values[i] = p.Value
+		values[i], at[i] = p.Value, p.At
 		index[p.At] = i
 	}
 	var env []int
@@ -207,7 +212,7 @@ func (s *Server) chart(w http.ResponseWriter, r *http.Request) {
 			cps = append(cps, i)
 		}
 	}
-	svg, err := chart.SeriesSVG(ser.Benchmark+" on "+ser.Machine, ser.Unit, values, cps, env)
+	svg, err := chart.SeriesSVG(ser.Benchmark+" on "+ser.Machine, ser.Unit, at, values, cps, env)
 	if err != nil {
 		s.fail(w, r, err)
 		return

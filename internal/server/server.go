@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/perf/benchfmt"
 
@@ -21,7 +22,7 @@ import (
 )
 
 // DefaultMaxUpload is the default limit of an upload's body.
-const DefaultMaxUpload = 32 << 20
+const DefaultMaxUpload = payload.MaxUpload
 
 // Server serves a store.
 type Server struct {
@@ -29,7 +30,14 @@ type Server struct {
 	Tokens    *Tokens // nil: no uploads
 	MaxUpload int64   // bytes of an upload's body (DefaultMaxUpload when 0)
 	Log       *log.Logger
+	// ReadTimeout, UploadTimeout and WriteTimeout bound each request
+	// (the Default… values when 0).
+	ReadTimeout, UploadTimeout, WriteTimeout time.Duration
+	// AnalyzeRetry is how long Run waits before it analyzes again a
+	// machine whose analysis failed (DefaultAnalyzeRetry when 0).
+	AnalyzeRetry time.Duration
 
+	analyze func(ctx context.Context, machine string) (int, error) // Store.Analyze; a test's failure
 	mu      sync.Mutex
 	pending map[string]bool // machines to analyze
 	kick    chan struct{}   // made by Handler; an upload signals Run
@@ -55,9 +63,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /api/changepoints", s.apiChangePoints)
 	mux.HandleFunc("GET /api/across", s.apiAcross)
 	mux.HandleFunc("GET /raw/{upload}/{part}", s.raw)
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok\n") })
+	mux.HandleFunc("GET /healthz", s.healthz)
 	s.pages(mux)
-	return mux
+	return s.guard(mux)
 }
 
 // Run analyzes uploaded machines' series in the background until ctx
@@ -74,16 +82,31 @@ func (s *Server) Run(ctx context.Context) {
 		machines := s.pending
 		s.pending = nil
 		s.mu.Unlock()
+		analyze := s.analyze
+		if analyze == nil {
+			analyze = s.Store.Analyze
+		}
 		for m := range machines {
-			n, err := s.Store.Analyze(ctx, m)
+			n, err := analyze(ctx, m)
 			if err != nil {
-				s.Log.Printf("analyze %s: %v", m, err)
+				// A full disk or a database restart passes: the
+				// machine's series stay pending until analyzed.
+				wait := orDefault(s.AnalyzeRetry, DefaultAnalyzeRetry)
+				s.Log.Printf("analyze %s: %v; again in %s", m, err, wait)
+				time.AfterFunc(wait, func() {
+					if ctx.Err() == nil {
+						s.analyzeLater([]string{m})
+					}
+				})
 				continue
 			}
 			s.Log.Printf("analyzed %d series of %s", n, m)
 		}
 	}
 }
+
+// DefaultAnalyzeRetry is the wait before a failed analysis is tried again.
+const DefaultAnalyzeRetry = 30 * time.Second
 
 func (s *Server) analyzeLater(machines []string) {
 	s.mu.Lock()
@@ -114,16 +137,27 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		code = http.StatusNotFound
 	case errors.Is(err, errUnauthorized):
 		code = http.StatusUnauthorized
-	case errors.Is(err, store.ErrUnavailable):
+	case errors.Is(err, store.ErrUnavailable), errors.Is(err, errUnavailable):
 		code = http.StatusServiceUnavailable
 	}
 	s.Log.Printf("%s %s: %d %v", r.Method, r.URL.Path, code, err)
-	http.Error(w, err.Error(), code)
+	msg := err.Error()
+	if errors.Is(err, store.ErrUnavailable) {
+		// The database's own words name its user, host and port: they
+		// are for the server's log, not for anonymous readers.
+		msg = "store unavailable: nothing was stored; try again later"
+	}
+	if r.Method == http.MethodPost {
+		// A refused upload's unread body is not waited for.
+		w.Header().Set("Connection", "close")
+	}
+	http.Error(w, msg, code)
 }
 
 var (
 	errBadRequest   = errors.New("bad request")
 	errUnauthorized = errors.New("unauthorized")
+	errUnavailable  = errors.New("unavailable")
 )
 
 // user authenticates an upload.
@@ -131,13 +165,19 @@ func (s *Server) user(r *http.Request) (string, error) {
 	if s.Tokens == nil {
 		return "", fmt.Errorf("%w: this server accepts no uploads (it was started without a tokens file)", errUnauthorized)
 	}
-	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || tok == "" {
+	// The scheme is case-insensitive (RFC 9110, section 11.1).
+	f := strings.Fields(r.Header.Get("Authorization"))
+	if len(f) != 2 || !strings.EqualFold(f[0], "Bearer") {
 		return "", fmt.Errorf("%w: an upload needs a token: Authorization: Bearer TOKEN (benchctl sends $%s)", errUnauthorized, payload.TokenEnv)
 	}
-	name, ok := s.Tokens.Check(strings.TrimSpace(tok))
-	if !ok {
+	name, err := s.Tokens.Check(f[1])
+	switch {
+	case errors.Is(err, ErrUnknownToken):
 		return "", fmt.Errorf("%w: unknown token", errUnauthorized)
+	case err != nil:
+		// Failing closed: the detail is in the server's log only.
+		s.Log.Printf("checking a token: %v", err)
+		return "", fmt.Errorf("%w: this server cannot read its tokens file: it accepts no uploads until it is repaired", errUnavailable)
 	}
 	return name, nil
 }
@@ -150,6 +190,9 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
+	rc, upTime := http.NewResponseController(w), orDefault(s.UploadTimeout, DefaultUploadTimeout)
+	_ = rc.SetReadDeadline(time.Now().Add(upTime))
+	_ = rc.SetWriteDeadline(time.Now().Add(upTime + orDefault(s.WriteTimeout, DefaultWriteTimeout)))
 	r.Body = http.MaxBytesReader(w, r.Body, s.MaxUpload)
 	files, err := readUpload(r)
 	if err != nil {
@@ -167,7 +210,16 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 	s.Log.Printf("upload %s by %s: %d files, %d results, existing=%v", up.ID, user, len(files), up.Results, up.Existing)
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{
-		"uploadid": up.ID, "fileids": up.FileIDs, "viewurl": viewURL(r, up.ID), "existing": up.Existing, "results": up.Results})
+		"uploadid": up.ID, "fileids": up.FileIDs, "viewurl": viewURL(r, up.ID), "existing": up.Existing, "results": up.Results,
+		"warnings": nonNil(up.Warnings)})
+}
+
+// nonNil is xs, or an empty list where JSON would say null.
+func nonNil[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
 }
 
 // viewURL is the upload's page, absolute as perfdata clients expect.
@@ -326,13 +378,17 @@ func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, v any, err er
 	enc.Encode(v)
 }
 
+// The JSON API's names are camelCase and its lists are [] when empty,
+// never null. (/uploads keeps perfdata's names: its clients decode them.)
+
 func (s *Server) apiMachines(w http.ResponseWriter, r *http.Request) {
 	ms, err := s.Store.Machines(r.Context())
-	s.writeJSON(w, r, ms, err)
+	s.writeJSON(w, r, nonNil(ms), err)
 }
 
 func (s *Server) apiSeries(w http.ResponseWriter, r *http.Request) {
 	if ser, ok := s.readSeries(w, r); ok {
+		ser.Points, ser.ChangePoints = nonNil(ser.Points), nonNil(ser.ChangePoints)
 		s.writeJSON(w, r, ser, nil)
 	}
 }
@@ -344,7 +400,7 @@ func (s *Server) apiChangePoints(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cps, err := s.Store.Regressions(r.Context(), m, 0)
-	s.writeJSON(w, r, cps, err)
+	s.writeJSON(w, r, nonNil(cps), err)
 }
 
 func (s *Server) apiAcross(w http.ResponseWriter, r *http.Request) {
@@ -357,5 +413,5 @@ func (s *Server) apiAcross(w http.ResponseWriter, r *http.Request) {
 		unit = "sec/op"
 	}
 	xs, err := s.Store.Across(r.Context(), r.FormValue("pkg"), b, unit)
-	s.writeJSON(w, r, xs, err)
+	s.writeJSON(w, r, nonNil(xs), err)
 }

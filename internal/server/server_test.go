@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -192,6 +194,18 @@ func TestBadUploadsAreRefusedAndStoreNothing(t *testing.T) {
 		{"aborted", f.token, map[string][]byte{"a.txt": good}, []string{"abort"}, 400, "aborted"},
 		{"no commit", f.token, map[string][]byte{"a.txt": good}, nil, 400, "without its commit"},
 		{"unknown field", f.token, map[string][]byte{"a.txt": good}, []string{"delete"}, 400, "unexpected field"},
+		// Content PostgreSQL cannot store is refused on every back end,
+		// before anything is stored, as are values the series cannot
+		// hold and names that would weigh on every page.
+		{"NUL byte", f.token, map[string][]byte{"a.txt": append(append([]byte{}, good...), 0)}, []string{"commit"}, 400, "NUL byte"},
+		{"invalid UTF-8", f.token, map[string][]byte{"a.txt": append(append([]byte{}, good...), "# \xff\xfe\n"...)}, []string{"commit"}, 400, "not valid UTF-8"},
+		{"long file name", f.token, map[string][]byte{strings.Repeat("n", 300) + ".txt": good}, []string{"commit"}, 400, "file name of 304 bytes"},
+		{"control in file name", f.token, map[string][]byte{"a\u0085.txt": good}, []string{"commit"}, 400, "without control characters"},
+		{"long benchmark name", f.token, map[string][]byte{"a.txt": []byte("machine-id: m\nBenchmark" + strings.Repeat("X", 1100) + " 1 2 ns/op\n")}, []string{"commit"}, 400, "benchmark name of"},
+		{"NaN", f.token, map[string][]byte{"a.txt": []byte("machine-id: m\nBenchmarkX 1 NaN ns/op\n")}, []string{"commit"}, 400, "NaN ns/op: a time or throughput is a positive number"},
+		{"+Inf", f.token, map[string][]byte{"a.txt": []byte("machine-id: m\nBenchmarkX 1 +Inf ns/op\n")}, []string{"commit"}, 400, "a time or throughput is a positive number"},
+		{"zero", f.token, map[string][]byte{"a.txt": []byte("machine-id: m\nBenchmarkX 1 0 ns/op\n")}, []string{"commit"}, 400, "0 ns/op: a time"},
+		{"negative", f.token, map[string][]byte{"a.txt": []byte("machine-id: m\nBenchmarkX 1 -5 ns/op\n")}, []string{"commit"}, 400, "-5 ns/op: a time"},
 	}
 	for _, c := range cases {
 		body, ct := form(c.files, c.fields...)
@@ -347,18 +361,153 @@ func TestABUploadShowsThePullRequestTable(t *testing.T) {
 	}
 }
 
+// TestUnavailableStoreIs503AndTheServerStaysUp: a store that fails is a
+// 503 without the database's own words, and /healthz says so.
 func TestUnavailableStoreIs503AndTheServerStaysUp(t *testing.T) {
 	f := newFixture(t)
 	f.st.Close()
 	body, ct := form(map[string][]byte{"a.txt": night("m1", "e1", 0, 100)}, "commit")
-	if code, msg := post(t, f.http.URL, f.token, body, ct); code != 503 || !strings.Contains(msg, "store unavailable") {
-		t.Errorf("upload to a closed store: %d %s", code, msg)
+	if code, msg := post(t, f.http.URL, f.token, body, ct); code != 503 || msg != "store unavailable: nothing was stored; try again later\n" {
+		t.Errorf("upload to a closed store: %d %q", code, msg)
 	}
-	if code, _ := get(t, f.http.URL+"/"); code != 503 {
-		t.Errorf("home on a closed store: %d", code)
+	if code, msg := get(t, f.http.URL+"/"); code != 503 || strings.Contains(msg, "sql:") {
+		t.Errorf("home on a closed store: %d %q", code, msg)
 	}
-	if code, _ := get(t, f.http.URL+"/healthz"); code != 200 {
-		t.Errorf("healthz: %d", code)
+	if code, _ := get(t, f.http.URL+"/healthz"); code != 503 {
+		t.Errorf("healthz of a closed store: %d, want 503", code)
+	}
+}
+
+// TestRemovedStoreFileIsRefused: once the SQLite file is removed while
+// serving, uploads are 503 (the client keeps them), no empty database
+// takes its place, and /healthz says so, as for a file replaced by
+// another.
+func TestRemovedStoreFileIsRefused(t *testing.T) {
+	for _, how := range []string{"removed", "replaced"} {
+		dir := t.TempDir()
+		db := filepath.Join(dir, "r.db")
+		st, err := store.Open(context.Background(), "sqlite:"+db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tok, _ := NewToken(filepath.Join(dir, "tokens"), "ci")
+		toks, _ := LoadTokens(filepath.Join(dir, "tokens"))
+		hs := httptest.NewServer((&Server{Store: st, Tokens: toks}).Handler())
+		body, ct := form(map[string][]byte{"a.txt": night("m1", "e1", 0, 100)}, "commit")
+		if code, msg := post(t, hs.URL, tok, body, ct); code != 200 {
+			t.Fatalf("first upload: %d %s", code, msg)
+		}
+		for _, suffix := range []string{"", "-wal", "-shm"} {
+			os.Remove(db + suffix)
+		}
+		if how == "replaced" {
+			other, err := store.Open(context.Background(), "sqlite:"+db)
+			if err != nil {
+				t.Fatal(err)
+			}
+			other.Close()
+		}
+		for n := 1; n <= 3; n++ {
+			body, ct = form(map[string][]byte{"a.txt": night("m1", "e1", n, 100)}, "commit")
+			if code, msg := post(t, hs.URL, tok, body, ct); code != 503 {
+				t.Errorf("%s: upload %d: %d %s, want 503", how, n, code, msg)
+			}
+		}
+		if code, _ := get(t, hs.URL+"/healthz"); code != 503 {
+			t.Errorf("%s: healthz %d, want 503", how, code)
+		}
+		if _, err := os.Stat(db); how == "removed" && err == nil {
+			t.Errorf("an empty database was made where the removed one was")
+		}
+		hs.Close()
+		st.Close()
+	}
+}
+
+// TestSecurityHeadersAndBearerCase: every answer carries the security
+// headers; the Bearer scheme is case-insensitive.
+func TestSecurityHeadersAndBearerCase(t *testing.T) {
+	f := newFixture(t)
+	for _, path := range []string{"/", "/healthz", "/api/machines", "/nowhere"} {
+		resp, err := http.Get(f.http.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		h := resp.Header
+		if !strings.Contains(h.Get("Content-Security-Policy"), "default-src 'none'") || h.Get("X-Frame-Options") != "DENY" || h.Get("X-Content-Type-Options") != "nosniff" {
+			t.Errorf("%s: headers %v", path, h)
+		}
+	}
+	for _, scheme := range []string{"bearer", "BEARER", "Bearer"} {
+		body, ct := form(map[string][]byte{scheme + ".txt": night("m1", "e1", len(scheme)+int(scheme[1]), 100)}, "commit")
+		req, _ := http.NewRequest("POST", f.http.URL+"/upload", body)
+		req.Header.Set("Content-Type", ct)
+		req.Header.Set("Authorization", scheme+" "+f.token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("Authorization: %s TOKEN: %d", scheme, resp.StatusCode)
+		}
+	}
+}
+
+// TestUploadAnswerCarriesWarnings: what the index leaves out of the
+// series is said in the upload's answer.
+func TestUploadAnswerCarriesWarnings(t *testing.T) {
+	f := newFixture(t)
+	body, ct := form(map[string][]byte{"mem.txt": []byte("machine-id: m\nBenchmarkX 1 16 B/op\n")}, "commit")
+	code, msg := post(t, f.http.URL, f.token, body, ct)
+	if code != 200 || !strings.Contains(msg, `"warnings":["mem.txt: no time or throughput result: not counted as a run"]`) {
+		t.Errorf("an upload without times: %d %s", code, msg)
+	}
+	body, ct = form(map[string][]byte{"a.txt": night("m1", "e1", 0, 100)}, "commit")
+	if code, msg := post(t, f.http.URL, f.token, body, ct); code != 200 || !strings.Contains(msg, `"warnings":[]`) {
+		t.Errorf("a clean upload: %d %s", code, msg)
+	}
+}
+
+// TestTokensFailClosed: a tokens file that is removed or damaged while
+// serving accepts no token (503 for uploads, and the log says why) until
+// it is readable again; a revoked token stops at once.
+func TestTokensFailClosed(t *testing.T) {
+	f := newFixture(t)
+	var logs bytes.Buffer
+	f.srv.Log = log.New(&logs, "", 0)
+	f.srv.Tokens.Log = f.srv.Log
+	path := f.srv.Tokens.path
+	good, _ := os.ReadFile(path)
+	try := func(n int) int {
+		body, ct := form(map[string][]byte{fmt.Sprintf("n%d.txt", n): night("m1", "e1", n, 100)}, "commit")
+		code, _ := post(t, f.http.URL, f.token, body, ct)
+		return code
+	}
+	if code := try(1); code != 200 {
+		t.Fatalf("with the token: %d", code)
+	}
+	os.WriteFile(path, []byte("sha256:zz not a hash\n"), 0o600)
+	if code := try(2); code != 503 {
+		t.Errorf("damaged tokens file: %d, want 503", code)
+	}
+	os.Remove(path)
+	if code := try(3); code != 503 {
+		t.Errorf("removed tokens file: %d, want 503", code)
+	}
+	if !strings.Contains(logs.String(), "refusing every upload until the tokens file is readable") {
+		t.Errorf("nothing logged:\n%s", logs.String())
+	}
+	os.WriteFile(path, good, 0o600)
+	if code := try(4); code != 200 {
+		t.Errorf("repaired tokens file: %d", code)
+	}
+	if _, err := RevokeTokens(path, "ci"); err != nil {
+		t.Fatal(err)
+	}
+	if code := try(5); code != 401 {
+		t.Errorf("revoked token: %d, want 401", code)
 	}
 }
 
@@ -373,14 +522,14 @@ func TestTokensFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := NewToken(p, "bob") // made while the server runs
-	if name, ok := toks.Check(a); !ok || name != "alice" {
-		t.Errorf("alice: %q %v", name, ok)
+	if name, err := toks.Check(a); err != nil || name != "alice" {
+		t.Errorf("alice: %q %v", name, err)
 	}
-	if name, ok := toks.Check(b); !ok || name != "bob" {
-		t.Errorf("bob, made after loading: %q %v", name, ok)
+	if name, err := toks.Check(b); err != nil || name != "bob" {
+		t.Errorf("bob, made after loading: %q %v", name, err)
 	}
-	if _, ok := toks.Check(a + "x"); ok {
-		t.Error("a wrong token passed")
+	if _, err := toks.Check(a + "x"); !errors.Is(err, ErrUnknownToken) {
+		t.Errorf("a wrong token: %v", err)
 	}
 	data, _ := readFile(p)
 	if strings.Contains(data, a) || strings.Contains(data, b) {
@@ -392,9 +541,105 @@ func TestTokensFile(t *testing.T) {
 	if _, err := LoadTokens(filepath.Join(t.TempDir(), "missing")); err == nil || !strings.Contains(err.Error(), "token new") {
 		t.Errorf("missing tokens file: %v", err)
 	}
+	// List and revoke, by name or by ID; revoking nothing is an error.
+	ts, err := ReadTokens(p)
+	if err != nil || len(ts) != 2 || ts[0].Name != "alice" || ts[1].Name != "bob" || len(ts[0].ID()) != 12 || ts[0].Made == "" {
+		t.Fatalf("list: %+v %v", ts, err)
+	}
+	if gone, err := RevokeTokens(p, ts[1].ID()); err != nil || len(gone) != 1 || gone[0].Name != "bob" {
+		t.Errorf("revoke bob by ID: %+v %v", gone, err)
+	}
+	if _, err := toks.Check(b); !errors.Is(err, ErrUnknownToken) {
+		t.Errorf("bob after his revocation: %v", err)
+	}
+	if _, err := toks.Check(a); err != nil {
+		t.Errorf("alice after bob's revocation: %v", err)
+	}
+	if _, err := RevokeTokens(p, "carol"); err == nil || !strings.Contains(err.Error(), "no token is named") {
+		t.Errorf("revoke nobody: %v", err)
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o600 {
+		t.Errorf("after revoke: %v, want 0600", st.Mode())
+	}
+	// token new makes an existing file readable by others 0600.
+	q := filepath.Join(t.TempDir(), "open")
+	os.WriteFile(q, []byte(tokensHeader+"\n"), 0o644)
+	if _, err := NewToken(q, "dave"); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(q); st.Mode().Perm() != 0o600 {
+		t.Errorf("token new left %v", st.Mode())
+	}
 }
 
 func readFile(p string) (string, error) {
 	b, err := os.ReadFile(p)
 	return string(b), err
+}
+
+// TestMachinePageIsPaginated: a machine's benchmarks are listed
+// SeriesPerPage at a time, so one large upload does not make a page of
+// hundreds of megabytes.
+func TestMachinePageIsPaginated(t *testing.T) {
+	f := newFixture(t)
+	var b strings.Builder
+	b.WriteString("machine-id: big\ncommit: 1\npkg: example.com/big\n\n")
+	for i := range 450 {
+		fmt.Fprintf(&b, "BenchmarkB%03d-2 10 %d ns/op\n", i, 100+i)
+	}
+	body, ct := form(map[string][]byte{"big.txt": []byte(b.String())}, "commit")
+	if code, msg := post(t, f.http.URL, f.token, body, ct); code != 200 {
+		t.Fatalf("upload: %d %s", code, msg)
+	}
+	rows := func(page string) int {
+		i := strings.Index(page, `<table id="series">`)
+		if i < 0 {
+			t.Fatalf("no series table:\n%.2000s", page)
+		}
+		rest := page[i:]
+		return strings.Count(rest[:strings.Index(rest, "</table>")], "<tr") - 1
+	}
+	code, page := get(t, f.http.URL+"/machine/big")
+	if code != 200 || rows(page) != SeriesPerPage || !strings.Contains(page, "page 1 of 3") || !strings.Contains(page, `href="?page=2#benchmarks">next`) {
+		t.Errorf("page 1: %d, %d rows\n%.3000s", code, rows(page), page)
+	}
+	code, page = get(t, f.http.URL+"/machine/big?page=3")
+	if code != 200 || rows(page) != 50 || !strings.Contains(page, "401–450 of 450") || !strings.Contains(page, "BenchmarkB449") {
+		t.Errorf("page 3: %d, %d rows", code, rows(page))
+	}
+	if code, _ := get(t, f.http.URL+"/machine/big?page=4"); code != 404 {
+		t.Errorf("page 4 of 3: %d", code)
+	}
+	if code, _ := get(t, f.http.URL+"/machine/big?page=x"); code != 400 {
+		t.Errorf("page x: %d", code)
+	}
+}
+
+// TestFailedAnalysisIsRetried: an analysis that fails (a full disk) is
+// tried again without a restart, and the series end up analyzed.
+func TestFailedAnalysisIsRetried(t *testing.T) {
+	f := newFixture(t)
+	var calls atomic.Int32
+	f.srv.analyze = func(ctx context.Context, m string) (int, error) {
+		if calls.Add(1) == 1 {
+			return 0, errors.New("database or disk is full")
+		}
+		return f.st.Analyze(ctx, m)
+	}
+	f.srv.AnalyzeRetry = 50 * time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go f.srv.Run(ctx)
+	upload(t, f.client(), "n0.txt", night("m1", "e1", 0, 100))
+	k := store.SeriesKey{Machine: "m1", Pkg: "example.com/m", Benchmark: "BenchmarkPut-2", Unit: "sec/op"}
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		ser, err := f.st.Series(context.Background(), k)
+		if err == nil && !ser.Pending && calls.Load() >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after %d analyses the series is still pending: %+v %v", calls.Load(), ser, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -7,21 +7,32 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"log"
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+
+	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 )
 
 const tokenPrefix = "lbt_"
 
+// tokensHeader is the first line of a tokens file.
+const tokensHeader = "# benchctl upload tokens: the SHA-256 of each token, its name and when it was made; the tokens themselves are not kept"
+
 // NewToken makes a random upload token named name, appends its hash to
-// the tokens file (created 0600 if missing) and returns the token, which
-// is not kept anywhere.
+// the tokens file (created 0600 if missing, and made 0600 if it was
+// readable by others) and returns the token, which is not kept anywhere.
 func NewToken(path, name string) (string, error) {
 	if strings.ContainsAny(name, " \t\n") || name == "" {
 		return "", fmt.Errorf("token name %q: want one word (who or what uploads with it)", name)
+	}
+	if _, err := ReadTokens(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", err // appending to a damaged file would hide the damage
 	}
 	var raw [24]byte
 	if _, err := rand.Read(raw[:]); err != nil {
@@ -32,11 +43,18 @@ func NewToken(path, name string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return "", err
+	}
 	st, _ := f.Stat()
 	if st != nil && st.Size() == 0 {
-		fmt.Fprintln(f, "# benchctl upload tokens: the SHA-256 of each token, its name and when it was made; the tokens themselves are not kept")
+		fmt.Fprintln(f, tokensHeader)
 	}
 	_, err = fmt.Fprintf(f, "sha256:%s %s %s\n", hashToken(tok), name, time.Now().UTC().Format(time.RFC3339))
+	if err == nil {
+		err = f.Sync()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -48,16 +66,103 @@ func hashToken(tok string) string {
 	return hex.EncodeToString(h[:])
 }
 
+// TokenInfo is one line of a tokens file.
+type TokenInfo struct {
+	Hash string // the token's SHA-256, in hex
+	Name string
+	Made string // when it was made (RFC 3339), as recorded
+}
+
+// ID is the token's short name in listings: the first 12 hex digits of
+// its hash.
+func (t TokenInfo) ID() string { return t.Hash[:12] }
+
+// ReadTokens reads a tokens file. A file that is missing or has a
+// malformed line is an error.
+func ReadTokens(path string) ([]TokenInfo, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("tokens: %w (the token new command makes %s)", err, path)
+	}
+	return parseTokens(path, data)
+}
+
+func parseTokens(path string, data []byte) ([]TokenInfo, error) {
+	var out []TokenInfo
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Fields(line)
+		h, ok := strings.CutPrefix(f[0], "sha256:")
+		if _, err := hex.DecodeString(h); !ok || err != nil || len(h) != 64 || len(f) < 2 || len(f) > 3 {
+			return nil, fmt.Errorf("tokens %s:%d: want \"sha256:HASH NAME [TIME]\"", path, n)
+		}
+		t := TokenInfo{Hash: h, Name: f[1]}
+		if len(f) == 3 {
+			t.Made = f[2]
+		}
+		out = append(out, t)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("tokens %s: %w", path, err)
+	}
+	return out, nil
+}
+
+// RevokeTokens removes from the tokens file every token named who, or
+// whose ID (see TokenInfo.ID) or hash begins with who (at least 8 hex
+// digits), and returns the tokens removed. The file is replaced
+// atomically and stays 0600; revoking nothing is an error.
+func RevokeTokens(path, who string) ([]TokenInfo, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("tokens: %w", err)
+	}
+	if _, err := parseTokens(path, data); err != nil {
+		return nil, err
+	}
+	var keep bytes.Buffer
+	var gone []TokenInfo
+	for line := range strings.SplitSeq(strings.TrimSuffix(string(data), "\n"), "\n") {
+		ts, _ := parseTokens(path, []byte(line))
+		if len(ts) == 1 && (ts[0].Name == who || len(who) >= 8 && strings.HasPrefix(ts[0].Hash, who)) {
+			gone = append(gone, ts[0])
+			continue
+		}
+		keep.WriteString(line + "\n")
+	}
+	if len(gone) == 0 {
+		return nil, fmt.Errorf("tokens %s: no token is named %q or has an ID beginning with it (token list shows them)", path, who)
+	}
+	if err := atomicfile.ReplacePerm(path, keep.Bytes(), 0o600); err != nil {
+		return nil, err
+	}
+	return gone, nil
+}
+
 // Tokens checks upload tokens against a tokens file, read again whenever
-// it changes (a token made while the server runs works at once).
+// it changes: a token made while the server runs works at once, and one
+// revoked stops working at once. A file that cannot be read or parsed
+// any more fails closed: no token is accepted until it is repaired.
 type Tokens struct {
 	path string
+	// Log, when set, is told when the file fails and when it is read
+	// again.
+	Log *log.Logger
 
 	mu     sync.Mutex
 	mtime  time.Time
 	size   int64
+	ino    uint64
 	hashes map[string]string // hash → name
+	err    error             // why the file was last unreadable
 }
+
+// ErrUnknownToken is Check's error for a token the file does not hold.
+var ErrUnknownToken = errors.New("unknown token")
 
 // LoadTokens reads a tokens file. A file that is missing or has a
 // malformed line is an error.
@@ -69,47 +174,59 @@ func LoadTokens(path string) (*Tokens, error) {
 	return t, nil
 }
 
+// reload reads the file again if it changed. On failure no token is
+// known until a read succeeds.
 func (t *Tokens) reload() error {
 	st, err := os.Stat(t.path)
-	if err != nil {
-		return fmt.Errorf("tokens: %w (the token new command makes %s)", err, t.path)
-	}
-	if st.ModTime().Equal(t.mtime) && st.Size() == t.size && t.hashes != nil {
+	if err == nil && t.err == nil && t.hashes != nil && st.ModTime().Equal(t.mtime) && st.Size() == t.size && inode(st) == t.ino {
 		return nil
 	}
-	data, err := os.ReadFile(t.path)
+	var ts []TokenInfo
+	if err == nil {
+		ts, err = ReadTokens(t.path)
+	} else {
+		err = fmt.Errorf("tokens: %w (the token new command makes %s)", err, t.path)
+	}
 	if err != nil {
-		return fmt.Errorf("tokens: %w", err)
-	}
-	hashes := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
+		if t.Log != nil && (t.err == nil || t.err.Error() != err.Error()) {
+			t.Log.Printf("%v: refusing every upload until the tokens file is readable", err)
 		}
-		f := strings.Fields(line)
-		h, ok := strings.CutPrefix(f[0], "sha256:")
-		if !ok || len(h) != 64 || len(f) < 2 {
-			return fmt.Errorf("tokens %s:%d: want \"sha256:HASH NAME [TIME]\"", t.path, n)
-		}
-		hashes[h] = f[1]
+		t.hashes, t.err = nil, err
+		return err
 	}
-	t.hashes, t.mtime, t.size = hashes, st.ModTime(), st.Size()
+	if t.err != nil && t.Log != nil {
+		t.Log.Printf("tokens %s: readable again (%d tokens)", t.path, len(ts))
+	}
+	hashes := make(map[string]string, len(ts))
+	for _, x := range ts {
+		hashes[x.Hash] = x.Name
+	}
+	t.hashes, t.err, t.mtime, t.size, t.ino = hashes, nil, st.ModTime(), st.Size(), inode(st)
 	return nil
 }
 
-// Check returns the name of token's owner, or false for an unknown token.
-// A tokens file that became unreadable keeps the tokens last read.
-func (t *Tokens) Check(token string) (string, bool) {
+// Check returns the name of token's owner. Its error is ErrUnknownToken
+// for a token the file does not hold, or why the file cannot be read.
+func (t *Tokens) Check(token string) (string, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	t.reload()
+	if err := t.reload(); err != nil {
+		return "", err
+	}
 	h := hashToken(token)
 	for known, name := range t.hashes {
 		if subtle.ConstantTimeCompare([]byte(known), []byte(h)) == 1 {
-			return name, true
+			return name, nil
 		}
 	}
-	return "", false
+	return "", ErrUnknownToken
+}
+
+// inode is the file's inode number (0 where the system has none): a
+// file replaced by another of the same size and time is still read again.
+func inode(fi os.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ino
+	}
+	return 0
 }

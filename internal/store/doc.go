@@ -15,8 +15,13 @@
 //
 // Contract:
 //   - An upload is all or nothing: it is validated whole (benchfmt syntax,
-//     a machine-id on every result, at least one result per file) before
-//     anything is written, and written in one transaction. Its ID is a
+//     a machine-id on every result, at least one result per file, text
+//     without NUL bytes in valid UTF-8, names within [MaxFileName] and
+//     [MaxName], at most [MaxBenchmarks] benchmarks, every time and
+//     throughput a positive number) before anything is written, and
+//     written in one transaction. A SQLite store whose file was removed or
+//     replaced after [Open] refuses every write from then on, and [Store.Check]
+//     fails: a write there would be acknowledged and lost. Its ID is a
 //     prefix of the hash of its files' names and contents, so uploading
 //     the same files again returns the first upload and stores nothing.
 //   - A query that cannot be turned into SQL (a word without an

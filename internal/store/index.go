@@ -22,6 +22,9 @@ type indexer struct {
 	version int // the schema version being written
 	cache   bool
 	fresh   map[[2]string]int64
+	// warnings are FilePoints' of the files indexed: what the series
+	// leave out.
+	warnings []string
 }
 
 func newIndexer(s *Store, version int, cache bool) *indexer {
@@ -121,7 +124,8 @@ func (ix *indexer) file(ctx context.Context, tx *sql.Tx, fid int64, name string,
 		RETURNING id`), fi.machine, at, at, string(facts)).Scan(&mid); err != nil {
 		return unavailable("index machine", err)
 	}
-	pts, _ := history.FilePoints(name, data)
+	pts, warns := history.FilePoints(name, data)
+	ix.warnings = append(ix.warnings, warns...)
 	var commit, env string
 	if len(pts) > 0 {
 		commit, env = pts[0].Commit, pts[0].EnvID

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
 	_ "modernc.org/sqlite"             // the "sqlite" database/sql driver, pure Go
@@ -22,6 +24,12 @@ type Store struct {
 
 	mu    sync.Mutex
 	bench map[[2]string]int64 // (pkg, name) → benchmarks.id, of committed rows only
+
+	// path and held are a SQLite store's file, held open (holdFile);
+	// gone is set once it was found removed or replaced.
+	path string
+	held *os.File
+	gone atomic.Pointer[error]
 }
 
 type dialect int
@@ -97,6 +105,12 @@ func openAt(ctx context.Context, spec string, version int) (*Store, error) {
 		q.Add("_pragma", "foreign_keys(1)")
 		q.Add("_pragma", "synchronous(NORMAL)")
 		q.Set("_txlock", "immediate")
+		if err := createSQLite(ctx, target); err != nil {
+			return nil, fmt.Errorf("store %s: %w", spec, err)
+		}
+		// mode=rw: a connection the pool opens after the file was
+		// removed fails, rather than making an empty database there.
+		q.Set("mode", "rw")
 		db, err = sql.Open("sqlite", "file:"+target+"?"+q.Encode())
 	case postgres:
 		db, err = sql.Open("pgx", target)
@@ -112,15 +126,40 @@ func openAt(ctx context.Context, spec string, version int) (*Store, error) {
 		return nil, fmt.Errorf("store %s: cannot connect: %w", redact(spec), err)
 	}
 	s := &Store{db: db, dialect: d, spec: redact(spec), bench: map[[2]string]int64{}}
+	if d == sqlite {
+		if err := s.holdFile(target); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("store %s: %w", spec, err)
+		}
+	}
 	if err := s.migrate(ctx, version); err != nil {
-		db.Close()
+		s.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
+// createSQLite makes an empty SQLite database at path if no file is
+// there.
+func createSQLite(ctx context.Context, path string) error {
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=rwc")
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	return db.PingContext(ctx)
+}
+
 // Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error {
+	if s.held != nil {
+		s.held.Close()
+	}
+	return s.db.Close()
+}
 
 // String names the store (its password redacted).
 func (s *Store) String() string { return s.spec }

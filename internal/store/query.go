@@ -60,12 +60,18 @@ func (q *Query) String() string { return q.text }
 
 // where spells the query as a condition on files f, with its arguments.
 // It selects every file holding a matching result (and maybe others: the
-// results are then filtered one by one by matches).
-func (q *Query) where() (string, []any) {
+// results are then filtered one by one by matches). Values compare byte
+// by byte, as matches compares them, on every back end: SQLite's BINARY
+// collation does, and PostgreSQL's "C" collation (its database's default
+// may follow a locale, or ICU).
+func (q *Query) where(d dialect) (string, []any) {
 	conds := []string{"1 = 1"}
 	var args []any
 	for _, p := range q.parts {
 		op := map[byte]string{':': "=", '<': "<", '>': ">"}[p.op]
+		if d == postgres && p.op != ':' {
+			op = `COLLATE "C" ` + op
+		}
 		switch {
 		case p.key == "name":
 			conds = append(conds, `f.id IN (SELECT p.file FROM points p WHERE p.series IN

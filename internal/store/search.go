@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,7 +32,7 @@ type storedFile struct {
 }
 
 func (s *Store) matchingFiles(ctx context.Context, q *Query, limit int) ([]storedFile, error) {
-	where, args := q.where()
+	where, args := q.where(s.dialect)
 	sqlText := `SELECT f.id, u.upload_id, f.part, f.name, u.created, u.by_user FROM files f JOIN uploads u ON u.id = f.upload
 		WHERE ` + where + ` ORDER BY u.id DESC, f.part`
 	if limit > 0 {
@@ -126,9 +127,22 @@ type UploadInfo struct {
 	LabelValues map[string]string `json:",omitempty"`
 }
 
+// Bounds of a ListUploads request.
+const (
+	MaxListUploads = 1000 // uploads listed at once
+	MaxExtraLabels = 32   // extra labels asked of each
+)
+
 // ListUploads lists the uploads holding a result that matches q, newest
-// first, at most limit of them.
+// first, at most limit of them (1 to MaxListUploads), with the values of
+// up to MaxExtraLabels extra labels each (8 values a label at most).
 func (s *Store) ListUploads(ctx context.Context, q *Query, extraLabels []string, limit int) ([]UploadInfo, error) {
+	if len(extraLabels) > MaxExtraLabels {
+		return nil, fmt.Errorf("%w: %d extra_label values: at most %d", ErrQuery, len(extraLabels), MaxExtraLabels)
+	}
+	if limit <= 0 || limit > MaxListUploads {
+		return nil, fmt.Errorf("%w: limit %d: want 1 to %d", ErrQuery, limit, MaxListUploads)
+	}
 	var out []UploadInfo
 	index := map[string]int{}
 	if len(q.parts) == 0 {
@@ -165,27 +179,38 @@ func (s *Store) ListUploads(ctx context.Context, q *Query, extraLabels []string,
 			}
 		}
 	}
-	if len(extraLabels) == 0 {
+	labels := slices.Compact(slices.Sorted(slices.Values(extraLabels)))
+	if len(labels) == 0 {
 		return out, nil
 	}
+	// One query an upload for all its labels: a request's cost is
+	// bounded by limit, not by limit × labels.
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(labels)), ", ")
 	for i := range out {
 		out[i].LabelValues = map[string]string{}
-		for _, name := range extraLabels {
-			rs, err := s.db.QueryContext(ctx, s.q(`SELECT DISTINCT l.value FROM file_labels l JOIN files f ON f.id = l.file JOIN uploads u ON u.id = f.upload
-				WHERE u.upload_id = ? AND l.name = ? ORDER BY l.value LIMIT 8`), out[i].UploadID, name)
-			if err != nil {
+		args := []any{out[i].UploadID}
+		for _, l := range labels {
+			args = append(args, l)
+		}
+		rs, err := s.db.QueryContext(ctx, s.q(`SELECT DISTINCT l.name, l.value FROM file_labels l JOIN files f ON f.id = l.file JOIN uploads u ON u.id = f.upload
+			WHERE u.upload_id = ? AND l.name IN (`+marks+`) ORDER BY l.name, l.value`), args...)
+		if err != nil {
+			return nil, unavailable("list uploads", err)
+		}
+		vals := map[string][]string{}
+		for rs.Next() {
+			var name, v string
+			if err := rs.Scan(&name, &v); err != nil {
+				rs.Close()
 				return nil, unavailable("list uploads", err)
 			}
-			var vals []string
-			for rs.Next() {
-				var v string
-				rs.Scan(&v)
-				vals = append(vals, v)
+			if len(vals[name]) < 8 {
+				vals[name] = append(vals[name], v)
 			}
-			rs.Close()
-			if len(vals) > 0 {
-				out[i].LabelValues[name] = strings.Join(vals, ", ")
-			}
+		}
+		rs.Close()
+		for name, vs := range vals {
+			out[i].LabelValues[name] = strings.Join(vs, ", ")
 		}
 	}
 	return out, nil

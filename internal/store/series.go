@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,12 +22,13 @@ const AnalysisWindow = 120
 // Machine is one machine that uploaded results, with the configuration
 // of its latest run (cpu, goos, goarch, env-id, …).
 type Machine struct {
-	ID                  string
-	FirstSeen, LastSeen time.Time
-	Runs                int
-	Facts               map[string]string
-	Series              int // series of time or throughput
-	Open                int // open regressions
+	ID        string            `json:"id"`
+	FirstSeen time.Time         `json:"firstSeen"`
+	LastSeen  time.Time         `json:"lastSeen"`
+	Runs      int               `json:"runs"`
+	Facts     map[string]string `json:"facts"`
+	Series    int               `json:"series"` // series of time or throughput
+	Open      int               `json:"open"`   // open regressions
 }
 
 // Machines lists the machines, by machine-id.
@@ -92,7 +94,8 @@ type Series struct {
 // ChangePoint is a shift of a series between two runs.
 type ChangePoint struct {
 	SeriesKey
-	Before, After Run
+	Before Run `json:"before"`
+	After  Run `json:"after"`
 	// BeforeValue and AfterValue are the medians of the segments on
 	// either side; Change is their relative change in percent; Noise the
 	// series' robust noise in its unit.
@@ -103,7 +106,7 @@ type ChangePoint struct {
 	Worse       bool    `json:"worse"`
 	Small       bool    `json:"small"`      // under history's MinEffect × noise: annotated only
 	EnvChanged  bool    `json:"envChanged"` // at an env-id change: annotated only
-	Open        bool    `json:"open"`       // a worse shift among the latest runs: a regression
+	Open        bool    `json:"open"`       // a regression: worse, new among the latest runs or still standing
 }
 
 func (s *Store) seriesID(ctx context.Context, k SeriesKey) (int64, bool, error) {
@@ -285,17 +288,59 @@ func (s *Store) MachineSeries(ctx context.Context, machine string) ([]SeriesSumm
 	return s.summaries(ctx, `m.machine_id = ?`, machine)
 }
 
-// Across lists one benchmark's series on every machine that ran it.
+// Across lists one benchmark's series on every machine that ran it,
+// whatever its GOMAXPROCS suffix: BenchmarkKernel-2 on a 2-CPU machine
+// and BenchmarkKernel-8 on an 8-CPU one are the same benchmark (a suffix
+// on benchmark itself is ignored).
 func (s *Store) Across(ctx context.Context, pkg, benchmark, unit string) ([]SeriesSummary, error) {
-	return s.summaries(ctx, `b.name = ? AND s.unit = ? AND (b.pkg = ? OR ? = '')`, benchmark, unit, pkg, pkg)
+	base := trimProcs(benchmark)
+	xs, err := s.summaries(ctx, `(b.name = ? OR b.name LIKE ?) AND s.unit = ? AND (b.pkg = ? OR ? = '')`, base, base+"-%", unit, pkg, pkg)
+	if err != nil {
+		return nil, err
+	}
+	out := xs[:0]
+	for _, x := range xs {
+		if trimProcs(x.Benchmark) == base { // LIKE's _ and % match more
+			out = append(out, x)
+		}
+	}
+	return out, nil
+}
+
+// trimProcs drops a benchmark name's GOMAXPROCS suffix ("-8").
+func trimProcs(name string) string {
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 || i == len(name)-1 || strings.IndexFunc(name[i+1:], func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
+		return name
+	}
+	return name[:i]
+}
+
+// MachineSeriesPage is one page of a machine's series, those with an
+// open regression first: at most limit of them from offset, with how
+// many the machine has and how many are pending analysis.
+func (s *Store) MachineSeriesPage(ctx context.Context, machine string, offset, limit int) (page []SeriesSummary, total, pending int, err error) {
+	err = s.db.QueryRowContext(ctx, s.q(`SELECT COUNT(*), COALESCE(SUM(CASE WHEN s.version > s.analyzed THEN 1 ELSE 0 END), 0)
+		FROM series s JOIN machines m ON m.id = s.machine WHERE m.machine_id = ?`), machine).Scan(&total, &pending)
+	if err != nil {
+		return nil, 0, 0, unavailable("series", err)
+	}
+	page, err = s.summariesOrdered(ctx, `m.machine_id = ?`, `has_open DESC, b.pkg, b.name, s.unit LIMIT ? OFFSET ?`, machine, limit, offset)
+	return page, total, pending, err
 }
 
 func (s *Store) summaries(ctx context.Context, where string, args ...any) ([]SeriesSummary, error) {
+	return s.summariesOrdered(ctx, where, `m.machine_id, b.pkg, b.name, s.unit`, args...)
+}
+
+// summariesOrdered are the series where where holds, in order (which may
+// end with LIMIT and OFFSET, whose arguments follow where's).
+func (s *Store) summariesOrdered(ctx context.Context, where, order string, args ...any) ([]SeriesSummary, error) {
 	rs, err := s.db.QueryContext(ctx, s.q(`SELECT m.machine_id, b.pkg, b.name, s.unit, s.points, s.version > s.analyzed,
 		(SELECT p.value FROM points p WHERE p.series = s.id ORDER BY p.at DESC LIMIT 1),
-		EXISTS (SELECT 1 FROM changepoints c WHERE c.series = s.id AND c.open = 1)
+		EXISTS (SELECT 1 FROM changepoints c WHERE c.series = s.id AND c.open = 1) AS has_open
 		FROM series s JOIN machines m ON m.id = s.machine JOIN benchmarks b ON b.id = s.benchmark
-		WHERE `+where+` ORDER BY m.machine_id, b.pkg, b.name, s.unit`), args...)
+		WHERE `+where+` ORDER BY `+order), args...)
 	if err != nil {
 		return nil, unavailable("series", err)
 	}
@@ -406,7 +451,7 @@ func (s *Store) analyzeSeries(ctx context.Context, id, version int64, higher boo
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO changepoints (series, at, file_before, file_after, before_value, after_value, noise, worse, small, env_changed, open)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`),
 			id, pts[sh.Index].At.UnixNano(), pts[sh.Index-1].file, pts[sh.Index].file, sh.Before, sh.After, sh.Noise,
-			b2i(sh.Worse), b2i(sh.Small), b2i(sh.EnvChanged), b2i(sh.New)); err != nil {
+			b2i(sh.Worse), b2i(sh.Small), b2i(sh.EnvChanged), b2i(sh.New || sh.Standing)); err != nil {
 			return unavailable("analyze", err)
 		}
 	}

@@ -268,6 +268,22 @@ func TestSearchByLabelsAndNameKeys(t *testing.T) {
 		if len(ups) != 1 || ups[0].UploadID != u2.ID || ups[0].Count != 9 {
 			t.Errorf("ListUploads with limit 1: %+v", ups)
 		}
+		// Cheap requests stay cheap: labels asked twice count once; too
+		// many labels or too long a list are refused, not run.
+		ups, err = s.ListUploads(ctx, mustQuery(t, ""), []string{"commit", "machine-id", "commit", "nothing"}, 10)
+		if err != nil || len(ups) != 2 || ups[0].LabelValues["machine-id"] != "m2" || len(ups[0].LabelValues) != 2 {
+			t.Errorf("ListUploads with a repeated label: %+v, %v", ups, err)
+		}
+		many := make([]string, 3000)
+		for i := range many {
+			many[i] = fmt.Sprintf("l%d", i)
+		}
+		if _, err := s.ListUploads(ctx, mustQuery(t, ""), many, 10); !errors.Is(err, ErrQuery) {
+			t.Errorf("ListUploads with 3,000 labels: %v, want ErrQuery", err)
+		}
+		if _, err := s.ListUploads(ctx, mustQuery(t, ""), nil, MaxListUploads+1); !errors.Is(err, ErrQuery) {
+			t.Errorf("ListUploads of %d: %v, want ErrQuery", MaxListUploads+1, err)
+		}
 	})
 }
 
@@ -345,6 +361,19 @@ func TestSeriesChangePointsAndRegressions(t *testing.T) {
 		across, err := s.Across(ctx, "", "BenchmarkGet-2", "sec/op")
 		if err != nil || len(across) != 2 || !across[0].Open || across[1].Open || across[1].Latest < 120e-9 {
 			t.Errorf("across machines: %+v, %v", across, err)
+		}
+		// A machine of 8 CPUs runs the same benchmark: its GOMAXPROCS
+		// suffix does not keep it apart. LIKE's wildcards match no more.
+		if _, err := s.Put(ctx, []payload.File{nightlyFile("m3", "e3", 1, map[string]float64{"BenchmarkGet-8": 90, "BenchmarkGetAll-8": 9})}, ""); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"BenchmarkGet", "BenchmarkGet-2", "BenchmarkGet-8"} {
+			if across, err := s.Across(ctx, "", name, "sec/op"); err != nil || len(across) != 3 || across[2].Machine != "m3" {
+				t.Errorf("across machines of %s: %+v, %v", name, across, err)
+			}
+		}
+		if across, _ := s.Across(ctx, "", "BenchmarkG_t", "sec/op"); len(across) != 0 {
+			t.Errorf("BenchmarkG_t matched %+v", across)
 		}
 		// A new night marks the series pending until analyzed again.
 		fleet2 := nightlyFile("m1", "e1", 30, map[string]float64{"BenchmarkGet-2": 120, "BenchmarkPut-2": 50})
@@ -514,4 +543,25 @@ func TestFullDatabaseStoresNothingHalf(t *testing.T) {
 	if _, err := s.Put(ctx, []payload.File{nightlyFile("m1", "e1", 2, map[string]float64{"BenchmarkA-2": 1})}, ""); err != nil {
 		t.Errorf("a small upload after the full one: %v", err)
 	}
+}
+
+// TestLabelOrderIsByteOrder: key<value and key>value compare bytes on
+// every back end, whatever PostgreSQL's collation: "B" sorts before "a",
+// as Go compares them when it filters the results.
+func TestLabelOrderIsByteOrder(t *testing.T) {
+	backends(t, func(t *testing.T, spec string) {
+		s := open(t, spec)
+		ctx := context.Background()
+		for i, branch := range []string{"B", "a"} {
+			f := payload.File{Name: branch + ".txt", Data: fmt.Appendf(nil, "machine-id: m\nbranch: %s\ncommit: %d\nBenchmarkX-2 10 %d ns/op\n", branch, i, 10+i)}
+			if _, err := s.Put(ctx, []payload.File{f}, ""); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for q, want := range map[string]int{"branch<a": 1, "branch>B": 1, "branch<B": 0, "branch>a": 0} {
+			if got := search(t, s, q); len(got) != want {
+				t.Errorf("%s: %v, want %d results", q, got, want)
+			}
+		}
+	})
 }

@@ -8,12 +8,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"golang.org/x/perf/benchfmt"
+	"golang.org/x/perf/benchunit"
 
 	"github.com/ledgerbench/ledgerbench/internal/payload"
 )
@@ -28,6 +32,8 @@ type Upload struct {
 	// Existing reports that these exact files were already stored, by an
 	// earlier upload with this ID: nothing was written.
 	Existing bool
+	// Warnings are what the index left out of the series, and why.
+	Warnings []string
 }
 
 // ErrInvalid marks an upload refused for its content: nothing was stored.
@@ -49,7 +55,11 @@ func validate(files []payload.File) ([]parsed, error) {
 		return nil, fmt.Errorf("%w: no files", ErrInvalid)
 	}
 	out := make([]parsed, 0, len(files))
+	names := map[string]bool{} // benchmarks of the whole upload
 	for _, f := range files {
+		if err := text(f); err != nil {
+			return nil, err
+		}
 		p := parsed{File: f, labels: map[[2]string]bool{}}
 		r := benchfmt.NewReader(bytes.NewReader(f.Data), f.Name)
 		for r.Scan() {
@@ -57,6 +67,9 @@ func validate(files []payload.File) ([]parsed, error) {
 			case *benchfmt.SyntaxError:
 				return nil, fmt.Errorf("%w: %v", ErrInvalid, rec)
 			case *benchfmt.Result:
+				if err := bounded(f.Name, rec, names); err != nil {
+					return nil, err
+				}
 				m := string(rec.GetConfig("machine-id"))
 				if m == "" {
 					_, line := rec.Pos()
@@ -83,6 +96,67 @@ func validate(files []payload.File) ([]parsed, error) {
 	return out, nil
 }
 
+// Limits of an upload's content, beyond the server's limit on its size:
+// what one upload may make every page that lists it carry.
+const (
+	MaxFileName   = 255    // bytes of a file's name
+	MaxName       = 1024   // bytes of a benchmark's name, a configuration key or value
+	MaxBenchmarks = 20_000 // distinct benchmark names in one upload
+)
+
+// text refuses a file that is not text: a NUL byte, invalid UTF-8 (which
+// PostgreSQL cannot store and SQLite would store as given), or a name
+// that is too long or holds a control character.
+func text(f payload.File) error {
+	switch {
+	case len(f.Name) > MaxFileName:
+		return fmt.Errorf("%w: a file name of %d bytes: at most %d", ErrInvalid, len(f.Name), MaxFileName)
+	case !utf8.ValidString(f.Name) || strings.ContainsFunc(f.Name, unicode.IsControl):
+		return fmt.Errorf("%w: file name %q: want UTF-8 text without control characters", ErrInvalid, f.Name)
+	}
+	if i := bytes.IndexByte(f.Data, 0); i >= 0 {
+		return fmt.Errorf("%w: %s: a NUL byte at offset %d: a results file is text", ErrInvalid, f.Name, i)
+	}
+	if !utf8.Valid(f.Data) {
+		return fmt.Errorf("%w: %s: not valid UTF-8", ErrInvalid, f.Name)
+	}
+	return nil
+}
+
+// bounded refuses a result whose name or configuration is over MaxName,
+// or the result that takes the upload past MaxBenchmarks names.
+func bounded(file string, rec *benchfmt.Result, names map[string]bool) error {
+	_, line := rec.Pos()
+	if len(rec.Name) > MaxName {
+		return fmt.Errorf("%w: %s:%d: a benchmark name of %d bytes: at most %d", ErrInvalid, file, line, len(rec.Name), MaxName)
+	}
+	for _, c := range rec.Config {
+		if len(c.Key) > MaxName || len(c.Value) > MaxName {
+			return fmt.Errorf("%w: %s:%d: configuration %.40q… over %d bytes", ErrInvalid, file, line, c.Key, MaxName)
+		}
+	}
+	for _, v := range rec.Values {
+		// The series hold times and throughputs, on a log scale: one
+		// that is not a positive number would be left out of them.
+		// (benchfmt leaves 0 and ±Inf ns/op untidied.)
+		_, tidy := benchunit.Tidy(1, v.Unit)
+		if (tidy == "sec/op" || tidy == "ops/s") && !(v.Value > 0 && !math.IsInf(v.Value, 1)) {
+			val, unit := v.Value, v.Unit
+			if v.OrigUnit != "" {
+				val, unit = v.OrigValue, v.OrigUnit
+			}
+			return fmt.Errorf("%w: %s:%d: %g %s: a time or throughput is a positive number", ErrInvalid, file, line, val, unit)
+		}
+	}
+	if !names[string(rec.Name)] {
+		if len(names) == MaxBenchmarks {
+			return fmt.Errorf("%w: %s:%d: more than %d benchmarks in one upload: split it", ErrInvalid, file, line, MaxBenchmarks)
+		}
+		names[string(rec.Name)] = true
+	}
+	return nil
+}
+
 // Put stores an upload of files by user (empty when anonymous), all or
 // nothing. The same files uploaded again return the first upload with
 // Existing set.
@@ -99,6 +173,9 @@ func (s *Store) Put(ctx context.Context, files []payload.File, user string) (*Up
 		if !slices.Contains(up.Machines, p.machine) {
 			up.Machines = append(up.Machines, p.machine)
 		}
+	}
+	if err := s.checkFile(); err != nil {
+		return nil, err
 	}
 	if ok, err := s.exists(ctx, hash); err != nil || ok {
 		up.Existing = ok
@@ -140,7 +217,13 @@ func (s *Store) Put(ctx context.Context, files []payload.File, user string) (*Up
 	if err := tx.Commit(); err != nil {
 		return nil, unavailable("commit", err)
 	}
+	// Committed to a file that was removed or replaced meanwhile is not
+	// stored: the client must keep it.
+	if err := s.checkFile(); err != nil {
+		return nil, err
+	}
 	ix.committed()
+	up.Warnings = ix.warnings
 	return up, nil
 }
 

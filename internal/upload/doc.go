@@ -10,5 +10,13 @@
 //
 // An upload the server refuses for its content (400, 413) is moved to
 // the spool's rejected/ directory with the server's message: sending it
-// again cannot succeed, and it is kept for the user, not dropped.
+// again cannot succeed, and it is kept for the user, not dropped. An
+// entry whose record cannot be read, or whose files are missing or do not
+// hash to its ID, is moved to damaged/ with the reason: every entry is
+// delivered, rejected or set aside, none is retried for ever.
+//
+// A Result says whether the upload is in the spool (Spooled): only once
+// its directory is renamed into place and the spool directory synced.
+// The error of a failed upload is the transport's own ("connection
+// refused"), not the pipe x/perf's writer sees closed.
 package upload

@@ -57,11 +57,19 @@ type entry struct {
 
 // Result is what happened to one upload.
 type Result struct {
-	ID       string
-	Server   string
-	Files    []string
-	Err      error // nil: stored (or already stored) on the server
-	Rejected bool  // the server refused its content; moved to rejected/
+	ID     string
+	Server string
+	Files  []string
+	Err    error // nil: stored (or already stored) on the server
+	// Spooled: the upload is durably in the spool (Send), so a failed
+	// one is retried later; SpoolErr says why it could not be.
+	Spooled  bool
+	SpoolErr error
+	Rejected bool // the server refused its content; moved to rejected/
+	// Damaged: its spool entry cannot be read or its files do not hash
+	// to its ID; it was moved to Where, and nothing retries it.
+	Damaged bool
+	Where   string
 }
 
 // Send spools files for server and sends them; it returns the upload's
@@ -72,10 +80,12 @@ func (s *Spool) Send(ctx context.Context, server string, files []payload.File) R
 	for _, f := range files {
 		res.Files = append(res.Files, f.Name)
 	}
+	// A spool that cannot be written does not stop the upload itself;
+	// the result says it is not spooled.
 	if err := s.write(id, server, files); err != nil {
-		res.Err = fmt.Errorf("spooling: %w", err)
-		// Still try to send: a spool that cannot be written must not
-		// stop the upload itself.
+		res.SpoolErr = err
+	} else {
+		res.Spooled = true
 	}
 	s.deliver(ctx, id, server, files, &res)
 	return res
@@ -111,7 +121,8 @@ func (s *Spool) write(id, server string, files []payload.File) error {
 		}
 		return err
 	}
-	return nil
+	// Spooled only once the rename is durable.
+	return atomicfile.SyncDir(s.Dir)
 }
 
 // deliver sends one upload and settles its spool entry.
@@ -130,11 +141,12 @@ func (s *Spool) deliver(ctx context.Context, id, server string, files []payload.
 	var he *httpError
 	if errors.As(err, &he) && (he.code == http.StatusBadRequest || he.code == http.StatusRequestEntityTooLarge) {
 		res.Rejected = true
-		rej := filepath.Join(s.Dir, "rejected", id)
+		rej := filepath.Join(s.Dir, rejectedDir, id)
 		os.MkdirAll(filepath.Dir(rej), 0o700)
 		os.RemoveAll(rej)
-		if os.Rename(dir, rej) == nil {
+		if res.Spooled && os.Rename(dir, rej) == nil {
 			os.WriteFile(filepath.Join(rej, "rejection.txt"), []byte(err.Error()+"\n"), 0o600)
+			res.Where = rej
 		}
 		return
 	}
@@ -168,10 +180,13 @@ func (e *httpError) Error() string {
 }
 
 // bearer adds the token and remembers the response status, which x/perf's
-// client folds into its error text.
+// client folds into its error text, and the transport's error, which its
+// writer sees only as a closed pipe. Both are read after the upload's
+// goroutine has answered.
 type bearer struct {
 	token string
 	code  int
+	err   error
 }
 
 func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
@@ -183,6 +198,7 @@ func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	if resp != nil {
 		b.code = resp.StatusCode
 	}
+	b.err = err
 	return resp, err
 }
 
@@ -196,36 +212,46 @@ func (s *Spool) post(ctx context.Context, server string, files []payload.File) (
 	tr := &bearer{token: s.Token}
 	c := &storage.Client{BaseURL: strings.TrimSuffix(server, "/"), HTTPClient: &http.Client{Transport: tr}}
 	u := c.NewUpload(ctx)
+	st, err := send(u, files)
+	switch {
+	case err == nil:
+		return st, nil
+	case tr.code != 0 && tr.code != http.StatusOK:
+		msg := err.Error()
+		if _, rest, ok := strings.Cut(msg, "\n"); ok {
+			msg = strings.TrimSpace(rest)
+		}
+		return nil, &httpError{code: tr.code, msg: msg}
+	case ctx.Err() == context.DeadlineExceeded:
+		return nil, fmt.Errorf("no answer from %s within %s", server, timeout)
+	case tr.err != nil:
+		// "connection refused", where the writer saw a closed pipe.
+		return nil, fmt.Errorf("%s: %w", server, tr.err)
+	}
+	return nil, err
+}
+
+// send writes the files to u and commits it; on a failure to write, the
+// upload's own error (its goroutine's) is returned when it has one.
+func send(u *storage.Upload, files []payload.File) (*storage.UploadStatus, error) {
 	for _, f := range files {
 		w, err := u.CreateFile(f.Name)
+		if err == nil {
+			_, err = w.Write(f.Data)
+		}
 		if err != nil {
-			u.Abort()
-			return nil, err
-		}
-		if _, err := w.Write(f.Data); err != nil {
-			u.Abort()
-			return nil, err
-		}
-	}
-	st, err := u.Commit()
-	if err != nil {
-		if tr.code != 0 && tr.code != http.StatusOK {
-			msg := err.Error()
-			if _, rest, ok := strings.Cut(msg, "\n"); ok {
-				msg = strings.TrimSpace(rest)
+			if aerr := u.Abort(); aerr != nil {
+				err = aerr
 			}
-			return nil, &httpError{code: tr.code, msg: msg}
+			return nil, err
 		}
-		if ctx.Err() == context.DeadlineExceeded {
-			return nil, fmt.Errorf("no answer from %s within %s", server, timeout)
-		}
-		return nil, err
 	}
-	return st, nil
+	return u.Commit()
 }
 
 // Pending lists the spooled uploads (for server, or all when empty),
-// oldest first.
+// oldest first. An entry whose record cannot be read is listed too, for
+// Flush to set aside as damaged.
 func (s *Spool) Pending(server string) ([]string, error) {
 	ents, err := os.ReadDir(s.Dir)
 	if os.IsNotExist(err) {
@@ -240,22 +266,44 @@ func (s *Spool) Pending(server string) ([]string, error) {
 	}
 	var ps []p
 	for _, d := range ents {
-		if !d.IsDir() || strings.HasPrefix(d.Name(), ".") || d.Name() == "rejected" {
+		if !d.IsDir() || strings.HasPrefix(d.Name(), ".") || d.Name() == rejectedDir || d.Name() == damagedDir {
 			continue
 		}
 		e, err := s.read(d.Name())
-		if err != nil || (server != "" && strings.TrimSuffix(e.Server, "/") != strings.TrimSuffix(server, "/")) {
-			continue
+		switch {
+		case err != nil:
+			ps = append(ps, p{d.Name(), time.Time{}})
+		case server == "" || sameServer(e.Server, server):
+			ps = append(ps, p{d.Name(), e.Created})
 		}
-		ps = append(ps, p{d.Name(), e.Created})
 	}
-	sort.Slice(ps, func(i, j int) bool { return ps[i].t.Before(ps[j].t) })
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].t.Before(ps[j].t) })
 	out := make([]string, len(ps))
 	for i, x := range ps {
 		out[i] = x.id
 	}
 	return out, nil
 }
+
+// Servers counts the spooled uploads by the server they are for.
+func (s *Spool) Servers() map[string]int {
+	ids, _ := s.Pending("")
+	n := map[string]int{}
+	for _, id := range ids {
+		if e, err := s.read(id); err == nil {
+			n[strings.TrimSuffix(e.Server, "/")]++
+		}
+	}
+	return n
+}
+
+func sameServer(a, b string) bool { return strings.TrimSuffix(a, "/") == strings.TrimSuffix(b, "/") }
+
+// The spool's subdirectories of uploads that are not retried.
+const (
+	rejectedDir = "rejected" // refused by the server for their content
+	damagedDir  = "damaged"  // unreadable, or files that do not hash to the ID
+)
 
 func (s *Spool) read(id string) (*entry, error) {
 	b, err := os.ReadFile(filepath.Join(s.Dir, id, "entry.json"))
@@ -264,44 +312,84 @@ func (s *Spool) read(id string) (*entry, error) {
 	}
 	var e entry
 	if err := json.Unmarshal(b, &e); err != nil {
-		return nil, fmt.Errorf("spool entry %s: %v", id, err)
+		return nil, fmt.Errorf("entry.json: %v", err)
+	}
+	if e.Server == "" || len(e.Files) == 0 {
+		return nil, errors.New("entry.json names no server or no files")
 	}
 	return &e, nil
 }
 
-// Flush sends every spooled upload (for server, or all when empty).
-func (s *Spool) Flush(ctx context.Context, server string) ([]Result, error) {
-	ids, err := s.Pending(server)
+// Flush sends every spooled upload for server (or all when empty), each
+// to the server it was spooled for; with move, every spooled upload goes
+// to server instead, and its entry is rewritten to say so. A damaged
+// entry is moved to the spool's damaged/ directory with the reason.
+func (s *Spool) Flush(ctx context.Context, server string, move bool) ([]Result, error) {
+	filter := server
+	if move {
+		filter = ""
+	}
+	ids, err := s.Pending(filter)
 	if err != nil {
 		return nil, err
 	}
 	var out []Result
 	for _, id := range ids {
-		e, err := s.read(id)
+		e, files, err := s.load(id)
 		if err != nil {
-			out = append(out, Result{ID: id, Err: err})
+			out = append(out, s.damaged(id, e, err))
 			continue
 		}
-		var files []payload.File
-		for i, name := range e.Files {
-			data, err := os.ReadFile(filepath.Join(s.Dir, id, strconv.Itoa(i)))
-			if err != nil {
-				files = nil
-				out = append(out, Result{ID: id, Server: e.Server, Files: e.Files, Err: fmt.Errorf("spool entry %s: %v", id, err)})
-				break
+		if move && !sameServer(e.Server, server) {
+			e.Server = server
+			b, _ := json.MarshalIndent(e, "", "  ")
+			if err := atomicfile.Replace(filepath.Join(s.Dir, id, "entry.json"), b); err != nil {
+				out = append(out, Result{ID: id, Server: server, Files: e.Files, Spooled: true, Err: fmt.Errorf("moving it to %s: %w", server, err)})
+				continue
 			}
-			files = append(files, payload.File{Name: name, Data: data})
 		}
-		if files == nil {
-			continue
-		}
-		if got := payload.UploadID(files); got != id {
-			out = append(out, Result{ID: id, Server: e.Server, Files: e.Files, Err: fmt.Errorf("spool entry %s: its files hash to %s: damaged, left in place", id, got)})
-			continue
-		}
-		res := Result{ID: id, Server: e.Server, Files: e.Files}
+		res := Result{ID: id, Server: e.Server, Files: e.Files, Spooled: true}
 		s.deliver(ctx, id, e.Server, files, &res)
 		out = append(out, res)
 	}
 	return out, nil
+}
+
+// load reads a spooled upload whole and checks its files against its ID.
+func (s *Spool) load(id string) (*entry, []payload.File, error) {
+	e, err := s.read(id)
+	if err != nil {
+		return nil, nil, err
+	}
+	var files []payload.File
+	for i, name := range e.Files {
+		data, err := os.ReadFile(filepath.Join(s.Dir, id, strconv.Itoa(i)))
+		if err != nil {
+			return e, nil, fmt.Errorf("file %d (%s): %v", i, name, err)
+		}
+		files = append(files, payload.File{Name: name, Data: data})
+	}
+	if got := payload.UploadID(files); got != id {
+		return e, nil, fmt.Errorf("its files hash to %s, not to its ID", got)
+	}
+	return e, files, nil
+}
+
+// damaged moves a damaged entry aside, where nothing retries it.
+func (s *Spool) damaged(id string, e *entry, why error) Result {
+	res := Result{ID: id, Damaged: true, Err: why}
+	if e != nil {
+		res.Server, res.Files = e.Server, e.Files
+	}
+	to := filepath.Join(s.Dir, damagedDir, id)
+	os.MkdirAll(filepath.Dir(to), 0o700)
+	os.RemoveAll(to)
+	if err := os.Rename(filepath.Join(s.Dir, id), to); err != nil {
+		res.Err = fmt.Errorf("%v; and it could not be moved aside: %v", why, err)
+		res.Where = filepath.Join(s.Dir, id)
+		return res
+	}
+	os.WriteFile(filepath.Join(to, "damage.txt"), []byte(why.Error()+"\n"), 0o600)
+	res.Where = to
+	return res
 }

@@ -90,7 +90,7 @@ func TestUnreachableServerSpoolsAndFlushDelivers(t *testing.T) {
 	hs := &http.Server{Handler: f.h}
 	go hs.Serve(ln)
 	defer hs.Close()
-	res, err := sp.Flush(context.Background(), "")
+	res, err := sp.Flush(context.Background(), "", false)
 	if err != nil || len(res) != 2 || res[0].Err != nil || res[1].Err != nil {
 		t.Fatalf("flush: %+v, %v", res, err)
 	}
@@ -119,7 +119,7 @@ func TestSlowServerThatStoresLateIsNotDoubled(t *testing.T) {
 		t.Fatalf("slow server: %+v", r)
 	}
 	slow.Store(false)
-	res, _ := sp.Flush(context.Background(), hs.URL)
+	res, _ := sp.Flush(context.Background(), hs.URL, false)
 	if len(res) != 1 || res[0].Err != nil {
 		t.Fatalf("flush: %+v", res)
 	}
@@ -150,25 +150,88 @@ func TestRefusedAndUnauthorizedUploads(t *testing.T) {
 	if p, _ := sp.Pending(""); len(p) != 1 {
 		t.Fatalf("the unauthorized upload is not pending: %v", p)
 	}
-	res, _ := sp.Flush(context.Background(), "") // now with the token
+	res, _ := sp.Flush(context.Background(), "", false) // now with the token
 	if len(res) != 1 || res[0].Err != nil || f.uploads(t) != 1 {
 		t.Errorf("flush with a token: %+v, %d uploads", res, f.uploads(t))
 	}
 }
 
-func TestDamagedSpoolEntryIsLeftInPlace(t *testing.T) {
+// TestDamagedSpoolEntriesAreSetAside: an entry whose record cannot be
+// read, whose data file is missing or whose files do not hash to its ID
+// is moved to damaged/ with the reason, once, and is no longer pending;
+// the others are delivered.
+func TestDamagedSpoolEntriesAreSetAside(t *testing.T) {
+	f := newFixture(t)
 	dir := t.TempDir()
-	sp := &Spool{Dir: dir, Timeout: time.Second}
+	sp := &Spool{Dir: dir, Token: f.token, Timeout: time.Second}
+	var ids []string
+	for n := 1; n <= 4; n++ {
+		r := sp.Send(context.Background(), "http://127.0.0.1:1", run(n))
+		if r.Err == nil || !r.Spooled {
+			t.Fatalf("send to port 1: %+v", r)
+		}
+		ids = append(ids, r.ID)
+	}
+	os.WriteFile(filepath.Join(dir, ids[0], "entry.json"), []byte("{not json"), 0o600)
+	os.WriteFile(filepath.Join(dir, ids[1], "0"), []byte("changed"), 0o600)
+	os.Remove(filepath.Join(dir, ids[2], "0"))
+	hs := httptest.NewServer(f.h)
+	defer hs.Close()
+	res, err := sp.Flush(context.Background(), hs.URL, true)
+	if err != nil || len(res) != 4 {
+		t.Fatalf("flush: %v, %d results; want all 4 listed, damaged ones too", err, len(res))
+	}
+	damaged := map[string]string{}
+	for _, r := range res {
+		switch {
+		case r.Damaged:
+			damaged[r.ID] = r.Err.Error()
+			if b, err := os.ReadFile(filepath.Join(r.Where, "damage.txt")); err != nil || r.Where != filepath.Join(dir, "damaged", r.ID) || len(b) == 0 {
+				t.Errorf("%s: set aside in %q: %v", r.ID, r.Where, err)
+			}
+		case r.ID != ids[3] || r.Err != nil:
+			t.Errorf("the sound entry: %+v", r)
+		}
+	}
+	for i, want := range []string{"entry.json", "hash to", "file 0"} {
+		if !strings.Contains(damaged[ids[i]], want) {
+			t.Errorf("entry %d: %q, want its damage (%s) named", i, damaged[ids[i]], want)
+		}
+	}
+	if p, _ := sp.Pending(""); len(p) != 0 || f.uploads(t) != 1 {
+		t.Errorf("after flush: pending %v, %d uploads; want none and the sound one", p, f.uploads(t))
+	}
+	if res, _ := sp.Flush(context.Background(), "", false); len(res) != 0 {
+		t.Errorf("a second flush tried %+v again", res)
+	}
+}
+
+// TestServerDownSaysConnectionRefused: the message is the dial's error,
+// not the closed pipe x/perf's writer sees.
+func TestServerDownSaysConnectionRefused(t *testing.T) {
+	ln, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := ln.Addr().String()
+	ln.Close()
+	sp := &Spool{Dir: t.TempDir(), Timeout: 5 * time.Second}
+	big := run(1)
+	big[0].Data = append(big[0].Data, []byte(strings.Repeat("# padding, more than a pipe holds\n", 4096))...)
+	for _, files := range [][]payload.File{run(1), big} {
+		r := sp.Send(context.Background(), "http://"+addr, files)
+		if r.Err == nil || !strings.Contains(r.Err.Error(), "connection refused") || strings.Contains(r.Err.Error(), "closed pipe") {
+			t.Errorf("%d bytes to a closed port: %v", len(files[0].Data), r.Err)
+		}
+	}
+}
+
+// TestUnwritableSpoolSaysSo: a spool that cannot be written (here its
+// path is a file, which stops root as well) is reported as such, and the
+// upload is still tried.
+func TestUnwritableSpoolSaysSo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "spool")
+	os.WriteFile(path, []byte("not a directory"), 0o600)
+	sp := &Spool{Dir: path, Timeout: time.Second}
 	r := sp.Send(context.Background(), "http://127.0.0.1:1", run(1))
-	if r.Err == nil {
-		t.Fatal("sent to port 1")
-	}
-	os.WriteFile(filepath.Join(dir, r.ID, "0"), []byte("changed"), 0o600)
-	res, _ := sp.Flush(context.Background(), "")
-	if len(res) != 1 || res[0].Err == nil || !strings.Contains(res[0].Err.Error(), "damaged") {
-		t.Errorf("damaged entry: %+v", res)
-	}
-	if p, _ := sp.Pending(""); len(p) != 1 {
-		t.Errorf("damaged entry removed: %v", p)
+	if r.Spooled || r.SpoolErr == nil || r.Err == nil {
+		t.Errorf("unwritable spool: %+v", r)
 	}
 }
