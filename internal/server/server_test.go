@@ -643,3 +643,28 @@ func TestFailedAnalysisIsRetried(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestJSONNamesAndEmptyLists: the API's names are camelCase and its
+// empty lists [], never null.
+func TestJSONNamesAndEmptyLists(t *testing.T) {
+	f := newFixture(t)
+	for _, path := range []string{"/api/machines", "/api/changepoints?machine=nobody", "/api/across?benchmark=BenchmarkNone"} {
+		if code, body := get(t, f.http.URL+path); code != 200 || strings.TrimSpace(body) != "[]" {
+			t.Errorf("%s on an empty store: %d %q, want []", path, code, body)
+		}
+	}
+	upload(t, f.client(), "n0.txt", night("m1", "e1", 0, 100))
+	_, body := get(t, f.http.URL+"/api/machines")
+	for _, key := range []string{`"id": "m1"`, `"firstSeen"`, `"lastSeen"`, `"runs": 1`, `"facts"`} {
+		if !strings.Contains(body, key) {
+			t.Errorf("/api/machines lacks %s:\n%s", key, body)
+		}
+	}
+	if strings.Contains(body, `"ID"`) || strings.Contains(body, `"FirstSeen"`) {
+		t.Errorf("/api/machines has Go's names:\n%s", body)
+	}
+	_, body = get(t, f.http.URL+"/api/series?machine=m1&pkg=example.com/m&benchmark=BenchmarkPut-2")
+	if !strings.Contains(body, `"changePoints": []`) || !strings.Contains(body, `"points": [`) {
+		t.Errorf("/api/series:\n%s", body)
+	}
+}

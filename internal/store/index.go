@@ -105,10 +105,30 @@ func madeAt(data []byte) (time.Time, bool) {
 	return time.Time{}, false
 }
 
+// indexed is what the index takes of one file: read before the
+// transaction that writes it, so a large file's parsing holds no lock.
+type indexed struct {
+	name  string
+	info  fileInfo
+	pts   []history.FilePoint
+	warns []string
+}
+
+// read parses a file for the index.
+func read(name string, data []byte, uploaded time.Time) indexed {
+	pts, warns := history.FilePoints(name, data)
+	return indexed{name: name, info: readInfo(data, uploaded), pts: pts, warns: warns}
+}
+
 // file indexes stored file fid.
 func (ix *indexer) file(ctx context.Context, tx *sql.Tx, fid int64, name string, data []byte, uploaded time.Time) error {
+	return ix.write(ctx, tx, fid, read(name, data, uploaded))
+}
+
+// write indexes stored file fid, read by read.
+func (ix *indexer) write(ctx context.Context, tx *sql.Tx, fid int64, in indexed) error {
 	s := ix.s
-	fi := readInfo(data, uploaded)
+	fi, name := in.info, in.name
 	if fi.machine == "" {
 		return fmt.Errorf("%w: %s: no machine-id", ErrInvalid, name)
 	}
@@ -124,8 +144,8 @@ func (ix *indexer) file(ctx context.Context, tx *sql.Tx, fid int64, name string,
 		RETURNING id`), fi.machine, at, at, string(facts)).Scan(&mid); err != nil {
 		return unavailable("index machine", err)
 	}
-	pts, warns := history.FilePoints(name, data)
-	ix.warnings = append(ix.warnings, warns...)
+	pts := in.pts
+	ix.warnings = append(ix.warnings, in.warns...)
 	var commit, env string
 	if len(pts) > 0 {
 		commit, env = pts[0].Commit, pts[0].EnvID

@@ -22,6 +22,8 @@ type Store struct {
 	dialect dialect
 	spec    string
 
+	schema int // the version it was opened at (SchemaVersion but in tests of migrations)
+
 	mu    sync.Mutex
 	bench map[[2]string]int64 // (pkg, name) → benchmarks.id, of committed rows only
 
@@ -136,6 +138,7 @@ func openAt(ctx context.Context, spec string, version int) (*Store, error) {
 		s.Close()
 		return nil, err
 	}
+	s.schema = version
 	return s, nil
 }
 

@@ -68,10 +68,16 @@ func (s *Store) reindexTx(ctx context.Context, tx *sql.Tx) error {
 		return unavailable("reindex", err)
 	}
 	ix := newIndexer(s, version, false)
+	seen := map[string]bool{} // the same bytes count once, as Put counts them
 	for _, r := range all {
 		data, err := inflate(r.z)
 		if err != nil {
 			return fmt.Errorf("reindex: file %d (%s): stored contents unreadable: %w", r.id, r.name, err)
+		}
+		if h := dataHash(data); seen[h] {
+			continue
+		} else {
+			seen[h] = true
 		}
 		if err := ix.file(ctx, tx, r.id, r.name, data, time.Unix(0, r.created).UTC()); err != nil {
 			return err

@@ -8,7 +8,7 @@ import (
 )
 
 // SchemaVersion is the schema this code reads and writes.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // migration is one schema step: its statements ({{pk}}, {{blob}} and
 // {{norowid}} are spelled per dialect), then an optional step in Go in
@@ -118,6 +118,44 @@ var migrations = []migration{
 		`UPDATE files SET upload_key = (SELECT u.upload_id FROM uploads u WHERE u.id = files.upload)`,
 		`{{pgonly}}CREATE INDEX points_cover ON points (series, at, file) INCLUDE (value, n)`,
 	}},
+	// 5: each file's SHA-256, so the same bytes uploaded again under
+	// another name are stored but not counted again in the series.
+	{stmts: []string{
+		`ALTER TABLE files ADD COLUMN data_hash TEXT`,
+		`CREATE INDEX files_by_data_hash ON files (data_hash)`,
+	}, after: hashFiles},
+}
+
+// hashFiles fills in the data_hash of every stored file.
+func hashFiles(ctx context.Context, s *Store, tx *sql.Tx) error {
+	rs, err := tx.QueryContext(ctx, `SELECT id, contents FROM files`)
+	if err != nil {
+		return err
+	}
+	hashes := map[int64]string{}
+	for rs.Next() {
+		var id int64
+		var z []byte
+		if err := rs.Scan(&id, &z); err != nil {
+			rs.Close()
+			return err
+		}
+		data, err := inflate(z)
+		if err != nil {
+			rs.Close()
+			return fmt.Errorf("file %d: stored contents unreadable: %w", id, err)
+		}
+		hashes[id] = dataHash(data)
+	}
+	if err := rs.Close(); err != nil {
+		return err
+	}
+	for id, h := range hashes {
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE files SET data_hash = ? WHERE id = ?`), h, id); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (s *Store) spell(stmt string) string {

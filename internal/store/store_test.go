@@ -412,6 +412,11 @@ func TestMigrationsFromEveryVersion(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
+					if from >= 4 { // as Put of version 4 wrote it
+						if _, err := tx.Exec(old.q(`UPDATE files SET upload_key = ? WHERE id = ?`), payload.UploadID([]payload.File{f}), fid); err != nil {
+							t.Fatal(err)
+						}
+					}
 					if from >= 2 {
 						if err := newIndexer(old, from, false).file(ctx, tx, fid, f.Name, f.Data, time.Now()); err != nil {
 							t.Fatal(err)
@@ -562,6 +567,68 @@ func TestLabelOrderIsByteOrder(t *testing.T) {
 			if got := search(t, s, q); len(got) != want {
 				t.Errorf("%s: %v, want %d results", q, got, want)
 			}
+		}
+	})
+}
+
+// TestSameBytesUnderAnotherNameCountOnce: a file uploaded again under
+// another name is stored (a new upload) but not counted again in the
+// series, says so in its warnings, and a reindex counts it once too.
+func TestSameBytesUnderAnotherNameCountOnce(t *testing.T) {
+	backends(t, func(t *testing.T, spec string) {
+		s := open(t, spec)
+		ctx := context.Background()
+		f := nightlyFile("m1", "e1", 0, map[string]float64{"BenchmarkGet-2": 100})
+		first, err := s.Put(ctx, []payload.File{f}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		again := payload.File{Name: "renamed.txt", Data: f.Data}
+		up, err := s.Put(ctx, []payload.File{again}, "")
+		if err != nil || up.Existing || len(up.Warnings) != 1 || !strings.Contains(up.Warnings[0], "the same bytes as "+first.ID+"/0") {
+			t.Fatalf("the same bytes renamed: %+v, %v", up, err)
+		}
+		k := SeriesKey{Machine: "m1", Benchmark: "BenchmarkGet-2", Unit: "sec/op"}
+		points := func() int {
+			ser, err := s.Series(ctx, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return len(ser.Points)
+		}
+		if n := points(); n != 1 {
+			t.Errorf("%d points after the same run twice, want 1", n)
+		}
+		if ms, _ := s.Machines(ctx); len(ms) != 1 || ms[0].Runs != 1 {
+			t.Errorf("machines: %+v, want 1 run", ms)
+		}
+		if err := s.Reindex(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if n := points(); n != 1 {
+			t.Errorf("%d points after a reindex, want 1", n)
+		}
+	})
+}
+
+// TestContentRefusedAlike: what PostgreSQL cannot store is refused as
+// invalid on every back end, before anything is stored.
+func TestContentRefusedAlike(t *testing.T) {
+	backends(t, func(t *testing.T, spec string) {
+		s := open(t, spec)
+		ctx := context.Background()
+		good := nightlyFile("m1", "e1", 0, map[string]float64{"BenchmarkGet-2": 100}).Data
+		for name, data := range map[string][]byte{
+			"NUL":           append(append([]byte{}, good...), 0),
+			"invalid UTF-8": append(append([]byte{}, good...), "# \xc3\x28\n"...),
+			"zero time":     []byte("machine-id: m\nBenchmarkX 1 0 ns/op\n"),
+		} {
+			if _, err := s.Put(ctx, []payload.File{{Name: "a.txt", Data: data}}, ""); !errors.Is(err, ErrInvalid) {
+				t.Errorf("%s: %v, want ErrInvalid", name, err)
+			}
+		}
+		if n := count(t, s, "uploads"); n != 0 {
+			t.Errorf("%d uploads stored", n)
 		}
 	})
 }

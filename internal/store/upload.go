@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"compress/flate"
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -181,12 +183,18 @@ func (s *Store) Put(ctx context.Context, files []payload.File, user string) (*Up
 		up.Existing = ok
 		return up, err
 	}
+	// Parsed before the transaction: it holds the write lock only for
+	// the writes.
+	created := time.Now().UTC()
+	reads := make([]indexed, len(ps))
+	for i, p := range ps {
+		reads[i] = read(p.Name, p.Data, created)
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, unavailable("begin", err)
 	}
 	defer tx.Rollback()
-	created := time.Now().UTC()
 	var pk int64
 	err = tx.QueryRowContext(ctx, s.q(`INSERT INTO uploads (upload_id, content_hash, created, by_user, files, results)
 		VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING id`),
@@ -201,13 +209,26 @@ func (s *Store) Put(ctx context.Context, files []payload.File, user string) (*Up
 	}
 	ix := newIndexer(s, SchemaVersion, true)
 	for i, p := range ps {
+		// The same bytes stored before (under another name, in another
+		// upload) are one run: stored again, not counted again.
+		var was string
+		var wasPart int
+		err := tx.QueryRowContext(ctx, s.q(`SELECT u.upload_id, f.part FROM files f JOIN uploads u ON u.id = f.upload
+			WHERE f.data_hash = ? ORDER BY f.id LIMIT 1`), dataHash(p.Data)).Scan(&was, &wasPart)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, unavailable("look up file", err)
+		}
 		fid, err := s.insertFile(ctx, tx, pk, i, p, map[string]string{
 			"upload": up.ID, "upload-part": up.FileIDs[i], "upload-file": p.Name,
 			"upload-time": created.Format(time.RFC3339), "by": user})
 		if err != nil {
 			return nil, unavailable("insert file", err)
 		}
-		if err := ix.file(ctx, tx, fid, p.Name, p.Data, created); err != nil {
+		if was != "" {
+			ix.warnings = append(ix.warnings, fmt.Sprintf("%s: the same bytes as %s/%d: stored, not counted again in the series", p.Name, was, wasPart))
+			continue
+		}
+		if err := ix.write(ctx, tx, fid, reads[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -246,6 +267,11 @@ func (s *Store) insertFile(ctx context.Context, tx *sql.Tx, upload int64, part i
 		upload, part, p.Name, z.Bytes(), len(p.Data), p.results).Scan(&fid); err != nil {
 		return 0, err
 	}
+	if s.schema >= 5 {
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE files SET data_hash = ? WHERE id = ?`), dataHash(p.Data), fid); err != nil {
+			return 0, err
+		}
+	}
 	for k, v := range server {
 		if v != "" {
 			p.labels[[2]string{k, v}] = true
@@ -277,6 +303,12 @@ func rows(n, k int) string {
 }
 
 // inflate reads a stored file's contents back.
+// dataHash is a file's SHA-256, in hex.
+func dataHash(data []byte) string {
+	h := sha256.Sum256(data)
+	return hex.EncodeToString(h[:])
+}
+
 func inflate(z []byte) ([]byte, error) {
 	r := flate.NewReader(bytes.NewReader(z))
 	defer r.Close()
