@@ -94,49 +94,7 @@ keys); anything else is refused with 400.`,
 				}
 				toks.Log = logger
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
-			defer stop()
-			st, err := store.Open(ctx, spec)
-			if err != nil {
-				return failedError(err.Error())
-			}
-			defer st.Close()
-			raw, err := net.Listen("tcp", listen)
-			if err != nil {
-				return failedError(fmt.Sprintf("--listen %s: %v", listen, err))
-			}
-			if maxConns == 0 {
-				maxConns = connsFromLimit()
-			}
-			ln := server.LimitConns(raw, maxConns, server.DefaultQuiet)
-			srv := &server.Server{Store: st, Tokens: toks, MaxUpload: maxUpload, Log: logger}
-			hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute,
-				MaxHeaderBytes: 64 << 10, ErrorLog: logger}
-			go srv.Run(ctx)
-			// Series left pending by an earlier server are analyzed now.
-			go func() {
-				if n, err := st.Analyze(ctx, ""); err != nil {
-					logger.Printf("analyzing pending series: %v", err)
-				} else if n > 0 {
-					logger.Printf("analyzed %d pending series", n)
-				}
-			}()
-			mode := "read-only: no --tokens"
-			if toks != nil {
-				mode = "uploads with a token from " + tokens
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "serving %s (%s) on http://%s (%s; at most %d connections)\n", st, st.Dialect(), ln.Addr(), mode, maxConns)
-			errc := make(chan error, 1)
-			go func() { errc <- hs.Serve(ln) }()
-			select {
-			case err := <-errc:
-				return failedError(err.Error())
-			case <-ctx.Done():
-			}
-			shut, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			hs.Shutdown(shut)
-			return nil
+			return serve(cmd, logger, serveConfig{spec: spec, listen: listen, tokens: tokens, maxUpload: maxUpload, maxConns: maxConns}, toks)
 		},
 	}
 	c.Flags().StringVar(&spec, "store", "", storeHelp)
@@ -145,6 +103,61 @@ keys); anything else is refused with 400.`,
 	c.Flags().Int64Var(&maxUpload, "max-upload", server.DefaultMaxUpload, "the largest upload body, in bytes")
 	c.Flags().IntVar(&maxConns, "max-conns", 0, "the most connections open at once; a new one takes the place of the one quiet the longest (0: the descriptor limit less a reserve for the store)")
 	return c
+}
+
+// serveConfig is serve's flags.
+type serveConfig struct {
+	spec, listen, tokens string
+	maxUpload            int64
+	maxConns             int
+}
+
+// serve opens the store and serves it until a signal.
+func serve(cmd *cobra.Command, logger *log.Logger, c serveConfig, toks *server.Tokens) error {
+	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	st, err := store.Open(ctx, c.spec)
+	if err != nil {
+		return failedError(err.Error())
+	}
+	defer st.Close()
+	raw, err := net.Listen("tcp", c.listen)
+	if err != nil {
+		return failedError(fmt.Sprintf("--listen %s: %v", c.listen, err))
+	}
+	maxConns := c.maxConns
+	if maxConns == 0 {
+		maxConns = connsFromLimit()
+	}
+	ln := server.LimitConns(raw, maxConns, server.DefaultQuiet)
+	srv := &server.Server{Store: st, Tokens: toks, MaxUpload: c.maxUpload, Log: logger}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute,
+		MaxHeaderBytes: 64 << 10, ErrorLog: logger}
+	go srv.Run(ctx)
+	// Series left pending by an earlier server are analyzed now.
+	go func() {
+		if n, err := st.Analyze(ctx, ""); err != nil {
+			logger.Printf("analyzing pending series: %v", err)
+		} else if n > 0 {
+			logger.Printf("analyzed %d pending series", n)
+		}
+	}()
+	mode := "read-only: no --tokens"
+	if toks != nil {
+		mode = "uploads with a token from " + c.tokens
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "serving %s (%s) on http://%s (%s; at most %d connections)\n", st, st.Dialect(), ln.Addr(), mode, maxConns)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return failedError(err.Error())
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	hs.Shutdown(shut)
+	return nil
 }
 
 // connReserve is the descriptors kept for the store, its files and logs.
@@ -160,6 +173,14 @@ func connsFromLimit() int {
 	return max(int(rl.Cur)-connReserve, 8)
 }
 
+// needTokens refuses a token command without --tokens.
+func needTokens(path string) error {
+	if path == "" {
+		return usageError(errors.New("--tokens is required: the file serve --tokens reads"))
+	}
+	return nil
+}
+
 func tokenCmd(prog string) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "token",
@@ -171,8 +192,8 @@ func tokenCmd(prog string) *cobra.Command {
 		Short: "Make an upload token: print it once and keep only its hash in FILE",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if tokens == "" {
-				return usageError(errors.New("--tokens is required: the file serve --tokens reads"))
+			if err := needTokens(tokens); err != nil {
+				return err
 			}
 			tok, err := server.NewToken(tokens, tokName)
 			if err != nil {
@@ -190,8 +211,8 @@ func tokenCmd(prog string) *cobra.Command {
 		Short: "List the tokens of FILE: ID (the start of its hash), name and when it was made",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if tokens == "" {
-				return usageError(errors.New("--tokens is required: the file serve --tokens reads"))
+			if err := needTokens(tokens); err != nil {
+				return err
 			}
 			ts, err := server.ReadTokens(tokens)
 			if err != nil {
@@ -211,8 +232,8 @@ func tokenCmd(prog string) *cobra.Command {
 		Short: "Revoke the tokens named NAME, or the one whose ID (token list) begins with ID; a running serve refuses them at once",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if tokens == "" {
-				return usageError(errors.New("--tokens is required: the file serve --tokens reads"))
+			if err := needTokens(tokens); err != nil {
+				return err
 			}
 			gone, err := server.RevokeTokens(tokens, args[0])
 			if err != nil {

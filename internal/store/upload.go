@@ -208,29 +208,8 @@ func (s *Store) Put(ctx context.Context, files []payload.File, user string) (*Up
 		return nil, unavailable("insert upload", err)
 	}
 	ix := newIndexer(s, SchemaVersion, true)
-	for i, p := range ps {
-		// The same bytes stored before (under another name, in another
-		// upload) are one run: stored again, not counted again.
-		var was string
-		var wasPart int
-		err := tx.QueryRowContext(ctx, s.q(`SELECT u.upload_id, f.part FROM files f JOIN uploads u ON u.id = f.upload
-			WHERE f.data_hash = ? ORDER BY f.id LIMIT 1`), dataHash(p.Data)).Scan(&was, &wasPart)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return nil, unavailable("look up file", err)
-		}
-		fid, err := s.insertFile(ctx, tx, pk, i, p, map[string]string{
-			"upload": up.ID, "upload-part": up.FileIDs[i], "upload-file": p.Name,
-			"upload-time": created.Format(time.RFC3339), "by": user})
-		if err != nil {
-			return nil, unavailable("insert file", err)
-		}
-		if was != "" {
-			ix.warnings = append(ix.warnings, fmt.Sprintf("%s: the same bytes as %s/%d: stored, not counted again in the series", p.Name, was, wasPart))
-			continue
-		}
-		if err := ix.write(ctx, tx, fid, reads[i]); err != nil {
-			return nil, err
-		}
+	if err := s.putFiles(ctx, tx, ix, pk, up, ps, reads, created, user); err != nil {
+		return nil, err
 	}
 	if _, err := tx.ExecContext(ctx, s.q(`UPDATE files SET upload_key = ? WHERE upload = ?`), up.ID, pk); err != nil {
 		return nil, unavailable("insert file", err)
@@ -303,6 +282,36 @@ func rows(n, k int) string {
 }
 
 // inflate reads a stored file's contents back.
+// putFiles stores upload pk's files with their labels, in tx, and
+// indexes each one not stored before.
+func (s *Store) putFiles(ctx context.Context, tx *sql.Tx, ix *indexer, pk int64, up *Upload, ps []parsed, reads []indexed, created time.Time, user string) error {
+	for i, p := range ps {
+		// The same bytes stored before (under another name, in another
+		// upload) are one run: stored again, not counted again.
+		var was string
+		var wasPart int
+		err := tx.QueryRowContext(ctx, s.q(`SELECT u.upload_id, f.part FROM files f JOIN uploads u ON u.id = f.upload
+			WHERE f.data_hash = ? ORDER BY f.id LIMIT 1`), dataHash(p.Data)).Scan(&was, &wasPart)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return unavailable("look up file", err)
+		}
+		fid, err := s.insertFile(ctx, tx, pk, i, p, map[string]string{
+			"upload": up.ID, "upload-part": up.FileIDs[i], "upload-file": p.Name,
+			"upload-time": created.Format(time.RFC3339), "by": user})
+		if err != nil {
+			return unavailable("insert file", err)
+		}
+		if was != "" {
+			ix.warnings = append(ix.warnings, fmt.Sprintf("%s: the same bytes as %s/%d: stored, not counted again in the series", p.Name, was, wasPart))
+			continue
+		}
+		if err := ix.write(ctx, tx, fid, reads[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // dataHash is a file's SHA-256, in hex.
 func dataHash(data []byte) string {
 	h := sha256.Sum256(data)
