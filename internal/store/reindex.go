@@ -74,11 +74,11 @@ func (s *Store) reindexTx(ctx context.Context, tx *sql.Tx) error {
 		if err != nil {
 			return fmt.Errorf("reindex: file %d (%s): stored contents unreadable: %w", r.id, r.name, err)
 		}
-		if h := dataHash(data); seen[h] {
+		h := dataHash(data)
+		if seen[h] {
 			continue
-		} else {
-			seen[h] = true
 		}
+		seen[h] = true
 		if err := ix.file(ctx, tx, r.id, r.name, data, time.Unix(0, r.created).UTC()); err != nil {
 			return err
 		}
