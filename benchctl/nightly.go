@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -117,7 +118,7 @@ func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Cas
 			return err
 		}
 	}
-	return a.recordNightly(cmd.Context(), s, o, set, nf.results, repo.Root, head)
+	return a.recordNightly(cmd.Context(), s, o, set, nf.results, repo.Root, head, patterns)
 }
 
 // anchorSides builds the anchor as the baseline against HEAD, the working
@@ -156,7 +157,7 @@ func (a *app) anchorSides(ctx context.Context, repo *revision.Repo, ws *revision
 // recordNightly runs set, records the run append-only in the machine's
 // history, regenerates the results README and ends with nightly's exit
 // status.
-func (a *app) recordNightly(ctx context.Context, s *session, o engine.Options, set *sideSet, resultsDir, root, head string) error {
+func (a *app) recordNightly(ctx context.Context, s *session, o engine.Options, set *sideSet, resultsDir, root, head string, patterns []string) error {
 	check := s.check
 	path := history.NightlyPath(resultsDir, check.MachineID, a.clock(), head)
 	if _, err := os.Stat(path); err == nil {
@@ -180,7 +181,7 @@ func (a *app) recordNightly(ctx context.Context, s *session, o engine.Options, s
 	if err := history.WriteMachine(resultsDir, check.MachineID, check.Facts); err != nil {
 		return failedError{err.Error()}
 	}
-	regs, err := a.writeHistory(resultsDir, check.MachineID)
+	regs, err := a.writeHistory(resultsDir, check.MachineID, patterns)
 	if err != nil {
 		return err
 	}
@@ -198,12 +199,13 @@ func (a *app) recordNightly(ctx context.Context, s *session, o engine.Options, s
 
 // writeHistory reads every machine's series, charts them, regenerates
 // DIR/README.md, and returns the new regressions of machine.
-func (a *app) writeHistory(resultsDir, machine string) ([]string, error) {
+func (a *app) writeHistory(resultsDir, machine string, patterns []string) ([]string, error) {
 	reports, err := machineReports(resultsDir)
 	if err != nil {
 		return nil, failedError{err.Error()}
 	}
 	for _, m := range reports {
+		m.BisectCommand = func(r history.Regression) string { return a.bisectCommand(r, patterns) }
 		if err := writeCharts(resultsDir, m); err != nil {
 			return nil, failedError{err.Error()}
 		}
@@ -225,6 +227,33 @@ func (a *app) writeHistory(resultsDir, machine string) ([]string, error) {
 		}
 	}
 	return regs, nil
+}
+
+// bisectCommand is the command that bisects a nightly regression: its
+// commit range, its benchmark alone, the packages nightly measured.
+func (a *app) bisectCommand(r history.Regression, patterns []string) string {
+	name := strings.TrimPrefix(r.Series.Benchmark, "Benchmark")
+	name = procsSuffix.ReplaceAllString(name, "")
+	args := []string{a.name, "bisect", "--good", shortCommit(r.Good), "--bad", shortCommit(r.Bad), "--bench", shellQuote("^Benchmark" + regexp.QuoteMeta(name) + "$")}
+	if r.Series.Unit != "sec/op" && r.Series.Unit != "ops/s" {
+		args = append(args, "--metric", r.Series.Unit)
+	}
+	for _, p := range patterns {
+		args = append(args, shellQuote(p))
+	}
+	return strings.Join(args, " ")
+}
+
+func shortCommit(c string) string { return revision.Short(strings.TrimSuffix(c, "+dirty")) }
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // writeCharts draws each series of m with its change points.

@@ -78,6 +78,11 @@ func TestNightlyAlarmsOnANewRegression(t *testing.T) {
 		!strings.Contains(string(readme), "!["+noopName()+" sec/op](charts/") {
 		t.Errorf("README does not show the regression:\n%s", readme)
 	}
+	// The loop to the commit: the exact bisect command, in both.
+	cmd := regexp.MustCompile("bisect it: `\\S+ bisect --good [0-9a-f]{1,12} --bad [0-9a-f]{1,12} --bench '\\^BenchmarkNoop\\$'`")
+	if !cmd.MatchString(stderr) || !cmd.MatchString(string(readme)) {
+		t.Errorf("no bisect command beside the regression:\n%s\n%s", stderr, readme)
+	}
 }
 
 // noopName is BenchmarkNoop's name in results: with the forks'

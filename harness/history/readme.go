@@ -18,6 +18,9 @@ type MachineReport struct {
 	Warnings  []string
 	// Charts maps a series to its chart file, when drawn.
 	Charts map[*Series]string
+	// BisectCommand, when set, is the command that bisects a regression,
+	// shown beside it.
+	BisectCommand func(Regression) string
 }
 
 // ChartName is the file name of a series' chart.
@@ -26,14 +29,37 @@ func ChartName(s *Series) string {
 	return r.Replace(s.Benchmark) + "_" + r.Replace(s.Unit) + ".svg"
 }
 
-// Regressions are the new worse shifts of every series.
+// Regressions are the new worse shifts of every series, each with its
+// commit range and, when BisectCommand is set, the command that bisects
+// it.
 func (m *MachineReport) Regressions() []string {
 	var out []string
+	for _, r := range m.NewRegressions() {
+		line := fmt.Sprintf("%s %s: %s (commits %s..%s)", r.Series.Benchmark, r.Series.Unit, r.Shift, short(r.Good), short(r.Bad))
+		if m.BisectCommand != nil {
+			line += "; bisect it: `" + m.BisectCommand(r) + "`"
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// Regression is a new worse shift of a series and its commit range: good
+// is the commit of the last run before the change point, bad that of the
+// first run after it.
+type Regression struct {
+	Series    *Series
+	Shift     Shift
+	Good, Bad string
+}
+
+// NewRegressions are the new worse shifts of every series.
+func (m *MachineReport) NewRegressions() []Regression {
+	var out []Regression
 	for _, s := range m.Series {
 		for _, sh := range m.Shifts[s] {
 			if sh.New {
-				out = append(out, fmt.Sprintf("%s %s: %s (commits %s..%s)", s.Benchmark, s.Unit, sh,
-					short(s.Points[sh.Index-1].Commit), short(s.Points[sh.Index].Commit)))
+				out = append(out, Regression{Series: s, Shift: sh, Good: s.Points[sh.Index-1].Commit, Bad: s.Points[sh.Index].Commit})
 			}
 		}
 	}

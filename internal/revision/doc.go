@@ -12,6 +12,11 @@
 //     [Workspace.BuildBase]; a revision that predates the program or a
 //     benchmark is built with the newer revision's benchmark declarations
 //     overlaid (go build -overlay);
+//   - [Repo.FirstParents] lists a bisection's range (good excluded, bad
+//     included, along bad's first parents), refusing a good revision that
+//     is not an ancestor of bad;
+//   - a [BuildCache] keeps programs built at commits by tree hash and
+//     toolchain, for the builds that the tree alone decides;
 //   - go test benchmarks are built per package with [BuildPackages] and
 //     per revision pair with [Workspace.BuildTestPair], overlaying the
 //     newer revision's _test.go files where the older lacks a benchmark.

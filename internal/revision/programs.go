@@ -19,6 +19,8 @@ type Built struct {
 	Benches []Listed
 	// Overlay lists the files taken from the experiment, when any were.
 	Overlay []string
+	// Cached is set when Bin came from the workspace's build cache.
+	Cached bool
 }
 
 // Has reports whether the program declares the benchmark with this ID.
@@ -38,6 +40,32 @@ func BuildProgram(modDir, pkgRel, bin, overlay string) error {
 	cmd.Env = append(os.Environ(), "GOTOOLCHAIN=local", "GOFLAGS=-buildvcs=false")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("%v\n%s", err, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// build builds b's program, from its tree at src, into the workspace,
+// or takes it from the build cache, where a fresh build is kept too.
+func (w *Workspace) build(p *Program, b *Built, src string) error {
+	key, cacheable := w.Cache.key(w.Repo, b.Rev, p, src, b.ModDir)
+	if cacheable {
+		if bin, ok := w.Cache.get(key); ok {
+			w.say("%s %s (%s) of %s: built before (%s)", b.Rev.Name, b.Rev.Rev, Short(b.Rev.Commit), p.ImportPath, bin)
+			b.Bin, b.Cached = bin, true
+			return nil
+		}
+	}
+	w.say("building %s %s (%s) of %s", b.Rev.Name, b.Rev.Rev, Short(b.Rev.Commit), p.ImportPath)
+	b.Bin = filepath.Join(w.Dir, b.Rev.Name)
+	if err := BuildProgram(b.ModDir, p.PkgRel, b.Bin, ""); err != nil {
+		return err
+	}
+	if cacheable {
+		if bin, err := w.Cache.put(key, b.Bin, b.Rev.Commit+" "+p.ImportPath); err == nil {
+			b.Bin = bin
+		} else {
+			w.say("build cache: %v (the build is used uncached)", err)
+		}
 	}
 	return nil
 }
@@ -65,12 +93,10 @@ func (w *Workspace) BuildBase(p *Program, baseRev Revision, head *Built, cases [
 		if b.Bin != "" {
 			continue // this very program
 		}
-		w.say("building %s %s (%s) of %s", b.Rev.Name, b.Rev.Rev, Short(b.Rev.Commit), p.ImportPath)
 		if files, _ := goFiles(filepath.Join(b.ModDir, p.PkgRel), true); len(files) == 0 && b == base {
 			continue // the baseline predates the program: overlaid below
 		}
-		b.Bin = filepath.Join(w.Dir, b.Rev.Name)
-		if err := BuildProgram(b.ModDir, p.PkgRel, b.Bin, ""); err != nil {
+		if err := w.build(p, b, src); err != nil {
 			return nil, nil, nil, fmt.Errorf("%s %s does not build: %v", b.Rev.Name, b.Rev.Rev, err)
 		}
 		if b.Benches, err = listBenchmarks(b.Bin); err != nil && b == head {

@@ -16,7 +16,9 @@ type Workspace struct {
 	Repo *Repo
 	Dir  string
 	// Say tells what is being built (nil: nothing is told).
-	Say      func(format string, args ...any)
+	Say func(format string, args ...any)
+	// Cache, when set, keeps and reuses the programs built at commits.
+	Cache    *BuildCache
 	cleanups []func()
 }
 

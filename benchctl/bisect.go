@@ -1,0 +1,167 @@
+package benchctl
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ledgerbench/ledgerbench/harness/compare"
+	"github.com/ledgerbench/ledgerbench/internal/bisect"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/revision"
+)
+
+// bisectFlags are the flags of `bisect` beyond the run flags.
+type bisectFlags struct {
+	good, bad, cmd, metric, direction, buildCache string
+	minChange, alpha                              float64
+}
+
+func (a *app) bisectCmd() *cobra.Command {
+	var f runFlags
+	var b bisectFlags
+	c := &cobra.Command{
+		Use:   "bisect --good REV --bad REV [--bench RE] [--cmd ./path/to/main] [run flags] [PACKAGES...]",
+		Short: "Find the commit that made a change between two revisions",
+		Long: `bisect finds the commit, on the first-parent history from --good (excluded) to --bad, that made
+a benchmark slower (or, with --metric and --direction, changed any unit either way).
+
+First it confirms the ends: an A/B of good against bad (as ab runs it, adding rounds until the
+change's interval is within ±half of --min-change or --budget is spent) must find the change,
+with the verdict "changed". The row it follows is the changed row of --metric (default: the time,
+or the throughput) that changed most in --direction; the others are named. No change: exit 1.
+A change the other way: exit 1, naming the direction that bisects it.
+
+Then it searches. Each step builds a commit and runs an A/B of it against the bad end (which
+always declares the benchmark, so a commit from before the benchmark existed is measured with the
+bad end's declarations overlaid, as ab does), adding rounds until the step's interval is within
+a quarter of the whole change or --budget is spent. A step places the commit between the ends as
+the share of the good→bad change it already carries: above one half with its whole interval, the
+commit has the change (bad); below, it has not (good); otherwise it stays unknown and the search
+passes over it to its neighbours, never guessing. A commit that does not build is skipped and
+named. The search ends with the culprit when the last good commit and the first bad one are
+adjacent, else with the suspects between them.
+
+The culprit is then measured against its parent (its pull-request table), and its change is set
+against the whole change: the share it explains says whether the range holds a second change
+(bisect the rest: the command is printed).
+
+Builds are cached by tree hash and toolchain in --build-cache, reused by later steps and later
+bisections. DIR/bisect.md is the report, DIR/bisect.json the same for machines, and
+DIR/steps/NN-COMMIT/ab.txt each step's raw A/B. An interrupt keeps the steps made and says where
+it stopped. Exit status 0 when a culprit is found, 1 when none is (no change, ambiguous,
+interrupted, a failed fork), 2 on bad usage.`,
+		Example: fmt.Sprintf(`  %[1]s bisect --good v1.4.0 --bad main --bench '^BenchmarkReadRange/impl=paged' --duet
+  %[1]s bisect --good 4540215f00 --bad e3779b1000 ./internal/cache --bench Get
+  %[1]s bisect --good HEAD~20 --bad HEAD --metric B/op`, a.name),
+		Args: cobra.ArbitraryArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o, cases, err := a.planOrPackages(cmd, &f, args)
+			if err != nil {
+				return err
+			}
+			if err := forksWithoutProfiles(o, "bisect needs forks: --forks 0 cannot run two binaries",
+				"--prof is not supported by bisect: profile the culprit and its parent with run --prof"); err != nil {
+				return err
+			}
+			if err := b.check(); err != nil {
+				return err
+			}
+			if o.Forks < engine.PrecisionForks {
+				return usageError{fmt.Errorf("--forks %d: a bisection's steps add rounds, starting from at least %d", o.Forks, engine.PrecisionForks)}
+			}
+			return a.doBisect(cmd, o, cases, &f, &b, args)
+		},
+	}
+	a.addRunFlags(c, &f, engine.ABOptions())
+	c.Flags().Lookup("budget").Usage = "the most machine time one step (the confirmation, a commit, the culprit's own A/B) may spend adding rounds"
+	fl := c.Flags()
+	fl.StringVar(&b.good, "good", "", "a revision without the change")
+	fl.StringVar(&b.bad, "bad", "", "a revision with the change, on whose first-parent history good lies")
+	fl.StringVar(&b.cmd, "cmd", "", "the benchmark program's main package (default: the one this binary was built from)")
+	fl.StringVar(&b.metric, "metric", "", "the unit to follow: sec/op, ops/s, B/op, allocs/op, or a custom unit (default: the time or throughput)")
+	fl.StringVar(&b.direction, "direction", "worse", "the change to find: worse (slower, more bytes) or better")
+	fl.StringVar(&b.buildCache, "build-cache", defaultBuildCache(), `where builds are kept by tree hash ("off": build every step afresh)`)
+	fl.BoolVar(&f.duet, "duet", false, "run each step's two forks at the same time, each pinned to half of the CPUs (swapped every round)")
+	fl.Float64Var(&b.minChange, "min-change", compare.DefaultMinChange, "the smallest change, in percent, the confirmation counts as one")
+	fl.Float64Var(&b.alpha, "alpha", 0.05, "significance level of each A/B")
+	return c
+}
+
+func defaultBuildCache() string {
+	d, err := revision.DefaultCacheDir()
+	if err != nil {
+		return "off"
+	}
+	return d
+}
+
+// check refuses bad flag values before anything is built.
+func (b *bisectFlags) check() error {
+	switch {
+	case b.good == "" || b.bad == "":
+		return usageError{errors.New("--good and --bad are required")}
+	case b.good == "." || b.bad == ".":
+		return usageError{errors.New("bisect measures commits, not the working tree: commit the changes and name the commit")}
+	case b.direction != "worse" && b.direction != "better":
+		return usageError{fmt.Errorf("--direction %q: worse or better", b.direction)}
+	}
+	return checkStats(b.alpha, b.minChange)
+}
+
+// doBisect resolves the range, confirms its ends, searches it and writes
+// the report.
+func (a *app) doBisect(cmd *cobra.Command, o engine.Options, cases []engine.Case, f *runFlags, bf *bisectFlags, patterns []string) error {
+	repo, err := a.openRepo()
+	if err != nil {
+		return err
+	}
+	bs := &bisector{a: a, o: o, f: f, bf: bf, repo: repo, cases: cases, patterns: patterns, start: time.Now()}
+	if err := bs.resolve(); err != nil {
+		return err
+	}
+	if len(patterns) == 0 {
+		if bs.prog, err = a.findProgram(repo, bf.cmd); err != nil {
+			return err
+		}
+	} else if bf.cmd != "" {
+		return usageError{errors.New("--cmd names a benchmark program; with package arguments bisect builds their test binaries")}
+	}
+	if bf.buildCache != "off" && bf.buildCache != "" {
+		bs.cache = &revision.BuildCache{Dir: bf.buildCache}
+	}
+	s, err := a.prepare(cmd.Context(), &bs.o, f)
+	if err != nil {
+		return err
+	}
+	defer s.release()
+	bs.s = s
+	if err := checkDuet(bs.o); err != nil {
+		return err
+	}
+	if bs.out, err = f.outDir("bisect"); err != nil {
+		return err
+	}
+	return bs.run(cmd.Context())
+}
+
+// bisectSteps is the directory of the steps' raw files.
+const bisectSteps = "steps"
+
+// bisectError ends a bisection that found no culprit, after its report.
+func bisectError(format string, args ...any) error { return failedError{fmt.Sprintf(format, args...)} }
+
+// stepNote says what a step's verdict means, for the report.
+func stepNote(v bisect.Verdict) string {
+	switch v {
+	case bisect.Bad:
+		return "has the change"
+	case bisect.Good:
+		return "has not"
+	case bisect.Skipped:
+		return "not measured"
+	}
+	return "undecided within the budget"
+}

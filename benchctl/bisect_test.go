@@ -1,0 +1,201 @@
+package benchctl
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/internal/bisect"
+	"github.com/ledgerbench/ledgerbench/internal/histgen"
+)
+
+func init() {
+	// The parent plans with its own registry; the generated history's
+	// binaries run the bodies.
+	harness.Register(&harness.Benchmark{Family: "tiny", Name: "WorkLoop", Suites: []string{"history"}, Setup: func(t *harness.Trial) error {
+		t.Run(func(w *harness.Worker) (func(), error) { return func() {}, nil })
+		return nil
+	}})
+}
+
+// historyRepo is a generated history of n commits after good whose
+// commit culprit makes Work factor times slower; broken commits do not
+// compile.
+func historyRepo(t *testing.T, n, culprit int, factor float64, broken ...int) (dir string, commits []string) {
+	t.Helper()
+	_, self, _, _ := runtime.Caller(0)
+	dir = t.TempDir()
+	commits, err := histgen.Write(dir, histgen.Spec{Commits: n, Changes: []histgen.Change{{At: culprit, Factor: factor}}, Broken: broken,
+		Rounds: 64, Harness: filepath.Dir(filepath.Dir(self))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, commits
+}
+
+func readBisect(t *testing.T, out string) bisectReport {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(out, "bisect.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r bisectReport
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+var bisectTiming = []string{"--cmd", "./cmd/bench", "--bench", "^BenchmarkWorkLoop$", "--forks", "3", "--warmup", "1x20ms", "--measure", "3x20ms", "--budget", "20s", "--min-change", "10"}
+
+// TestBisectFindsThePlantedCommit: a history of 8 commits after good, the
+// sixth 4× slower, the fourth (the first probed) unbuildable; the culprit, its own
+// table, every step on disk; a second bisection builds nothing anew.
+func TestBisectFindsThePlantedCommit(t *testing.T) {
+	needGit(t)
+	dir, c := historyRepo(t, 8, 6, 4, 4)
+	cache := filepath.Join(t.TempDir(), "cache")
+	out := filepath.Join(t.TempDir(), "bisect")
+	args := append([]string{"bisect", "--good", c[0], "--bad", c[8], "--build-cache", cache, "--out", out}, bisectTiming...)
+	code, stdout, stderr := abApp(t, dir, args...)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout, stderr)
+	}
+	r := readBisect(t, out)
+	if r.Culprit == nil || r.Culprit.Hash != c[6] || !strings.Contains(r.Culprit.Subject, "(×4)") {
+		t.Fatalf("culprit %+v, want %s\n%s", r.Culprit, c[6], stderr)
+	}
+	if r.Own == nil || r.Own.Change == nil || r.Own.Explains == nil || r.Own.Parent.Hash != c[5] || r.Own.Explains.Share < 0.8 || r.Own.Explains.Share > 1.2 {
+		t.Errorf("its own change: %+v", r.Own)
+	}
+	if r.Total == nil || r.Total.Ratio < 2 || rowName(r.Benchmark) != "WorkLoop" || r.Unit != "sec/op" {
+		t.Errorf("whole change: %+v of %q %q", r.Total, r.Benchmark, r.Unit)
+	}
+	for _, want := range []string{"## Culprit: " + c[6][:12], "| parent (" + c[5][:12] + ") | culprit (" + c[6][:12] + ") |", "## Steps", "the ends"} {
+		if !strings.Contains(strings.Join(strings.Fields(stdout), " "), strings.Join(strings.Fields(want), " ")) {
+			t.Errorf("the report lacks %q:\n%s", want, stdout)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out, "bisect.md"))
+	if err != nil || string(md) != stdout {
+		t.Errorf("bisect.md is not what was printed (%v)", err)
+	}
+	if len(r.Steps) > r.Log2+1 || r.Steps[0].Verdict != bisect.Skipped {
+		t.Errorf("%d steps for %d commits (one unbuildable): %+v", len(r.Steps), r.Commits, r.Steps)
+	}
+	for _, s := range r.Steps {
+		want := bisect.Good
+		switch {
+		case s.Commit.Hash == c[4]:
+			want = bisect.Skipped
+		case s.Index+1 >= 6:
+			want = bisect.Bad
+		}
+		if s.Verdict != want {
+			t.Errorf("step of %s (commit %d): %s, want %s (%s)", s.Commit.Hash[:12], s.Index+1, s.Verdict, want, s.Reason)
+		}
+		if s.Verdict != bisect.Skipped {
+			if _, err := os.Stat(filepath.Join(out, s.Dir, "ab.txt")); err != nil {
+				t.Errorf("step %s: %v", s.Commit.Hash[:12], err)
+			}
+		} else if !strings.Contains(s.Reason, "does not build") {
+			t.Errorf("skipped step's reason: %q", s.Reason)
+		}
+	}
+	if r.ABRuns != len(r.Steps)+2 {
+		t.Errorf("%d A/B runs for %d steps", r.ABRuns, len(r.Steps))
+	}
+	// No worktree is left behind.
+	if wt, _ := git(dir, "worktree", "list"); strings.Count(wt, "\n") > 0 {
+		t.Errorf("worktrees left:\n%s", wt)
+	}
+	t.Logf("%s", stdout)
+	// Again: every build comes from the cache.
+	code, _, stderr = abApp(t, dir, append([]string{"bisect", "--good", c[0], "--bad", c[8], "--build-cache", cache, "--out", filepath.Join(t.TempDir(), "again")}, bisectTiming...)...)
+	if code != 0 || strings.Contains(stderr, "building experiment") || !strings.Contains(stderr, "built before") {
+		t.Errorf("second bisection: exit %d, rebuilt what was cached:\n%s", code, stderr)
+	}
+}
+
+// TestBisectEnds: no change between the ends, reversed ends, and bad
+// input.
+func TestBisectEnds(t *testing.T) {
+	needGit(t)
+	dir, c := historyRepo(t, 2, 2, 4)
+	cache := filepath.Join(t.TempDir(), "cache")
+	run := func(args ...string) (int, string, string) {
+		return abApp(t, dir, append(append([]string{"bisect", "--build-cache", cache, "--out", filepath.Join(t.TempDir(), "b")}, bisectTiming...), args...)...)
+	}
+	code, stdout, stderr := run("--good", c[0], "--bad", c[1], "--min-change", "20")
+	if code != 1 || !strings.Contains(stderr, "no change between these revisions") || !strings.Contains(stdout, "## No culprit") {
+		t.Errorf("no change: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, _, stderr = run("--good", c[1], "--bad", c[2], "--direction", "better")
+	if code != 1 || !strings.Contains(stderr, "reversed") || !strings.Contains(stderr, "--direction worse") {
+		t.Errorf("reversed: exit %d\n%s", code, stderr)
+	}
+	for _, bad := range [][]string{
+		{"--good", c[2], "--bad", c[0]},        // not an ancestor
+		{"--good", c[1], "--bad", c[1]},        // no range
+		{"--good", "nosuchref", "--bad", c[1]}, // unknown ref
+		{"--good", c[0]},                       // no bad
+		{"--good", c[0], "--bad", "."},         // the working tree
+		{"--good", c[0], "--bad", c[1], "--direction", "sideways"},
+		{"--good", c[0], "--bad", c[1], "--metric", "furlongs/op"},
+	} {
+		code, _, stderr := run(bad...)
+		if code != 2 {
+			t.Errorf("%v: exit %d, want 2\n%s", bad, code, stderr)
+		}
+	}
+}
+
+// TestBisectOfGoTestBenchmarks: the same search over a package's
+// testing.B benchmark, which first appears after good (the good end is
+// measured with the bad end's test files overlaid).
+func TestBisectOfGoTestBenchmarks(t *testing.T) {
+	needGit(t)
+	gobench(t)
+	dir := t.TempDir()
+	write, gitT := repoTools(t, dir)
+	work := "package work\n\n// Work spins.\nfunc Work(x uint64) uint64 {\n\tfor i := 0; i < ROUNDS; i++ {\n\t\tx = x*6364136223846793005 + 1442695040888963407\n\t}\n\treturn x\n}\n"
+	gitT("init", "-q")
+	write("go.mod", "module example.com/bisectgo\n\ngo 1.24\n")
+	write("work/work.go", strings.Replace(work, "ROUNDS", "64", 1))
+	write("work/other_test.go", "package work\n\nimport \"testing\"\n\nfunc BenchmarkOther(b *testing.B) {\n\tfor b.Loop() {\n\t}\n}\n")
+	gitT("add", ".")
+	gitT("commit", "-q", "-m", "work, without its benchmark")
+	var c []string
+	c = append(c, gitT("rev-parse", "HEAD"))
+	for i, step := range []string{"benchmark", "note", "slower", "note"} {
+		switch step {
+		case "benchmark":
+			write("work/work_test.go", "package work\n\nimport \"testing\"\n\nvar sink uint64\n\nfunc BenchmarkWork(b *testing.B) {\n\tfor b.Loop() {\n\t\tsink = Work(sink)\n\t}\n}\n")
+		case "slower":
+			write("work/work.go", strings.Replace(work, "ROUNDS", "256", 1))
+		default:
+			write("notes.txt", fmt.Sprint(i))
+		}
+		gitT("add", ".")
+		gitT("commit", "-q", "-m", step)
+		c = append(c, gitT("rev-parse", "HEAD"))
+	}
+	out := filepath.Join(t.TempDir(), "bisect")
+	code, stdout, stderr := abApp(t, dir, "bisect", "--good", c[0], "--bad", c[4], "./work", "--bench", "^BenchmarkWork$", "--forks", "3", "--warmup", "1x20ms", "--measure", "2x30ms",
+		"--budget", "20s", "--min-change", "10", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	r := readBisect(t, out)
+	if r.Culprit == nil || r.Culprit.Hash != c[3] || r.Own == nil || r.Own.Explains == nil {
+		t.Fatalf("culprit %+v (%+v), want %s\n%s", r.Culprit, r.Own, c[3], stdout)
+	}
+	if !strings.Contains(stderr, "overlaid") {
+		t.Errorf("the good end, before the benchmark, was not overlaid:\n%s", stderr)
+	}
+}

@@ -1,0 +1,443 @@
+package benchctl
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ledgerbench/ledgerbench/harness/compare"
+	"github.com/ledgerbench/ledgerbench/internal/bisect"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/revision"
+	"github.com/ledgerbench/ledgerbench/internal/verdict"
+)
+
+// bisector is one bisection: its range, its host and what it follows.
+type bisector struct {
+	a        *app
+	s        *session
+	o        engine.Options
+	f        *runFlags
+	bf       *bisectFlags
+	repo     *revision.Repo
+	prog     *revision.Program
+	cache    *revision.BuildCache
+	cases    []engine.Case
+	patterns []string
+	out      string
+	start    time.Time
+
+	good, bad revision.Commit
+	commits   []revision.Commit // good (excluded) to bad, oldest first
+	track     *tracked          // the row followed, from the confirmation
+	rep       bisectReport
+	steps     int // A/B runs made, the confirmation included
+	probes    int // commits probed
+}
+
+// tracked is the row a bisection follows and the whole change of it.
+type tracked struct {
+	config, row, unit string
+	total             *compare.Decision // bad against good
+	others            []string          // other rows changed the same way
+}
+
+// logTotal is the log of the whole change's ratio.
+func (t *tracked) logTotal() float64 { return math.Log(t.total.Change.Ratio) }
+
+// resolve resolves --good and --bad and lists the range.
+func (bs *bisector) resolve() error {
+	var ends [2]string
+	for i, rev := range []string{bs.bf.good, bs.bf.bad} {
+		c, err := bs.repo.Resolve(rev)
+		if err != nil {
+			return revisionError(err)
+		}
+		ends[i] = c
+	}
+	var err error
+	if bs.good, err = bs.repo.Describe(ends[0]); err != nil {
+		return failedError{err.Error()}
+	}
+	if bs.bad, err = bs.repo.Describe(ends[1]); err != nil {
+		return failedError{err.Error()}
+	}
+	if bs.commits, err = bs.repo.FirstParents(ends[0], ends[1]); err != nil {
+		return revisionError(err)
+	}
+	return nil
+}
+
+// run confirms the ends, searches the range, measures the culprit
+// against its parent and writes the report.
+func (bs *bisector) run(ctx context.Context) error {
+	a := bs.a
+	bs.rep = bisectReport{Command: a.name + " " + strings.Join(a.args, " "), Good: bs.good, Bad: bs.bad, Commits: len(bs.commits),
+		Log2: int(math.Ceil(math.Log2(float64(len(bs.commits))))), Direction: bs.bf.direction}
+	a.say("bisecting %d commits from good %s to bad %s → %s", len(bs.commits), revision.Short(bs.good.Hash), revision.Short(bs.bad.Hash), bs.out)
+	if err := bs.confirm(ctx); err != nil {
+		return bs.finish(err)
+	}
+	res, err := bisect.Search(ctx, bs.commits, bisect.ProbeFunc(bs.probe))
+	if res != nil {
+		bs.rep.Steps, bs.rep.Culprit, bs.rep.Suspects, bs.rep.Stopped = res.Steps, res.Culprit, res.Suspects, res.Stopped
+	}
+	if err != nil {
+		return bs.finish(err)
+	}
+	if res.Culprit == nil {
+		return bs.finish(bisectError("no culprit decided: the change is in one of %d commits (%s); see %s", len(res.Suspects), shortList(res.Suspects), filepath.Join(bs.out, "bisect.md")))
+	}
+	return bs.finish(bs.own(ctx, *res.Culprit))
+}
+
+// finish writes the report and returns err, or the report's failure.
+func (bs *bisector) finish(err error) error {
+	bs.rep.Took = time.Since(bs.start)
+	bs.rep.ABRuns = bs.steps
+	if err != nil {
+		bs.rep.Error = err.Error()
+	}
+	if werr := bs.writeReport(); werr != nil {
+		if err != nil {
+			return fmt.Errorf("%w (and the report could not be written: %v)", err, werr)
+		}
+		return failedError{"writing the report: " + werr.Error()}
+	}
+	return err
+}
+
+// stepRun is one A/B of a bisection: the sides built, the file written
+// and the comparison.
+type stepRun struct {
+	ts      *compare.Tables
+	m       *measured
+	set     *sideSet
+	dir     string
+	rounds  int
+	took    time.Duration
+	unbuilt error // the baseline did not build or declare the case
+}
+
+// ab builds base and head in a workspace of their own (removed after
+// the step, the builds kept in the cache) and runs their A/B into
+// DIR/steps/NAME, adding rounds until the change's interval is within
+// what add asks (or the budget is spent).
+func (bs *bisector) ab(ctx context.Context, name string, base, head revision.Commit, add adding) (*stepRun, error) {
+	a, start := bs.a, time.Now()
+	bs.steps++
+	sr := &stepRun{dir: filepath.Join(bs.out, bisectSteps, name)}
+	ws, err := a.workspace(bs.repo, "bisect", bs.f)
+	if err != nil {
+		return nil, err
+	}
+	defer ws.Close()
+	ws.Cache = bs.cache
+	revs := [2]revision.Revision{{Name: "baseline", Rev: revision.Short(base.Hash), Commit: base.Hash}, {Name: "experiment", Rev: revision.Short(head.Hash), Commit: head.Hash}}
+	set, err := a.pairSides(ctx, ws, revs, bs.prog, nil, bs.cases, bs.o, bs.patterns)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, bisectError("interrupted while building %s", revision.Short(base.Hash))
+		}
+		sr.unbuilt, sr.took = err, time.Since(start)
+		return sr, nil
+	}
+	sr.set = set
+	if bs.track != nil {
+		set.cases = trackedCases(set.cases, bs.track.row)
+	}
+	if len(set.cases) == 0 {
+		sr.unbuilt, sr.took = unbuiltReason(set, base), time.Since(start)
+		return sr, nil
+	}
+	o := bs.o
+	// Within the budget even when the plan says the detectable change
+	// cannot be reached: the verdict then says what was found.
+	o.Precision, o.Detect, o.Budget, o.Anyway = add.precision, add.detect, bs.f.budget, true
+	r, err := a.measure(ctx, bs.s, &measurement{o: o, cases: set.cases, sides: set.sides, revs: set.revs, notes: set.notes, dir: bs.repo.Root,
+		logDir: filepath.Join(sr.dir, "logs"), out: resultsFile{filepath.Join(sr.dir, "ab.txt"), replaceFile}})
+	if err != nil {
+		return nil, err
+	}
+	if r.interrupted != nil {
+		return nil, r.interrupted
+	}
+	if r.failed > 0 {
+		return nil, bisectError("%d fork(s) of the A/B of %s against %s failed; its results are in %s", r.failed, revision.Short(base.Hash), revision.Short(head.Hash), r.path)
+	}
+	ts, err := compare.BuildData(r.path, r.data, compare.Options{Col: "toolchain", MinChange: bs.bf.minChange, Alpha: bs.bf.alpha})
+	if err != nil {
+		return nil, failedError{err.Error()}
+	}
+	sr.ts, sr.m, sr.took = ts, r, time.Since(start)
+	if len(r.runs) > 0 && len(r.runs[0].Cases) > 0 {
+		sr.rounds = len(r.runs[0].Cases[0].ForkScores())
+	}
+	return sr, nil
+}
+
+// adding is what an A/B adds rounds for: an interval of the change
+// within ±precision, or a detectable change of at most detect.
+type adding struct{ precision, detect float64 }
+
+// unbuiltReason says why a step has no case to run.
+func unbuiltReason(set *sideSet, base revision.Commit) error {
+	if len(set.broken) > 0 {
+		return fmt.Errorf("does not build: %s", strings.Join(set.broken, ", "))
+	}
+	return fmt.Errorf("%s runs none of the benchmark's cases, even with the bad end's declarations overlaid", revision.Short(base.Hash))
+}
+
+// trackedCases keeps the cases whose results are the row followed (a
+// row is a result name without "Benchmark" and its GOMAXPROCS suffix).
+func trackedCases(cases []engine.Case, row string) []engine.Case {
+	var out []engine.Case
+	for _, c := range cases {
+		if rowName(c.Name()) == rowName(row) {
+			out = append(out, c)
+		}
+	}
+	if len(out) == 0 {
+		return cases // a name the rows spell otherwise: run them all, follow the row
+	}
+	return out
+}
+
+var procsSuffix = regexp.MustCompile(`-\d+$`)
+
+func rowName(name string) string {
+	return procsSuffix.ReplaceAllString(strings.TrimPrefix(name, "Benchmark"), "")
+}
+
+// confirm runs good against bad and picks the row to follow.
+func (bs *bisector) confirm(ctx context.Context) error {
+	a := bs.a
+	a.say("confirming the ends: good %s against bad %s", revision.Short(bs.good.Hash), revision.Short(bs.bad.Hash))
+	sr, err := bs.ab(ctx, "00-confirm", bs.good, bs.bad, adding{detect: bs.bf.minChange / 100})
+	if err != nil {
+		return err
+	}
+	if sr.unbuilt != nil {
+		return bisectError("the good end %s: %v", revision.Short(bs.good.Hash), sr.unbuilt)
+	}
+	bs.rep.Confirm = confirmStep(sr, bs.out)
+	if len(sr.set.cases) == 0 {
+		return usageError{errors.New("no selected benchmark is declared by the bad end")}
+	}
+	t, rev, err := pickTracked(sr.ts, bs.bf.metric, bs.bf.direction == "better")
+	if err != nil {
+		return err
+	}
+	if t == nil {
+		if rev != nil {
+			other := map[string]string{"worse": "better", "better": "worse"}[bs.bf.direction]
+			bs.rep.Reversed = true
+			return bisectError("good and bad are reversed for %s %s: bad is %+.1f %% against good, which is %s; --direction %s bisects that change",
+				rev.row, rev.unit, rev.total.Change.Pct(), other, other)
+		}
+		return bisectError("no change between these revisions: no %s row changed by at least --min-change %g %% (%s)", unitName(bs.bf.metric), bs.bf.minChange, sr.m.path)
+	}
+	bs.track = t
+	bs.rep.Benchmark, bs.rep.Unit, bs.rep.Config = t.row, t.unit, t.config
+	bs.rep.Total = changeOf(t.total.Change)
+	bs.rep.Others = t.others
+	a.say("following %s %s: %+.2f %% [%+.2f, %+.2f] from good to bad", t.row, t.unit, t.total.Change.Pct(), ratioPct(t.total.Change.Lo), ratioPct(t.total.Change.Hi))
+	return nil
+}
+
+func unitName(metric string) string {
+	if metric == "" {
+		return "time or throughput"
+	}
+	return metric
+}
+
+func ratioPct(ratio float64) float64 { return (ratio - 1) * 100 }
+
+// pickTracked is the changed row of the unit (sec/op or ops/s when
+// metric is empty) that changed most in the direction asked, and, when
+// none did, the one that changed most the other way.
+func pickTracked(ts *compare.Tables, metric string, better bool) (found, reversed *tracked, _ error) {
+	seen := false
+	for _, t := range ts.Tables {
+		if metric == "" && t.Unit != "sec/op" && t.Unit != "ops/s" || metric != "" && t.Unit != metric {
+			continue
+		}
+		seen = true
+		for _, row := range t.Rows {
+			for _, col := range t.Cols[1:] {
+				d := t.Decision(row, col)
+				if d == nil || d.Err != nil || d.Verdict != verdict.Changed {
+					continue
+				}
+				c := &tracked{config: t.Config, row: row.StringValues(), unit: t.Unit, total: d}
+				pick := &found
+				if d.Worse == better {
+					pick = &reversed
+				}
+				switch {
+				case *pick == nil:
+					*pick = c
+				case math.Abs(c.logTotal()) > math.Abs((*pick).logTotal()):
+					c.others = append((*pick).others, (*pick).row)
+					*pick = c
+				default:
+					(*pick).others = append((*pick).others, c.row)
+				}
+			}
+		}
+	}
+	if !seen && metric != "" {
+		return nil, nil, usageError{fmt.Errorf("--metric %s: the A/B of the ends measured no such unit (%s)", metric, strings.Join(units(ts), ", "))}
+	}
+	return found, reversed, nil
+}
+
+func units(ts *compare.Tables) []string {
+	var us []string
+	for _, t := range ts.Tables {
+		if !slices.Contains(us, t.Unit) {
+			us = append(us, t.Unit)
+		}
+	}
+	return us
+}
+
+// decision is the step's decision of the row followed.
+// The configuration must match when one does (go test benchmarks of
+// several packages may share a name); it holds the A/B's commits, which
+// differ from step to step, so otherwise the row and unit decide.
+func (bs *bisector) decision(ts *compare.Tables) *compare.Decision {
+	for _, sameConfig := range []bool{true, false} {
+		for _, t := range ts.Tables {
+			if t.Unit != bs.track.unit || sameConfig && t.Config != bs.track.config {
+				continue
+			}
+			for _, row := range t.Rows {
+				if row.StringValues() != bs.track.row {
+					continue
+				}
+				for _, col := range t.Cols[1:] {
+					if d := t.Decision(row, col); d != nil && d.Err == nil {
+						return d
+					}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// probe is one step: commit c against the bad end. The change of bad
+// against c is what c lacks of the whole change, so c carries
+// 1 − log(bad/c) / log(bad/good) of it.
+func (bs *bisector) probe(ctx context.Context, i int, c revision.Commit) (bisect.Step, error) {
+	a := bs.a
+	bs.probes++
+	a.say("step %d: commit %d of %d, %s %s", bs.probes, i+1, len(bs.commits), revision.Short(c.Hash), c.Subject)
+	name := fmt.Sprintf("%02d-%s", bs.steps, revision.Short(c.Hash))
+	sr, err := bs.ab(ctx, name, c, bs.bad, adding{precision: math.Abs(bs.track.logTotal()) / 4})
+	if err != nil {
+		return bisect.Step{}, err
+	}
+	st := bisect.Step{Commit: c, Index: i, Took: sr.took, Rounds: sr.rounds}
+	if rel, err := filepath.Rel(bs.out, sr.dir); err == nil {
+		st.Dir = rel
+	}
+	if sr.unbuilt != nil {
+		st.Verdict, st.Reason, st.Dir = bisect.Skipped, sr.unbuilt.Error(), ""
+		a.say("  skipped: %v", sr.unbuilt)
+		return st, nil
+	}
+	d := bs.decision(sr.ts)
+	if d == nil {
+		st.Verdict, st.Reason = bisect.Skipped, "the A/B has no "+bs.track.row+" "+bs.track.unit+" row"
+		return st, nil
+	}
+	p := share(d.Change, bs.track.total.Change)
+	st.Position, st.Verdict = &p, bisect.Classify(p)
+	if st.Verdict == bisect.Unknown {
+		st.Reason = fmt.Sprintf("its interval [%.0f %%, %.0f %%] of the change holds one half after %d rounds", 100*p.Lo, 100*p.Hi, sr.rounds)
+	}
+	a.say("  %s: carries %.0f %% [%.0f, %.0f] of the change (%d rounds, %s)", st.Verdict, 100*p.Share, 100*p.Lo, 100*p.Hi, sr.rounds, sr.took.Round(time.Second))
+	return st, nil
+}
+
+// share is the position of a commit from the change c of bad against
+// it, given the whole change (bad against good): 1 − log c / log total,
+// with an interval that carries the uncertainty of both (their log
+// half-widths combined in quadrature, as for a quotient).
+func share(c, total verdict.Change) bisect.Position {
+	q := quotient(c, total)
+	return bisect.Position{Share: 1 - q.Share, Lo: 1 - q.Hi, Hi: 1 - q.Lo}
+}
+
+// quotient is log a / log b with its interval.
+func quotient(a, b verdict.Change) bisect.Position {
+	la, lb := math.Log(a.Ratio), math.Log(b.Ratio)
+	ha, hb := (math.Log(a.Hi)-math.Log(a.Lo))/2, (math.Log(b.Hi)-math.Log(b.Lo))/2
+	q := la / lb
+	h := math.Hypot(ha/lb, q*hb/lb)
+	return bisect.Position{Share: q, Lo: q - h, Hi: q + h}
+}
+
+// own measures the culprit against its parent: its pull-request table
+// and the share of the whole change it explains.
+func (bs *bisector) own(ctx context.Context, culprit revision.Commit) error {
+	a := bs.a
+	parent := bs.good
+	if p := bs.repo.Parent(culprit.Hash); p != "" && p != bs.good.Hash {
+		var err error
+		if parent, err = bs.repo.Describe(p); err != nil {
+			return failedError{err.Error()}
+		}
+	}
+	a.say("culprit %s %s: measuring it against its parent %s", revision.Short(culprit.Hash), culprit.Subject, revision.Short(parent.Hash))
+	sr, err := bs.ab(ctx, fmt.Sprintf("%02d-culprit-%s", bs.steps, revision.Short(culprit.Hash)), parent, culprit, adding{precision: math.Abs(bs.track.logTotal()) / 4})
+	if err != nil {
+		return err
+	}
+	own := &ownChange{Parent: parent}
+	bs.rep.Own = own
+	if sr.unbuilt != nil {
+		own.Note = "not measured: " + sr.unbuilt.Error()
+		return nil
+	}
+	if rel, err := filepath.Rel(bs.out, filepath.Join(sr.dir, "ab.txt")); err == nil {
+		own.File = rel
+	}
+	var table strings.Builder
+	names := []string{fmt.Sprintf("parent (%s)", revision.Short(parent.Hash)), fmt.Sprintf("culprit (%s)", revision.Short(culprit.Hash))}
+	if err := sr.ts.Markdown(&table, names); err == nil {
+		own.Table = table.String()
+	}
+	d := bs.decision(sr.ts)
+	if d == nil {
+		own.Note = "the culprit's A/B has no " + bs.track.row + " row"
+		return nil
+	}
+	own.Change = changeOf(d.Change)
+	e := quotient(d.Change, bs.track.total.Change)
+	own.Explains = &e
+	if e.Hi < 0.8 {
+		own.Note = fmt.Sprintf("it explains only %.0f %% of the change: the range holds another; bisect the rest with --good %s --bad %s, and the part before it with --good %s --bad %s",
+			100*e.Share, revision.Short(culprit.Hash), revision.Short(bs.bad.Hash), revision.Short(bs.good.Hash), revision.Short(parent.Hash))
+		a.say("%s", own.Note)
+	}
+	return nil
+}
+
+// shortList names commits by their short hashes.
+func shortList(cs []revision.Commit) string {
+	var s []string
+	for _, c := range cs {
+		s = append(s, revision.Short(c.Hash))
+	}
+	return strings.Join(s, " ")
+}

@@ -1,0 +1,217 @@
+package benchctl
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/ledgerbench/ledgerbench/harness/report"
+	"github.com/ledgerbench/ledgerbench/internal/bisect"
+	"github.com/ledgerbench/ledgerbench/internal/revision"
+	"github.com/ledgerbench/ledgerbench/internal/verdict"
+)
+
+// bisectReport is DIR/bisect.json, and what DIR/bisect.md shows.
+type bisectReport struct {
+	Command   string          `json:"command"`
+	Good      revision.Commit `json:"good"`
+	Bad       revision.Commit `json:"bad"`
+	Commits   int             `json:"commits"` // in the range
+	Log2      int             `json:"log2"`    // ⌈log₂ commits⌉
+	Direction string          `json:"direction"`
+	// The row followed, and its change from good to bad.
+	Benchmark string     `json:"benchmark,omitempty"`
+	Unit      string     `json:"unit,omitempty"`
+	Config    string     `json:"config,omitempty"`
+	Total     *changeRep `json:"total,omitempty"`
+	Others    []string   `json:"others,omitempty"` // rows that changed the same way too
+	Reversed  bool       `json:"reversed,omitempty"`
+	Confirm   *stepRep   `json:"confirm,omitempty"`
+
+	Steps    []bisect.Step     `json:"steps"`
+	Culprit  *revision.Commit  `json:"culprit,omitempty"`
+	Own      *ownChange        `json:"own,omitempty"`
+	Suspects []revision.Commit `json:"suspects,omitempty"`
+	Stopped  string            `json:"stopped,omitempty"`
+	// ABRuns counts the A/B runs: the confirmation, the steps and the
+	// culprit's own.
+	ABRuns int           `json:"abRuns"`
+	Took   time.Duration `json:"tookNs"`
+	Error  string        `json:"error,omitempty"`
+}
+
+// changeRep is a change as a ratio with its interval and p-value.
+type changeRep struct {
+	Ratio float64 `json:"ratio"`
+	Lo    float64 `json:"lo"`
+	Hi    float64 `json:"hi"`
+	P     float64 `json:"p"`
+	N     int     `json:"n"`
+}
+
+func changeOf(c verdict.Change) *changeRep {
+	return &changeRep{Ratio: c.Ratio, Lo: c.Lo, Hi: c.Hi, P: c.P, N: c.N}
+}
+
+func (c *changeRep) String() string {
+	return fmt.Sprintf("%+.2f %% [%+.2f, %+.2f]", ratioPct(c.Ratio), ratioPct(c.Lo), ratioPct(c.Hi))
+}
+
+// stepRep is the confirmation's A/B.
+type stepRep struct {
+	File   string        `json:"file,omitempty"`
+	Rounds int           `json:"rounds"`
+	Took   time.Duration `json:"tookNs"`
+}
+
+func confirmStep(sr *stepRun, out string) *stepRep {
+	s := &stepRep{Rounds: sr.rounds, Took: sr.took}
+	if sr.m != nil {
+		if rel, err := filepath.Rel(out, sr.m.path); err == nil {
+			s.File = rel
+		}
+	}
+	return s
+}
+
+// ownChange is the culprit against its parent.
+type ownChange struct {
+	Parent revision.Commit `json:"parent"`
+	Change *changeRep      `json:"change,omitempty"`
+	// Explains is the share of the whole change the culprit's own change
+	// is, with its interval.
+	Explains *bisect.Position `json:"explains,omitempty"`
+	Table    string           `json:"-"`
+	File     string           `json:"file,omitempty"`
+	Note     string           `json:"note,omitempty"`
+}
+
+// writeReport writes DIR/bisect.md and DIR/bisect.json and prints the
+// Markdown.
+func (bs *bisector) writeReport() error {
+	if bs.out == "" {
+		return nil
+	}
+	var md strings.Builder
+	bs.rep.markdown(&md)
+	js, err := json.MarshalIndent(&bs.rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(bs.a.stdout, md.String())
+	if err := os.MkdirAll(bs.out, 0o755); err != nil {
+		return err
+	}
+	if err := report.WriteFileAtomic(filepath.Join(bs.out, "bisect.json"), append(js, '\n')); err != nil {
+		return err
+	}
+	p := filepath.Join(bs.out, "bisect.md")
+	if err := report.WriteFileAtomic(p, []byte(md.String())); err != nil {
+		return err
+	}
+	bs.a.written = append(bs.a.written, filepath.Join(bs.out, bisectSteps))
+	bs.a.say("report: %s", p)
+	return nil
+}
+
+func commitLine(c revision.Commit) string {
+	return fmt.Sprintf("%s %q (%s)", revision.Short(c.Hash), c.Subject, c.Date.UTC().Format("2006-01-02 15:04"))
+}
+
+// markdown renders the report.
+func (r *bisectReport) markdown(w io.Writer) {
+	what := "the time or throughput"
+	if r.Benchmark != "" {
+		what = r.Benchmark + " " + r.Unit
+	}
+	fmt.Fprintf(w, "# Bisection of %s\n\n`%s`\n\n", what, r.Command)
+	fmt.Fprintf(w, "- good: %s\n- bad: %s\n- %d commits along bad's first parents (⌈log₂⌉ = %d); %d A/B runs, %s of machine time\n",
+		commitLine(r.Good), commitLine(r.Bad), r.Commits, r.Log2, r.ABRuns, r.Took.Round(time.Second))
+	if r.Total != nil {
+		fmt.Fprintf(w, "- the whole change, bad against good: %s (%d rounds)\n", r.Total, r.Total.N)
+	}
+	if len(r.Others) > 0 {
+		fmt.Fprintf(w, "- also changed the same way, not followed: %s\n", strings.Join(r.Others, ", "))
+	}
+	fmt.Fprintln(w)
+	switch {
+	case r.Culprit != nil:
+		fmt.Fprintf(w, "## Culprit: %s\n\n%s\n\n", commitLine(*r.Culprit), r.Culprit.Hash)
+		r.ownMarkdown(w)
+	case r.Stopped != "":
+		fmt.Fprintf(w, "## Stopped after %d steps: %s\n\nThe change is in one of: %s\n\n", len(r.Steps), r.Stopped, shortList(r.Suspects))
+	case r.Error != "":
+		fmt.Fprintf(w, "## No culprit\n\n%s\n\n", r.Error)
+	case len(r.Suspects) > 0:
+		fmt.Fprintf(w, "## No culprit decided\n\nThe change is in one of %d commits, which stayed unknown or did not build: %s\n\n", len(r.Suspects), shortList(r.Suspects))
+	}
+	if r.Confirm == nil {
+		return
+	}
+	fmt.Fprint(w, "## Steps\n\n")
+	r.stepsTable(w)
+}
+
+// ownMarkdown is the culprit's own change and table.
+func (r *bisectReport) ownMarkdown(w io.Writer) {
+	o := r.Own
+	if o == nil {
+		return
+	}
+	if o.Change != nil && o.Explains != nil {
+		fmt.Fprintf(w, "Against its parent %s: %s, which explains %.0f %% [%.0f, %.0f] of the whole change.\n\n",
+			revision.Short(o.Parent.Hash), o.Change, 100*o.Explains.Share, 100*o.Explains.Lo, 100*o.Explains.Hi)
+	}
+	if o.Note != "" {
+		fmt.Fprintf(w, "> %s\n\n", o.Note)
+	}
+	if o.Table != "" {
+		fmt.Fprintf(w, "%s\n", o.Table)
+	}
+	if o.File != "" {
+		fmt.Fprintf(w, "Raw results: %s\n\n", o.File)
+	}
+}
+
+// stepsTable is every A/B of the search, the confirmation first.
+func (r *bisectReport) stepsTable(w io.Writer) {
+	align := []tw.Align{tw.AlignRight, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft}
+	t := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewMarkdown()),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}),
+	)
+	t.Header([]string{"#", "Commit", "Subject", "Verdict", "Share of the change", "Rounds", "Time", "Raw"})
+	total := ""
+	if r.Total != nil {
+		total = r.Total.String()
+	}
+	_ = t.Append([]string{"0", revision.Short(r.Good.Hash) + ".." + revision.Short(r.Bad.Hash), "the ends", "changed " + total, "", fmt.Sprint(r.Confirm.Rounds),
+		r.Confirm.Took.Round(time.Second).String(), r.Confirm.File})
+	for i, s := range r.Steps {
+		at, verdict := "", s.Verdict.String()+": "+stepNote(s.Verdict)
+		if s.Position != nil {
+			at = fmt.Sprintf("%.0f %% [%.0f, %.0f]", 100*s.Position.Share, 100*s.Position.Lo, 100*s.Position.Hi)
+		}
+		if s.Reason != "" {
+			verdict += " (" + s.Reason + ")"
+		}
+		raw := ""
+		if s.Dir != "" {
+			raw = filepath.Join(s.Dir, "ab.txt")
+		}
+		_ = t.Append([]string{fmt.Sprint(i + 1), fmt.Sprintf("%s (%d of %d)", revision.Short(s.Commit.Hash), s.Index+1, r.Commits), s.Commit.Subject, verdict, at,
+			fmt.Sprint(s.Rounds), s.Took.Round(time.Second).String(), raw})
+	}
+	_ = t.Render()
+	fmt.Fprintln(w)
+}

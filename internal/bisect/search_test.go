@@ -1,0 +1,197 @@
+package bisect
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/ledgerbench/ledgerbench/internal/revision"
+)
+
+func history(n int) []revision.Commit {
+	cs := make([]revision.Commit, n)
+	for i := range cs {
+		cs[i] = revision.Commit{Hash: fmt.Sprintf("c%02d", i), Subject: fmt.Sprintf("commit %d", i)}
+	}
+	return cs
+}
+
+// fake places commit i at share(i) with a ±width interval, skips the
+// commits of skip, and answers unknown for those of unknown.
+type fake struct {
+	share   func(i int) float64
+	width   float64
+	skip    map[int]bool
+	unknown map[int]bool
+	probed  []int
+	failAt  int // the probe (1-based) that fails; 0 never
+}
+
+func (f *fake) Probe(_ context.Context, i int, c revision.Commit) (Step, error) {
+	f.probed = append(f.probed, i)
+	if len(f.probed) == f.failAt {
+		return Step{}, errors.New("interrupted")
+	}
+	if f.skip[i] {
+		return Step{Verdict: Skipped, Reason: "does not build"}, nil
+	}
+	s := f.share(i)
+	if f.unknown[i] {
+		p := Position{s, s - 1, s + 1}
+		return Step{Verdict: Classify(p), Position: &p, Reason: "budget spent"}, nil
+	}
+	p := Position{s, s - f.width, s + f.width}
+	return Step{Verdict: Classify(p), Position: &p}, nil
+}
+
+func step(k int) func(int) float64 {
+	return func(i int) float64 {
+		if i >= k {
+			return 1
+		}
+		return 0
+	}
+}
+
+func TestSearchFindsEveryCulpritInLogSteps(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 7, 32, 33, 64} {
+		limit := int(math.Ceil(math.Log2(float64(n))))
+		for k := range n {
+			f := &fake{share: step(k), width: 0.1}
+			r, err := Search(t.Context(), history(n), f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Culprit == nil || r.Culprit.Hash != fmt.Sprintf("c%02d", k) || r.Suspects != nil {
+				t.Fatalf("n=%d culprit %d: got %+v suspects %v", n, k, r.Culprit, r.Suspects)
+			}
+			if len(r.Steps) > limit {
+				t.Errorf("n=%d culprit %d: %d steps, more than ⌈log₂ n⌉ = %d (%v)", n, k, len(r.Steps), limit, f.probed)
+			}
+			if slices.Contains(f.probed, n-1) {
+				t.Errorf("n=%d: probed the bad end, which is known", n)
+			}
+			for _, s := range r.Steps {
+				if want := map[bool]Verdict{true: Bad, false: Good}[s.Index >= k]; s.Verdict != want {
+					t.Errorf("n=%d culprit %d: step %d is %s, want %s", n, k, s.Index, s.Verdict, want)
+				}
+			}
+		}
+	}
+}
+
+func TestSearchSkipsUnbuildableCommitsAndNamesThem(t *testing.T) {
+	// The culprit's neighbours do not build: the commit after a skipped
+	// one is still found when the skipped one lies elsewhere.
+	f := &fake{share: step(20), width: 0.1, skip: map[int]bool{31: true, 14: true}}
+	r, err := Search(t.Context(), history(64), f)
+	if err != nil || r.Culprit == nil || r.Culprit.Hash != "c20" {
+		t.Fatalf("got %+v %v", r, err)
+	}
+	skipped := 0
+	for _, s := range r.Steps {
+		if s.Verdict == Skipped {
+			skipped++
+		}
+	}
+	if skipped != 2 || len(r.Steps) > 6+2 {
+		t.Errorf("%d skipped of %d steps: %v", skipped, len(r.Steps), f.probed)
+	}
+	// The commit just before the culprit does not build: the change is in
+	// it or in the culprit, and neither is claimed.
+	f = &fake{share: step(20), width: 0.1, skip: map[int]bool{19: true}}
+	r, _ = Search(t.Context(), history(64), f)
+	if r.Culprit != nil || len(r.Suspects) != 2 || r.Suspects[0].Hash != "c19" || r.Suspects[1].Hash != "c20" {
+		t.Errorf("skipped parent: culprit %+v suspects %v, want c19 c20", r.Culprit, r.Suspects)
+	}
+	// Every commit but the bad end is unbuildable: the whole range is
+	// suspect.
+	all := map[int]bool{}
+	for i := range 7 {
+		all[i] = true
+	}
+	f = &fake{share: step(3), skip: all}
+	if r, _ = Search(t.Context(), history(8), f); r.Culprit != nil || len(r.Suspects) != 8 || len(r.Steps) != 7 {
+		t.Errorf("nothing builds: culprit %+v, %d suspects, %d steps", r.Culprit, len(r.Suspects), len(r.Steps))
+	}
+}
+
+func TestSearchNeverGuessesAnUnknownCommit(t *testing.T) {
+	// The culprit itself stays unknown: its parent is good, the next is
+	// bad, and both it and the next are named, not one guessed.
+	f := &fake{share: step(40), width: 0.1, unknown: map[int]bool{40: true}}
+	r, err := Search(t.Context(), history(64), f)
+	if err != nil || r.Culprit != nil || len(r.Suspects) != 2 || r.Suspects[0].Hash != "c40" || r.Suspects[1].Hash != "c41" {
+		t.Fatalf("unknown culprit: %+v suspects %v", r.Culprit, r.Suspects)
+	}
+	// An unknown commit away from the culprit costs one step, not the
+	// answer.
+	f = &fake{share: step(40), width: 0.1, unknown: map[int]bool{31: true, 47: true}}
+	if r, _ = Search(t.Context(), history(64), f); r.Culprit == nil || r.Culprit.Hash != "c40" || len(r.Steps) > 8 {
+		t.Errorf("unknowns elsewhere: %+v in %d steps (%v)", r.Culprit, len(r.Steps), f.probed)
+	}
+}
+
+func TestSearchOfTwoChangesFindsTheOneThatCrossesHalf(t *testing.T) {
+	// 30 % of the change at commit 10, the rest at 50: the search finds
+	// 50, where the share crosses ½; the caller tells the other part by
+	// the culprit's own change.
+	share := func(i int) float64 {
+		switch {
+		case i >= 50:
+			return 1
+		case i >= 10:
+			return 0.3
+		}
+		return 0
+	}
+	r, err := Search(t.Context(), history(64), &fake{share: share, width: 0.1})
+	if err != nil || r.Culprit == nil || r.Culprit.Hash != "c50" {
+		t.Fatalf("got %+v %v", r.Culprit, err)
+	}
+	// 70 % at 10: that one.
+	share2 := func(i int) float64 {
+		switch {
+		case i >= 50:
+			return 1
+		case i >= 10:
+			return 0.7
+		}
+		return 0
+	}
+	if r, _ = Search(t.Context(), history(64), &fake{share: share2, width: 0.1}); r.Culprit == nil || r.Culprit.Hash != "c10" {
+		t.Errorf("got %+v", r.Culprit)
+	}
+}
+
+func TestSearchKeepsItsStepsWhenInterrupted(t *testing.T) {
+	f := &fake{share: step(5), width: 0.1, failAt: 3}
+	r, err := Search(t.Context(), history(64), f)
+	if err == nil || r == nil || len(r.Steps) != 2 || r.Stopped != "interrupted" || r.Culprit != nil || len(r.Suspects) == 0 {
+		t.Fatalf("got %+v %v", r, err)
+	}
+	if _, err := Search(t.Context(), nil, f); err == nil {
+		t.Error("an empty range was searched")
+	}
+}
+
+func TestClassify(t *testing.T) {
+	for _, c := range []struct {
+		p    Position
+		want Verdict
+	}{
+		{Position{1, 0.9, 1.1}, Bad},
+		{Position{0, -0.1, 0.1}, Good},
+		{Position{0.5, 0.2, 0.8}, Unknown},
+		{Position{0.6, 0.5, 0.7}, Unknown}, // touching ½ decides nothing
+		{Position{0.6, 0.51, 0.7}, Bad},
+		{Position{0.4, 0.3, 0.49}, Good},
+	} {
+		if got := Classify(c.p); got != c.want {
+			t.Errorf("Classify(%+v) = %s, want %s", c.p, got, c.want)
+		}
+	}
+}

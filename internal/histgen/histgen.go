@@ -1,0 +1,198 @@
+package histgen
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/ledgerbench/ledgerbench/internal/revision"
+)
+
+// Spec is a history to write.
+type Spec struct {
+	// Commits is the number of commits after the good end.
+	Commits int
+	// Changes multiply Work's rounds at their commits (1..Commits).
+	Changes []Change
+	// Broken commits do not compile.
+	Broken []int
+	// Rounds is Work's rounds at the good end (default 1000).
+	Rounds int
+	// Harness is the root of this module's source, vendored into the
+	// history.
+	Harness string
+}
+
+// Change is a planted change: from commit At on, Work runs Factor times
+// the rounds it ran before.
+type Change struct {
+	At     int
+	Factor float64
+}
+
+// Work is the module's code under test.
+const work = `package tiny
+
+// Work runs its rounds of a mixing step.
+//
+//go:noinline
+func Work(x uint64) uint64 {
+	for i := 0; i < %d; i++ {
+		x ^= x >> 29
+		x *= 0xbf58476d1ce4e5b9
+	}
+	return x
+}
+`
+
+const bench = `package bench
+
+import (
+	"tiny"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+)
+
+func init() {
+	harness.Register(&harness.Benchmark{Family: "tiny", Name: "WorkLoop", Suites: []string{"history"}, Setup: func(t *harness.Trial) error {
+		t.Run(func(w *harness.Worker) (func(), error) {
+			x := uint64(3)
+			return func() { x = tiny.Work(x); w.Sink(x) }, nil
+		})
+		return nil
+	}})
+}
+`
+
+const program = `package main
+
+import (
+	"os"
+
+	"github.com/ledgerbench/ledgerbench/benchctl"
+	_ "tiny/bench"
+)
+
+func main() { os.Exit(benchctl.Main()) }
+`
+
+// Write writes the history into dir (a new git repository) and returns
+// its commits, the good end first.
+func Write(dir string, s Spec) ([]string, error) {
+	if s.Rounds == 0 {
+		s.Rounds = 1000
+	}
+	for _, c := range s.Changes {
+		if c.At < 1 || c.At > s.Commits || !(c.Factor > 0) {
+			return nil, fmt.Errorf("histgen: change %+v outside commits 1..%d", c, s.Commits)
+		}
+	}
+	g := &gitter{dir: dir}
+	g.run("init", "-q")
+	if err := vendor(s.Harness, filepath.Join(dir, "ledgerbench")); err != nil {
+		return nil, err
+	}
+	gomod, err := os.ReadFile(filepath.Join(s.Harness, "go.mod"))
+	if err != nil {
+		return nil, err
+	}
+	mod := strings.Replace(string(gomod), "module github.com/ledgerbench/ledgerbench", "module tiny", 1)
+	g.write("go.mod", mod+"\nrequire github.com/ledgerbench/ledgerbench v0.0.0\n\nreplace github.com/ledgerbench/ledgerbench => ./ledgerbench\n")
+	g.copy(filepath.Join(s.Harness, "go.sum"), "go.sum")
+	g.write("bench/bench.go", bench)
+	g.write("cmd/bench/main.go", program)
+	rounds := float64(s.Rounds)
+	g.write("work.go", fmt.Sprintf(work, s.Rounds))
+	g.run("add", ".")
+	g.run("commit", "-q", "-m", fmt.Sprintf("good: Work of %d rounds", s.Rounds))
+	commits := []string{g.run("rev-parse", "HEAD")}
+	for i := 1; i <= s.Commits; i++ {
+		subject := fmt.Sprintf("note %d", i)
+		for _, c := range s.Changes {
+			if c.At == i {
+				rounds *= c.Factor
+				subject = fmt.Sprintf("commit %d: Work of %d rounds (×%g)", i, int(math.Round(rounds)), c.Factor)
+			}
+		}
+		src := fmt.Sprintf(work, int(math.Round(rounds)))
+		for _, b := range s.Broken {
+			if b == i {
+				src += "\nfunc broken() { undefined() }\n"
+				subject += ", does not build"
+			}
+		}
+		g.write("work.go", src)
+		g.write("notes.txt", subject+"\n")
+		g.run("add", ".")
+		g.run("commit", "-q", "-m", subject)
+		commits = append(commits, g.run("rev-parse", "HEAD"))
+	}
+	return commits, g.err
+}
+
+// gitter writes files and runs git in a repository, keeping the first
+// error.
+type gitter struct {
+	dir string
+	err error
+}
+
+func (g *gitter) run(args ...string) string {
+	if g.err != nil {
+		return ""
+	}
+	out, err := revision.Git(g.dir, append([]string{"-c", "user.name=histgen", "-c", "user.email=histgen@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+	g.err = err
+	return out
+}
+
+func (g *gitter) write(name, text string) {
+	if g.err != nil {
+		return
+	}
+	p := filepath.Join(g.dir, name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		g.err = err
+		return
+	}
+	g.err = os.WriteFile(p, []byte(text), 0o644)
+}
+
+func (g *gitter) copy(from, name string) {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		g.err = err
+		return
+	}
+	g.write(name, string(b))
+}
+
+// vendor copies the packages of root's module that package benchctl
+// links (without tests), with go.mod and go.sum, into dst.
+func vendor(root, dst string) error {
+	cmd := exec.Command("go", "list", "-deps", "-f", "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}", "./benchctl")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("histgen: listing the harness's packages in %s: %v", root, err)
+	}
+	g := &gitter{dir: dst}
+	g.copy(filepath.Join(root, "go.mod"), "go.mod")
+	g.copy(filepath.Join(root, "go.sum"), "go.sum")
+	for pkg := range strings.FieldsSeq(string(out)) {
+		rel, err := filepath.Rel(root, pkg)
+		if err != nil {
+			return err
+		}
+		files, _ := filepath.Glob(filepath.Join(pkg, "*.go"))
+		for _, f := range files {
+			if !strings.HasSuffix(f, "_test.go") {
+				g.copy(f, filepath.Join(rel, filepath.Base(f)))
+			}
+		}
+	}
+	return g.err
+}
