@@ -28,9 +28,9 @@ func (a *app) bisectCmd() *cobra.Command {
 		Long: `bisect finds the commit, on the first-parent history from --good (excluded) to --bad, that made
 a benchmark slower (or, with --metric and --direction, changed any unit either way).
 
-First it confirms the ends: an A/B of good against bad (as ab runs it, adding rounds until the
-change's interval is within ±half of --min-change or --budget is spent) must find the change,
-with the verdict "changed". The row it follows is the changed row of --metric (default: the time,
+First it confirms the ends: an A/B of good against bad (as ab runs it, adding rounds until it
+could detect a change of --min-change, or --budget is spent) must find the change, with the
+verdict "changed". The row it follows is the changed row of --metric (default: the time,
 or the throughput) that changed most in --direction; the others are named. No change: exit 1.
 A change the other way: exit 1, naming the direction that bisects it.
 

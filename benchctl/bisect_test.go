@@ -1,6 +1,7 @@
 package benchctl
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -8,16 +9,23 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/history"
+	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
+	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/bisect"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/histgen"
+	"github.com/ledgerbench/ledgerbench/internal/revision"
 )
 
 func init() {
 	// The parent plans with its own registry; the generated history's
 	// binaries run the bodies.
-	harness.Register(&harness.Benchmark{Family: "tiny", Name: "WorkLoop", Suites: []string{"history"}, Setup: func(t *harness.Trial) error {
+	// (No suite: the CLI tests list this binary's suites.)
+	harness.Register(&harness.Benchmark{Family: "tiny", Name: "WorkLoop", Setup: func(t *harness.Trial) error {
 		t.Run(func(w *harness.Worker) (func(), error) { return func() {}, nil })
 		return nil
 	}})
@@ -197,5 +205,126 @@ func TestBisectOfGoTestBenchmarks(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "overlaid") {
 		t.Errorf("the good end, before the benchmark, was not overlaid:\n%s", stderr)
+	}
+}
+
+// cancelOn is a writer that cancels when what is written contains a
+// marker.
+type cancelOn struct {
+	strings.Builder
+	marker string
+	cancel func()
+}
+
+func (c *cancelOn) Write(p []byte) (int, error) {
+	n, err := c.Builder.Write(p)
+	if strings.Contains(c.String(), c.marker) {
+		c.cancel()
+	}
+	return n, err
+}
+
+// TestInterruptedBisectKeepsItsSteps: an interrupt during the first step
+// ends the bisection with exit 1, the report saying where it stopped, the
+// confirmation's raw A/B kept, and no worktree left behind.
+func TestInterruptedBisectKeepsItsSteps(t *testing.T) {
+	needGit(t)
+	dir, c := historyRepo(t, 4, 3, 4)
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	out := filepath.Join(t.TempDir(), "bisect")
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	stderr := &cancelOn{marker: "step 1: ", cancel: cancel}
+	var stdout strings.Builder
+	a := &app{name: "bench", registry: harness.Default, stdout: &stdout, stderr: stderr, dir: dir}
+	code := a.main(ctx, append([]string{"bisect", "--good", c[0], "--bad", c[4], "--build-cache", "off", "--out", out}, bisectTiming...))
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s", code, stderr.String())
+	}
+	r := readBisect(t, out)
+	if r.Culprit != nil || r.Stopped == "" || !strings.Contains(r.Stopped, "interrupted") || r.Confirm == nil || r.Total == nil {
+		t.Errorf("report of an interrupted bisection: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(out, r.Confirm.File)); err != nil || r.Confirm.File == "" {
+		t.Errorf("the confirmation's A/B: %q %v", r.Confirm.File, err)
+	}
+	if !strings.Contains(stdout.String(), "## Stopped after") {
+		t.Errorf("the report does not say where it stopped:\n%s", stdout.String())
+	}
+	if wt, _ := git(dir, "worktree", "list"); strings.Count(wt, "\n") > 0 {
+		t.Errorf("worktrees left:\n%s", wt)
+	}
+}
+
+// TestTwoBisectionsAtOnceOnOneHost: the second waits for the run lock,
+// and without --wait-lock fails at once, building nothing.
+func TestTwoBisectionsAtOnceOnOneHost(t *testing.T) {
+	needGit(t)
+	dir, c := historyRepo(t, 2, 2, 4)
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	lock := filepath.Join(t.TempDir(), "run.lock")
+	release, err := hostcheck.Lock(lock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	var stdout, stderr strings.Builder
+	a := &app{name: "bench", registry: harness.Default, stdout: &stdout, stderr: &stderr, dir: dir}
+	code := a.main(t.Context(), append([]string{"bisect", "--good", c[0], "--bad", c[2], "--lock", lock, "--out", filepath.Join(t.TempDir(), "b")}, bisectTiming...))
+	if code != 1 || !strings.Contains(stderr.String(), "lock") || strings.Contains(stderr.String(), "building") {
+		t.Errorf("exit %d, want 1 at the lock before any build\n%s", code, stderr.String())
+	}
+}
+
+// TestNightlyBisectsANewRegression: the loop from a nightly alarm to its
+// commit: a new regression of the history's benchmark is bisected into
+// DIR/bisect/<machine>/, the README line names the culprit instead of
+// the command, and a later night does not bisect it again.
+func TestNightlyBisectsANewRegression(t *testing.T) {
+	needGit(t)
+	dir, c := historyRepo(t, 4, 3, 4)
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	var stdout, stderr strings.Builder
+	a := &app{name: "bench", registry: harness.Default, stdout: &stdout, stderr: &stderr, dir: dir}
+	o := engine.ABOptions()
+	o.Bench, o.Forks = "^BenchmarkWorkLoop$", 3
+	o.Warmup, o.Measure = result.IterSpec{Count: 1, Time: 20 * time.Millisecond}, result.IterSpec{Count: 3, Time: 20 * time.Millisecond}
+	cases, err := o.Plan(a.registry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &runFlags{budget: 20 * time.Second, lock: hostLock{path: filepath.Join(t.TempDir(), "lock")}}
+	s, err := a.prepare(t.Context(), &o, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.release()
+	repo, err := revision.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nb := &nightlyBisect{a: a, repo: repo, o: o, cases: cases, f: f, nf: &nightlyFlags{cmd: "./cmd/bench", bisectBudget: time.Hour}}
+	results := t.TempDir()
+	ser := &history.Series{Benchmark: "BenchmarkWorkLoop-2", Unit: "sec/op", Points: []history.Point{{Commit: c[0]}, {Commit: c[4]}}}
+	m := &history.MachineReport{MachineID: "m1", Series: []*history.Series{ser}, Shifts: map[*history.Series][]history.Shift{ser: {{Index: 1, Worse: true, New: true}}}}
+	regs := m.NewRegressions()
+	if len(regs) != 1 || regs[0].Good != c[0] || regs[0].Bad != c[4] {
+		t.Fatalf("regressions %+v", regs)
+	}
+	nb.bisectNew(t.Context(), s, regs, results, "m1")
+	m.Bisected = func(r history.Regression) string { return bisectedLine(results, "m1", r) }
+	m.BisectCommand = func(r history.Regression) string { return a.bisectCommand(r, nil) }
+	lines := m.Regressions()
+	if len(lines) != 1 || !strings.Contains(lines[0], "culprit `"+c[3][:12]+"`") || !strings.Contains(lines[0], "bisect report](bisect/m1/") || strings.Contains(lines[0], "bisect it") {
+		t.Fatalf("README line %q\n%s", lines, stderr.String())
+	}
+	if len(a.written) != 0 {
+		t.Errorf("the bisection's A/B files would be uploaded as nightly runs: %v", a.written)
+	}
+	before := stderr.Len()
+	nb.bisectNew(t.Context(), s, regs, results, "m1")
+	if strings.Contains(stderr.String()[before:], "--bisect: ") {
+		t.Errorf("bisected again:\n%s", stderr.String()[before:])
 	}
 }

@@ -224,7 +224,7 @@ func (bs *bisector) confirm(ctx context.Context) error {
 		return err
 	}
 	if sr.unbuilt != nil {
-		return bisectError("the good end %s: %v", revision.Short(bs.good.Hash), sr.unbuilt)
+		return bisectError("the A/B of the ends %s..%s: %v", revision.Short(bs.good.Hash), revision.Short(bs.bad.Hash), sr.unbuilt)
 	}
 	bs.rep.Confirm = confirmStep(sr, bs.out)
 	if len(sr.set.cases) == 0 {

@@ -117,7 +117,6 @@ func (bs *bisector) writeReport() error {
 	if err := report.WriteFileAtomic(p, []byte(md.String())); err != nil {
 		return err
 	}
-	bs.a.written = append(bs.a.written, filepath.Join(bs.out, bisectSteps))
 	bs.a.say("report: %s", p)
 	return nil
 }

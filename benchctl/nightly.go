@@ -8,9 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -61,6 +61,8 @@ tree, and from the anchor as ab builds its baseline.`,
 	c.Flags().StringVar(&nf.anchor, "anchor", "", "anchor revision to run against (default: the latest tag; none: a plain run)")
 	c.Flags().StringVar(&nf.cmd, "cmd", "", "the benchmark program's main package, to build the anchor (default: the one this binary was built from)")
 	c.Flags().BoolVar(&nf.allowUnpinned, "allow-unpinned", false, "run on a host that is not pinned (the results say host-pinned: no)")
+	c.Flags().BoolVar(&nf.bisect, "bisect", false, "bisect each new regression (as bisect does, into DIR/bisect/<machine-id>/), and show its culprit beside it")
+	c.Flags().DurationVar(&nf.bisectBudget, "bisect-budget", time.Hour, "with --bisect, the machine time after which no further bisection starts")
 	return c
 }
 
@@ -68,6 +70,8 @@ tree, and from the anchor as ab builds its baseline.`,
 type nightlyFlags struct {
 	results, anchor, cmd string
 	allowUnpinned        bool
+	bisect               bool
+	bisectBudget         time.Duration
 }
 
 func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Case, f *runFlags, nf *nightlyFlags, patterns []string) error {
@@ -118,7 +122,11 @@ func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Cas
 			return err
 		}
 	}
-	return a.recordNightly(cmd.Context(), s, o, set, nf.results, repo.Root, head, patterns)
+	var nb *nightlyBisect
+	if nf.bisect {
+		nb = &nightlyBisect{a: a, repo: repo, o: o, cases: cases, f: f, nf: nf, patterns: patterns}
+	}
+	return a.recordNightly(cmd.Context(), s, o, set, nf.results, repo.Root, head, patterns, nb)
 }
 
 // anchorSides builds the anchor as the baseline against HEAD, the working
@@ -157,7 +165,7 @@ func (a *app) anchorSides(ctx context.Context, repo *revision.Repo, ws *revision
 // recordNightly runs set, records the run append-only in the machine's
 // history, regenerates the results README and ends with nightly's exit
 // status.
-func (a *app) recordNightly(ctx context.Context, s *session, o engine.Options, set *sideSet, resultsDir, root, head string, patterns []string) error {
+func (a *app) recordNightly(ctx context.Context, s *session, o engine.Options, set *sideSet, resultsDir, root, head string, patterns []string, nb *nightlyBisect) error {
 	check := s.check
 	path := history.NightlyPath(resultsDir, check.MachineID, a.clock(), head)
 	if _, err := os.Stat(path); err == nil {
@@ -181,9 +189,15 @@ func (a *app) recordNightly(ctx context.Context, s *session, o engine.Options, s
 	if err := history.WriteMachine(resultsDir, check.MachineID, check.Facts); err != nil {
 		return failedError{err.Error()}
 	}
-	regs, err := a.writeHistory(resultsDir, check.MachineID, patterns)
+	regs, news, err := a.writeHistory(resultsDir, check.MachineID, patterns)
 	if err != nil {
 		return err
+	}
+	if nb != nil && len(news) > 0 {
+		nb.bisectNew(ctx, s, news, resultsDir, check.MachineID)
+		if regs, _, err = a.writeHistory(resultsDir, check.MachineID, patterns); err != nil {
+			return err
+		}
 	}
 	for _, reg := range regs {
 		a.say("NEW REGRESSION %s", reg)
@@ -199,61 +213,42 @@ func (a *app) recordNightly(ctx context.Context, s *session, o engine.Options, s
 
 // writeHistory reads every machine's series, charts them, regenerates
 // DIR/README.md, and returns the new regressions of machine.
-func (a *app) writeHistory(resultsDir, machine string, patterns []string) ([]string, error) {
+func (a *app) writeHistory(resultsDir, machine string, patterns []string) ([]string, []history.Regression, error) {
 	reports, err := machineReports(resultsDir)
 	if err != nil {
-		return nil, failedError{err.Error()}
+		return nil, nil, failedError{err.Error()}
 	}
 	for _, m := range reports {
 		m.BisectCommand = func(r history.Regression) string { return a.bisectCommand(r, patterns) }
+		m.Bisected = func(r history.Regression) string { return bisectedLine(resultsDir, m.MachineID, r) }
 		if err := writeCharts(resultsDir, m); err != nil {
-			return nil, failedError{err.Error()}
+			return nil, nil, failedError{err.Error()}
 		}
 	}
 	var buf bytes.Buffer
 	if err := history.WriteREADME(&buf, resultsDir, reports); err != nil {
-		return nil, failedError{err.Error()}
+		return nil, nil, failedError{err.Error()}
 	}
 	if err := report.WriteFileAtomic(filepath.Join(resultsDir, "README.md"), buf.Bytes()); err != nil {
-		return nil, failedError{err.Error()}
+		return nil, nil, failedError{err.Error()}
 	}
 	var regs []string
+	var news []history.Regression
 	for _, m := range reports {
 		if m.MachineID == machine {
-			regs = m.Regressions()
+			regs, news = m.Regressions(), m.NewRegressions()
 			for _, w := range m.Warnings {
 				a.say("history: %s", w)
 			}
 		}
 	}
-	return regs, nil
+	return regs, news, nil
 }
 
 // bisectCommand is the command that bisects a nightly regression: its
 // commit range, its benchmark alone, the packages nightly measured.
 func (a *app) bisectCommand(r history.Regression, patterns []string) string {
-	name := strings.TrimPrefix(r.Series.Benchmark, "Benchmark")
-	name = procsSuffix.ReplaceAllString(name, "")
-	args := []string{a.name, "bisect", "--good", shortCommit(r.Good), "--bad", shortCommit(r.Bad), "--bench", shellQuote("^Benchmark" + regexp.QuoteMeta(name) + "$")}
-	if r.Series.Unit != "sec/op" && r.Series.Unit != "ops/s" {
-		args = append(args, "--metric", r.Series.Unit)
-	}
-	for _, p := range patterns {
-		args = append(args, shellQuote(p))
-	}
-	return strings.Join(args, " ")
-}
-
-func shortCommit(c string) string { return revision.Short(strings.TrimSuffix(c, "+dirty")) }
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return history.BisectCommand(a.name, r.Good, r.Bad, r.Series.Benchmark, r.Series.Unit, patterns)
 }
 
 // writeCharts draws each series of m with its change points.

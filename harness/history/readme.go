@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"golang.org/x/perf/benchunit"
@@ -21,6 +22,9 @@ type MachineReport struct {
 	// BisectCommand, when set, is the command that bisects a regression,
 	// shown beside it.
 	BisectCommand func(Regression) string
+	// Bisected, when set, says what a bisection of a regression found
+	// ("" when none ran), shown instead of the command.
+	Bisected func(Regression) string
 }
 
 // ChartName is the file name of a series' chart.
@@ -36,7 +40,10 @@ func (m *MachineReport) Regressions() []string {
 	var out []string
 	for _, r := range m.NewRegressions() {
 		line := fmt.Sprintf("%s %s: %s (commits %s..%s)", r.Series.Benchmark, r.Series.Unit, r.Shift, short(r.Good), short(r.Bad))
-		if m.BisectCommand != nil {
+		switch {
+		case m.Bisected != nil && m.Bisected(r) != "":
+			line += "; " + m.Bisected(r)
+		case m.BisectCommand != nil:
 			line += "; bisect it: `" + m.BisectCommand(r) + "`"
 		}
 		out = append(out, line)
@@ -53,6 +60,35 @@ type Regression struct {
 	Good, Bad string
 }
 
+// BisectCommand is the command line that bisects a regression of the
+// benchmark between the commits good and bad: prog's bisect of that
+// benchmark alone (its name without "Benchmark" and the GOMAXPROCS
+// suffix, anchored), following unit when it is not the time, over the
+// package patterns given (none for registered benchmarks).
+func BisectCommand(prog, good, bad, benchmark, unit string, patterns []string) string {
+	name := procsSuffix.ReplaceAllString(strings.TrimPrefix(benchmark, "Benchmark"), "")
+	args := []string{prog, "bisect", "--good", short(good), "--bad", short(bad), "--bench", shellQuote("^Benchmark" + regexp.QuoteMeta(name) + "$")}
+	if unit != "sec/op" && unit != "ops/s" {
+		args = append(args, "--metric", shellQuote(unit))
+	}
+	for _, p := range patterns {
+		args = append(args, shellQuote(p))
+	}
+	return strings.Join(args, " ")
+}
+
+var procsSuffix = regexp.MustCompile(`-\d+$`)
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
 // NewRegressions are the new worse shifts of every series.
 func (m *MachineReport) NewRegressions() []Regression {
 	var out []Regression
@@ -67,6 +103,7 @@ func (m *MachineReport) NewRegressions() []Regression {
 }
 
 func short(c string) string {
+	c = strings.TrimSuffix(c, "+dirty")
 	if len(c) > 12 {
 		return c[:12]
 	}

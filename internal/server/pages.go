@@ -17,6 +17,7 @@ import (
 	"golang.org/x/perf/benchunit"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
+	"github.com/ledgerbench/ledgerbench/harness/history"
 	"github.com/ledgerbench/ledgerbench/internal/chart"
 	"github.com/ledgerbench/ledgerbench/internal/store"
 )
@@ -47,7 +48,12 @@ var pageFuncs = template.FuncMap{
 	},
 	"runURL":  func(r store.Run) string { return fmt.Sprintf("/raw/%s/%d", url.PathEscape(r.Upload), r.Part) },
 	"pathesc": url.PathEscape,
-	"add":     func(a, b, c int) int { return a + b + c },
+	// bisect is the command that finds the commit of an open regression
+	// (a go test benchmark's also takes its package pattern).
+	"bisect": func(c store.ChangePoint) string {
+		return history.BisectCommand("benchctl", c.Before.Commit, c.After.Commit, c.Benchmark, c.Unit, nil)
+	},
+	"add": func(a, b, c int) int { return a + b + c },
 }
 
 var pages = template.Must(template.New("").Funcs(pageFuncs).ParseFS(templateFS, "templates/*.html"))

@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -301,6 +302,10 @@ func TestDashboardPagesAndAPI(t *testing.T) {
 	open := m1[strings.Index(m1, `id="open"`):strings.Index(m1, "Other change points")]
 	if code != 200 || !strings.Contains(open, "BenchmarkGet/impl=paged-2") || !strings.Contains(open, "25.0 %") || strings.Contains(open, "BenchmarkPut") {
 		t.Fatalf("machine m1: %d\n%s", code, m1)
+	}
+	// Beside it, the command that finds its commit (html-escaped quotes).
+	if !regexp.MustCompile(`benchctl bisect --good [0-9a-f]{1,12} --bad [0-9a-f]{1,12} --bench &#39;\^BenchmarkGet/impl=paged\$&#39;`).MatchString(open) {
+		t.Errorf("machine m1: no bisect command for the open regression:\n%s", open)
 	}
 	_, m2 := get(t, f.http.URL+"/machine/m2")
 	if !strings.Contains(m2, "Open regressions (0)") {
