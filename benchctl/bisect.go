@@ -30,7 +30,8 @@ a benchmark slower (or, with --metric and --direction, changed any unit either w
 
 First it confirms the ends: an A/B of good against bad (as ab runs it, adding rounds until it
 could detect a change of --min-change, or --budget is spent) must find the change, with the
-verdict "changed". The row it follows is the changed row of --metric (default: the time,
+verdict "changed". When the interval of that change is wider than ±1/8 of it, the ends
+are measured again until it is not (every step's position carries its uncertainty). The row it follows is the changed row of --metric (default: the time,
 or the throughput) that changed most in --direction; the others are named. No change: exit 1.
 A change the other way: exit 1, naming the direction that bisects it.
 

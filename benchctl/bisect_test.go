@@ -115,7 +115,11 @@ func TestBisectFindsThePlantedCommit(t *testing.T) {
 			t.Errorf("skipped step's reason: %q", s.Reason)
 		}
 	}
-	if r.ABRuns != len(r.Steps)+2 {
+	want := len(r.Steps) + 2 // the confirmation and the culprit's own
+	if r.Refined != nil {
+		want++
+	}
+	if r.ABRuns != want {
 		t.Errorf("%d A/B runs for %d steps", r.ABRuns, len(r.Steps))
 	}
 	// No worktree is left behind.

@@ -244,10 +244,43 @@ func (bs *bisector) confirm(ctx context.Context) error {
 		return bisectError("no change between these revisions: no %s row changed by at least --min-change %g %% (%s)", unitName(bs.bf.metric), bs.bf.minChange, sr.m.path)
 	}
 	bs.track = t
+	if err := bs.refine(ctx); err != nil {
+		return err
+	}
 	bs.rep.Benchmark, bs.rep.Unit, bs.rep.Config = t.row, t.unit, t.config
 	bs.rep.Total = changeOf(t.total.Change)
 	bs.rep.Others = t.others
 	a.say("following %s %s: %+.2f %% [%+.2f, %+.2f] from good to bad", t.row, t.unit, t.total.Change.Pct(), ratioPct(t.total.Change.Lo), ratioPct(t.total.Change.Hi))
+	return nil
+}
+
+// refineShare is how narrow the whole change's interval must be, as a
+// share of the change: every step's position carries its uncertainty.
+const refineShare = 8
+
+// refine measures the ends again, when the confirmation's interval of
+// the whole change is wider than ±1/refineShare of the change, adding
+// rounds until it is within that (or the budget is spent), and follows
+// the new estimate when it still finds the change the same way.
+func (bs *bisector) refine(ctx context.Context) error {
+	t := bs.track
+	c, total := t.total.Change, math.Abs(t.logTotal())
+	if (math.Log(c.Hi)-math.Log(c.Lo))/2 <= total/refineShare {
+		return nil
+	}
+	bs.a.say("the whole change's interval [%+.2f, %+.2f] %% is wide for the steps: measuring the ends again until it is within ±%.0f %% of the change",
+		ratioPct(c.Lo), ratioPct(c.Hi), 100.0/refineShare)
+	sr, err := bs.ab(ctx, "00-confirm-again", bs.good, bs.bad, adding{precision: total / refineShare})
+	if err != nil {
+		return err
+	}
+	if sr.unbuilt != nil {
+		return bisectError("the A/B of the ends %s..%s: %v", revision.Short(bs.good.Hash), revision.Short(bs.bad.Hash), sr.unbuilt)
+	}
+	bs.rep.Refined = confirmStep(sr, bs.out)
+	if d := bs.decision(sr.ts); d != nil && d.Verdict == verdict.Changed && d.Worse == t.total.Worse {
+		t.total = d
+	}
 	return nil
 }
 

@@ -35,6 +35,9 @@ type bisectReport struct {
 	Others    []string   `json:"others,omitempty"` // rows that changed the same way too
 	Reversed  bool       `json:"reversed,omitempty"`
 	Confirm   *stepRep   `json:"confirm,omitempty"`
+	// Refined is the second A/B of the ends, when the first left the
+	// whole change too uncertain for the steps.
+	Refined *stepRep `json:"refined,omitempty"`
 
 	Steps    []bisect.Step     `json:"steps"`
 	Culprit  *revision.Commit  `json:"culprit,omitempty"`
@@ -196,6 +199,10 @@ func (r *bisectReport) stepsTable(w io.Writer) {
 	}
 	_ = t.Append([]string{"0", revision.Short(r.Good.Hash) + ".." + revision.Short(r.Bad.Hash), "the ends", "changed " + total, "", fmt.Sprint(r.Confirm.Rounds),
 		r.Confirm.Took.Round(time.Second).String(), r.Confirm.File})
+	if f := r.Refined; f != nil {
+		_ = t.Append([]string{"0", revision.Short(r.Good.Hash) + ".." + revision.Short(r.Bad.Hash), "the ends, again (a narrower whole change)", "", "", fmt.Sprint(f.Rounds),
+			f.Took.Round(time.Second).String(), f.File})
+	}
 	for i, s := range r.Steps {
 		at, verdict := "", s.Verdict.String()+": "+stepNote(s.Verdict)
 		if s.Position != nil {
