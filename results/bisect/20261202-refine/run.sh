@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The +3 % in 64 commits kind of results/bisect/20261202/run.sh again,
 # after the ends are measured a second time when their interval of the
-# whole change is wide (the cause of both misses there). Same seeds, same
+# whole change is wide (the cause of both misses there). Same seed numbers
+# (the positions differ: RANDOM is reseeded in the subshell), same
 # settings; summary.md is rewritten after every bisection, so it always
 # holds the bisections finished so far.
 #
@@ -29,7 +30,7 @@ for seed in $(seq 1 10); do
 	{
 		echo "# benchctl bisect, +3 % in 64 commits, with the ends measured again when wide ($(date -u +%F))"
 		echo
-		echo "\`bash results/bisect/20261202-refine/run.sh\` at $(cd "$root" && git rev-parse --short HEAD) on $(nproc) CPUs; the seeds of results/bisect/20261202."
+		echo "\`bash results/bisect/20261202-refine/run.sh\` at $(cd "$root" && git rev-parse --short HEAD) on $(nproc) CPUs."
 		echo
 		"$work/histgen" summarize "${truths[@]}"
 	} >"$here/summary.md"
