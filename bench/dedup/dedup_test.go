@@ -18,6 +18,10 @@ func BenchmarkDedupFloor(b *testing.B)    { harness.RunDefault(b, Family+"/Dedup
 // TestFamilyRuns runs every case briefly in process and checks what the
 // bodies did: single and distinct producers accept every call, the shared
 // producer accepts some, and the atomic implementation allocates nothing.
+// The iteration's count is the process's, so it holds the harness's own
+// few (a waiting goroutine's first sleep allocates its timer, which a
+// loaded host reaches): the bound is one allocation per hundred ops, far
+// below the one per op of a path that allocates.
 func TestFamilyRuns(t *testing.T) {
 	cases := harnesstest.Run(t, harnesstest.Spec{Suite: "dedup", Measure: result.IterSpec{Count: 1, Ops: 2000}})
 	if len(cases) != 3*6+2 {
@@ -37,8 +41,8 @@ func TestFamilyRuns(t *testing.T) {
 				t.Errorf("%s: accepted/op = %v, want in (0, 1]", name, acc)
 			}
 		}
-		if impl, _ := c.Case.Params.Get("impl"); impl == "atomic" && it.Allocs > 2 {
-			t.Errorf("%s: %d allocations in %d ops, want none", name, it.Allocs, it.Executed)
+		if impl, _ := c.Case.Params.Get("impl"); impl == "atomic" && it.Allocs*100 > uint64(it.Executed) {
+			t.Errorf("%s: %d allocations in %d ops, want none beyond the harness's few", name, it.Allocs, it.Executed)
 		}
 	}
 }
