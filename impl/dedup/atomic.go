@@ -1,6 +1,7 @@
 package dedup
 
 import (
+	"hash/maphash"
 	"sync"
 	"sync/atomic"
 )
@@ -16,25 +17,24 @@ type producer struct {
 }
 
 // Atomic creates each producer's state once and then admits with a
-// compare-and-swap on its atomic int64. Lookups read an immutable map
-// through an atomic pointer (copy on write when a producer is added or
+// compare-and-swap on its atomic int64. Lookups read an immutable table
+// (table.go) through an atomic pointer (copy on write when a producer is added or
 // removed, which is rare), so an accepted message takes no lock and
 // allocates nothing, and callers sharing a producer only retry when the
 // pushed sequence moved under them.
 type Atomic struct {
 	mu    sync.Mutex // serializes writers of the map
-	state atomic.Pointer[map[string]*producer]
+	state atomic.Pointer[table]
 }
 
 // NewAtomic returns an empty Atomic admission map.
 func NewAtomic() *Atomic {
 	a := &Atomic{}
-	m := map[string]*producer{}
-	a.state.Store(&m)
+	a.state.Store(newTable(maphash.MakeSeed(), func(func(string, *producer) bool) {}, 0))
 	return a
 }
 
-func (a *Atomic) lookup(name string) *producer { return (*a.state.Load())[name] }
+func (a *Atomic) lookup(name string) *producer { return a.state.Load().get(name) }
 
 // getOrCreate returns name's live state, or creates it holding seq under
 // the writers' lock and reports created. A deleted state is only ever seen
@@ -46,18 +46,13 @@ func (a *Atomic) getOrCreate(name string, seq int64) (p *producer, created bool)
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	old := *a.state.Load()
-	if p := old[name]; p != nil && !p.deleted.Load() {
+	old := a.state.Load()
+	if p := old.get(name); p != nil && !p.deleted.Load() {
 		return p, false
 	}
 	p = &producer{}
 	p.pushed.Store(seq)
-	next := make(map[string]*producer, len(old)+1)
-	for k, v := range old {
-		next[k] = v
-	}
-	next[name] = p
-	a.state.Store(&next)
+	a.state.Store(old.with(name, p))
 	return p, true
 }
 
@@ -107,26 +102,20 @@ func (a *Atomic) Set(name string, seq int64) {
 func (a *Atomic) Delete(name string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	old := *a.state.Load()
-	p := old[name]
+	old := a.state.Load()
+	p := old.get(name)
 	if p == nil {
 		return
 	}
 	// Mark the state deleted first: an Admit holding it then retries on
-	// the new map.
+	// the new table.
 	p.deleted.Store(true)
-	next := make(map[string]*producer, len(old))
-	for k, v := range old {
-		if k != name {
-			next[k] = v
-		}
-	}
-	a.state.Store(&next)
+	a.state.Store(old.without(name))
 }
 
 func (a *Atomic) Len() int {
 	n := 0
-	for _, p := range *a.state.Load() {
+	for _, p := range a.state.Load().all {
 		if !p.deleted.Load() {
 			n++
 		}
@@ -135,7 +124,7 @@ func (a *Atomic) Len() int {
 }
 
 func (a *Atomic) Range(fn func(string, int64) bool) {
-	for k, p := range *a.state.Load() {
+	for k, p := range a.state.Load().all {
 		if p.deleted.Load() {
 			continue
 		}
