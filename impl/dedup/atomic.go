@@ -18,19 +18,19 @@ type producer struct {
 
 // Atomic creates each producer's state once and then admits with a
 // compare-and-swap on its atomic int64. Lookups read an immutable table
-// (table.go) through an atomic pointer (copy on write when a producer is added or
+// (see table) through an atomic pointer (copy on write when a producer is added or
 // removed, which is rare), so an accepted message takes no lock and
 // allocates nothing, and callers sharing a producer only retry when the
 // pushed sequence moved under them.
 type Atomic struct {
-	mu    sync.Mutex // serializes writers of the map
+	mu    sync.Mutex // serializes writers of the table
 	state atomic.Pointer[table]
 }
 
 // NewAtomic returns an empty Atomic admission map.
 func NewAtomic() *Atomic {
 	a := &Atomic{}
-	a.state.Store(newTable(maphash.MakeSeed(), func(func(string, *producer) bool) {}, 0))
+	a.state.Store(newTable(maphash.MakeSeed(), nil, 0))
 	return a
 }
 

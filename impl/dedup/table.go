@@ -24,17 +24,19 @@ type tableSlot struct {
 }
 
 // newTable returns a table sized for n entries holding those entries
-// yields.
+// yields (none when entries is nil).
 func newTable(seed maphash.Seed, entries func(yield func(string, *producer) bool), n int) *table {
 	size := 8
 	for size < 2*n {
 		size *= 2
 	}
 	t := &table{seed: seed, mask: uint64(size - 1), slots: make([]tableSlot, size)}
-	entries(func(name string, p *producer) bool {
-		t.insert(name, p)
-		return true
-	})
+	if entries != nil {
+		entries(func(name string, p *producer) bool {
+			t.insert(name, p)
+			return true
+		})
+	}
 	return t
 }
 
