@@ -30,7 +30,7 @@ type Atomic struct {
 // NewAtomic returns an empty Atomic admission map.
 func NewAtomic() *Atomic {
 	a := &Atomic{}
-	a.state.Store(newTable(maphash.MakeSeed(), nil, 0))
+	a.state.Store(newTable(maphash.MakeSeed(), 0))
 	return a
 }
 

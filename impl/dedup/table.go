@@ -23,21 +23,13 @@ type tableSlot struct {
 	p    *producer // nil: an empty slot
 }
 
-// newTable returns a table sized for n entries holding those entries
-// yields (none when entries is nil).
-func newTable(seed maphash.Seed, entries func(yield func(string, *producer) bool), n int) *table {
+// newTable returns an empty table sized for n entries.
+func newTable(seed maphash.Seed, n int) *table {
 	size := 8
 	for size < 2*n {
 		size *= 2
 	}
-	t := &table{seed: seed, mask: uint64(size - 1), slots: make([]tableSlot, size)}
-	if entries != nil {
-		entries(func(name string, p *producer) bool {
-			t.insert(name, p)
-			return true
-		})
-	}
-	return t
+	return &table{seed: seed, mask: uint64(size - 1), slots: make([]tableSlot, size)}
 }
 
 // insert adds name, which the table lacks; a table under construction
@@ -77,14 +69,21 @@ func (t *table) all(yield func(string, *producer) bool) {
 
 // with returns a copy of t with name added.
 func (t *table) with(name string, p *producer) *table {
-	next := newTable(t.seed, t.all, t.n+1)
+	next := newTable(t.seed, t.n+1)
+	for k, q := range t.all {
+		next.insert(k, q)
+	}
 	next.insert(name, p)
 	return next
 }
 
 // without returns a copy of t lacking name.
 func (t *table) without(name string) *table {
-	return newTable(t.seed, func(yield func(string, *producer) bool) {
-		t.all(func(k string, p *producer) bool { return k == name || yield(k, p) })
-	}, t.n)
+	next := newTable(t.seed, t.n)
+	for k, q := range t.all {
+		if k != name {
+			next.insert(k, q)
+		}
+	}
+	return next
 }

@@ -11,7 +11,7 @@ import (
 // growth past several sizes and removals in between; all yields each
 // entry once.
 func TestTableHoldsWhatItWasGiven(t *testing.T) {
-	tb := newTable(maphash.MakeSeed(), nil, 0)
+	tb := newTable(maphash.MakeSeed(), 0)
 	want := map[string]*producer{}
 	for i := range 300 {
 		name := fmt.Sprintf("producer-%d", i)
@@ -58,7 +58,7 @@ func TestTableHoldsWhatItWasGiven(t *testing.T) {
 // a writer derives another from it.
 func TestTableOldVersionsStay(t *testing.T) {
 	a, b := &producer{}, &producer{}
-	t0 := newTable(maphash.MakeSeed(), nil, 0).with("a", a)
+	t0 := newTable(maphash.MakeSeed(), 0).with("a", a)
 	t1 := t0.with("b", b)
 	t2 := t1.without("a")
 	if t0.get("b") != nil || t0.get("a") != a || t1.get("a") != a || t1.get("b") != b || t2.get("a") != nil || t2.get("b") != b {
