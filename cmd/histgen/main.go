@@ -120,6 +120,7 @@ type outcome struct {
 	abRuns  int
 	log2    int
 	took    time.Duration
+	share   float64 // of the whole change, explained by the culprit; NaN without one
 }
 
 func summarize(paths []string) error {
@@ -135,14 +136,18 @@ func summarize(paths []string) error {
 		}
 		byKind[kind] = append(byKind[kind], o)
 	}
-	fmt.Println("| history | bisections | right | 95 % interval | culprit claimed | A/B runs (median, max) | ⌈log₂ N⌉ + 2 | machine time (median, max) |")
-	fmt.Println("|---|--:|--:|---|--:|---|--:|---|")
+	fmt.Println("| history | bisections | right | 95 % interval | culprit claimed | share explained (median, range) | A/B runs (median, max) | ⌈log₂ N⌉ + 2 | machine time (median, max) |")
+	fmt.Println("|---|--:|--:|---|--:|---|---|--:|---|")
 	for _, k := range kinds {
 		outs := byKind[k]
 		right, claimed := 0, 0
 		var runs []int
 		var took []time.Duration
+		var shares []float64
 		for _, o := range outs {
+			if !math.IsNaN(o.share) {
+				shares = append(shares, o.share)
+			}
 			if o.right {
 				right++
 			}
@@ -154,8 +159,13 @@ func summarize(paths []string) error {
 		}
 		slices.Sort(runs)
 		slices.Sort(took)
+		slices.Sort(shares)
+		share := "—"
+		if len(shares) > 0 {
+			share = fmt.Sprintf("%.0f %% (%.0f–%.0f %%)", 100*shares[len(shares)/2], 100*shares[0], 100*shares[len(shares)-1])
+		}
 		lo, hi := calibrate.ClopperPearson(right, len(outs), 0.95)
-		fmt.Printf("| %s | %d | %d | [%.0f %%, %.0f %%] | %d | %d, %d | %d | %s, %s |\n", k, len(outs), right, 100*lo, 100*hi, claimed,
+		fmt.Printf("| %s | %d | %d | [%.0f %%, %.0f %%] | %d | %s | %d, %d | %d | %s, %s |\n", k, len(outs), right, 100*lo, 100*hi, claimed, share,
 			runs[len(runs)/2], runs[len(runs)-1], outs[0].log2+2, took[len(took)/2].Round(time.Second), took[len(took)-1].Round(time.Second))
 	}
 	return nil
@@ -168,9 +178,12 @@ func judge(truthPath string) (outcome, string, error) {
 	var t truth
 	var r struct {
 		Culprit *struct{ Hash string } `json:"culprit"`
-		ABRuns  int                    `json:"abRuns"`
-		Log2    int                    `json:"log2"`
-		Took    time.Duration          `json:"tookNs"`
+		Own     *struct {
+			Explains *struct{ Share float64 } `json:"explains"`
+		} `json:"own"`
+		ABRuns int           `json:"abRuns"`
+		Log2   int           `json:"log2"`
+		Took   time.Duration `json:"tookNs"`
 	}
 	b, err := os.ReadFile(truthPath)
 	if err == nil {
@@ -187,7 +200,10 @@ func judge(truthPath string) (outcome, string, error) {
 	if err != nil {
 		return outcome{}, "", fmt.Errorf("%s: %v", rp, err)
 	}
-	o := outcome{claimed: r.Culprit != nil, abRuns: r.ABRuns, log2: r.Log2, took: r.Took}
+	o := outcome{claimed: r.Culprit != nil, abRuns: r.ABRuns, log2: r.Log2, took: r.Took, share: math.NaN()}
+	if r.Own != nil && r.Own.Explains != nil {
+		o.share = r.Own.Explains.Share
+	}
 	if o.log2 == 0 {
 		o.log2 = int(math.Ceil(math.Log2(float64(t.Spec.Commits))))
 	}
