@@ -377,6 +377,14 @@ func TestUploadCommandBoundsAndSpool(t *testing.T) {
 	if up, _ := storeCounts(t, db); up != 2 {
 		t.Errorf("%d uploads stored, want 2 (the damaged one set aside)", up)
 	}
+	// The server's warnings are printed: the same bytes renamed.
+	copied := filepath.Join(dir, "copy.txt")
+	b, _ := os.ReadFile(file(2))
+	os.WriteFile(copied, b, 0o600)
+	code, _, stderr = benchctl(t, "upload", "--server", p.url, copied)
+	if code != 0 || !strings.Contains(stderr, "the server notes: copy.txt: the same bytes as") {
+		t.Errorf("the same bytes under another name: exit %d, want the server's warning\n%s", code, stderr)
+	}
 	code, stdout, _ := benchctl(t, "token", "list", "--tokens", tokens)
 	if code != 0 || !regexp.MustCompile(`(?m)^[0-9a-f]{12}  ci `).MatchString(stdout) {
 		t.Errorf("token list: exit %d\n%s", code, stdout)

@@ -145,6 +145,9 @@ func (a *app) reportUpload(sp *upload.Spool, r upload.Result, what string) bool 
 	switch {
 	case r.Err == nil:
 		a.say("uploaded %s to %s: upload %s (%s/upload/%s)", what, r.Server, r.ID, r.Server, r.ID)
+		for _, w := range r.Warnings {
+			a.say("  the server notes: %s", w)
+		}
 		return true
 	case r.Damaged:
 		a.say("spool entry %s is damaged: %v; set aside in %s, which nothing retries: look at it, then discard it with `rm -r %s`", r.ID, r.Err, r.Where, r.Where)

@@ -12,7 +12,9 @@
 //     from the file is refused at once.
 //   - Every request is bounded in time: its body must arrive within
 //     ReadTimeout (an authenticated upload's within UploadTimeout) and
-//     its answer be written within WriteTimeout. ConnLimit bounds the
+//     its answer be written within WriteTimeout; its queries are
+//     cancelled after QueryTimeout (an upload's writes after
+//     QueryTimeout from the end of its body), a 503. ConnLimit bounds the
 //     connections: at the limit a new one takes the place of the one
 //     quiet the longest, so clients that open connections and send
 //     nothing cannot take everyone's descriptors.

@@ -18,6 +18,10 @@ const (
 	DefaultUploadTimeout = 10 * time.Minute
 	// DefaultWriteTimeout bounds the time to write an answer.
 	DefaultWriteTimeout = 2 * time.Minute
+	// DefaultQueryTimeout bounds the store's work for one request: its
+	// queries are cancelled (SQLite interrupted, PostgreSQL's statement
+	// cancelled) when it is spent, and the answer is a 503.
+	DefaultQueryTimeout = time.Minute
 )
 
 // contentSecurity is every answer's Content-Security-Policy: the pages
@@ -40,8 +44,19 @@ func (s *Server) guard(h http.Handler) http.Handler {
 		hd.Set("X-Frame-Options", "DENY")
 		hd.Set("X-Content-Type-Options", "nosniff")
 		hd.Set("Referrer-Policy", "same-origin")
+		if !isUpload(r) {
+			// An upload's store work is bounded from the end of its
+			// body, which may take UploadTimeout to arrive.
+			ctx, cancel := context.WithTimeout(r.Context(), orDefault(s.QueryTimeout, DefaultQueryTimeout))
+			defer cancel()
+			r = r.WithContext(ctx)
+		}
 		h.ServeHTTP(w, r)
 	})
+}
+
+func isUpload(r *http.Request) bool {
+	return r.Method == http.MethodPost && r.URL.Path == "/upload"
 }
 
 func orDefault(d, def time.Duration) time.Duration {

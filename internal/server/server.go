@@ -33,6 +33,10 @@ type Server struct {
 	// ReadTimeout, UploadTimeout and WriteTimeout bound each request
 	// (the Default… values when 0).
 	ReadTimeout, UploadTimeout, WriteTimeout time.Duration
+	// QueryTimeout bounds the store's work for one request: a page's or
+	// the API's queries from the request's start, an upload's writes
+	// from the end of its body (DefaultQueryTimeout when 0).
+	QueryTimeout time.Duration
 	// AnalyzeRetry is how long Run waits before it analyzes again a
 	// machine whose analysis failed (DefaultAnalyzeRetry when 0).
 	AnalyzeRetry time.Duration
@@ -199,7 +203,9 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	up, err := s.Store.Put(r.Context(), files, user)
+	ctx, cancel := context.WithTimeout(r.Context(), orDefault(s.QueryTimeout, DefaultQueryTimeout))
+	defer cancel()
+	up, err := s.Store.Put(ctx, files, user)
 	if err != nil {
 		s.fail(w, r, err)
 		return

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -33,10 +34,11 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 type fixture struct {
-	srv   *Server
-	http  *httptest.Server
-	token string
-	st    *store.Store
+	srv    *Server
+	http   *httptest.Server
+	token  string
+	st     *store.Store
+	dbPath string
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -59,7 +61,7 @@ func newFixture(t *testing.T) *fixture {
 	s := &Server{Store: st, Tokens: toks, MaxUpload: 64 << 10}
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(hs.Close)
-	return &fixture{srv: s, http: hs, token: tok, st: st}
+	return &fixture{srv: s, http: hs, token: tok, st: st, dbPath: filepath.Join(dir, "r.db")}
 }
 
 func (f *fixture) client() *storage.Client {
@@ -671,5 +673,49 @@ func TestJSONNamesAndEmptyLists(t *testing.T) {
 	_, body = get(t, f.http.URL+"/api/series?machine=m1&pkg=example.com/m&benchmark=BenchmarkPut-2")
 	if !strings.Contains(body, `"changePoints": []`) || !strings.Contains(body, `"points": [`) {
 		t.Errorf("/api/series:\n%s", body)
+	}
+}
+
+// TestQueriesAreBoundedInTime: the store's work for a request stops at
+// QueryTimeout with a 503: a page's from the request's start, an
+// upload's from the end of its body, also while another writer holds
+// the database's write lock (which SQLite would wait 30 s for).
+func TestQueriesAreBoundedInTime(t *testing.T) {
+	f := newFixture(t)
+	body, ct := form(map[string][]byte{"a.txt": night("m1", "e1", 0, 100)}, "commit")
+	if code, msg := post(t, f.http.URL, f.token, body, ct); code != 200 {
+		t.Fatalf("upload: %d %s", code, msg)
+	}
+	f.srv.QueryTimeout = time.Nanosecond
+	for _, path := range []string{"/", "/api/machines", "/machine/m1"} {
+		if code, _ := get(t, f.http.URL+path); code != 503 {
+			t.Errorf("%s with its queries' time spent: %d, want 503", path, code)
+		}
+	}
+	if code, _ := get(t, f.http.URL+"/healthz"); code != 503 {
+		t.Errorf("/healthz with its queries' time spent: %d, want 503", code)
+	}
+
+	// A writer holding the lock: the upload gives up after QueryTimeout.
+	f.srv.QueryTimeout = 300 * time.Millisecond
+	db, err := sql.Open("sqlite", f.dbPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(context.Background(), "ROLLBACK")
+	body, ct = form(map[string][]byte{"b.txt": night("m1", "e1", 1, 100)}, "commit")
+	start := time.Now()
+	code, _ := post(t, f.http.URL, f.token, body, ct)
+	if took := time.Since(start); code != 503 || took > 10*time.Second {
+		t.Errorf("upload while another writer holds the lock: %d after %v, want 503 within about %v", code, took, f.srv.QueryTimeout)
 	}
 }

@@ -24,6 +24,9 @@
 //     fails: a write there would be acknowledged and lost. Its ID is a
 //     prefix of the hash of its files' names and contents, so uploading
 //     the same files again returns the first upload and stores nothing.
+//     A file whose bytes are stored already (the same run under another
+//     name) gets a row of its own that points at the stored bytes: they
+//     are kept once and counted once, and the upload's answer says so.
 //   - A query that cannot be turned into SQL (a word without an
 //     operator, an upper-case key) is an [ErrQuery]; nothing is spliced
 //     into SQL text, every value is a parameter.

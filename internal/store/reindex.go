@@ -45,7 +45,12 @@ func (s *Store) reindexTx(ctx context.Context, tx *sql.Tx) error {
 		return unavailable("reindex", err)
 	}
 	version := min(recorded+1, SchemaVersion)
-	rs, err := tx.QueryContext(ctx, `SELECT f.id, f.name, f.contents, u.created FROM files f JOIN uploads u ON u.id = f.upload ORDER BY u.id, f.part`)
+	contents := "f.contents"
+	if version >= 6 {
+		// A file of bytes stored before reads the first one's.
+		contents = "COALESCE((SELECT o.contents FROM files o WHERE o.id = f.same_as), f.contents)"
+	}
+	rs, err := tx.QueryContext(ctx, `SELECT f.id, f.name, `+contents+`, u.created FROM files f JOIN uploads u ON u.id = f.upload ORDER BY u.id, f.part`)
 	if err != nil {
 		return unavailable("reindex", err)
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 // SchemaVersion is the schema this code reads and writes.
-const SchemaVersion = 5
+const SchemaVersion = 6
 
 // migration is one schema step: its statements ({{pk}}, {{blob}} and
 // {{norowid}} are spelled per dialect), then an optional step in Go in
@@ -124,6 +124,22 @@ var migrations = []migration{
 		`ALTER TABLE files ADD COLUMN data_hash TEXT`,
 		`CREATE INDEX files_by_data_hash ON files (data_hash)`,
 	}, after: hashFiles},
+	// 6: the same bytes are stored once: a later file of the same
+	// bytes keeps its own row (name, upload, part, labels) and points
+	// at the first one's contents, its own left empty.
+	{stmts: []string{
+		`ALTER TABLE files ADD COLUMN same_as BIGINT REFERENCES files(id)`,
+	}, after: shareContents},
+}
+
+// shareContents points every stored file at the first earlier file of
+// the same bytes and empties its own contents.
+func shareContents(ctx context.Context, s *Store, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `UPDATE files SET
+		same_as = (SELECT MIN(o.id) FROM files o WHERE o.data_hash = files.data_hash AND o.id < files.id),
+		contents = ''
+		WHERE EXISTS (SELECT 1 FROM files o WHERE o.data_hash = files.data_hash AND o.id < files.id)`)
+	return err
 }
 
 // hashFiles fills in the data_hash of every stored file.

@@ -57,7 +57,8 @@ func (s *Store) matchingFiles(ctx context.Context, q *Query, limit int) ([]store
 // Contents returns a stored file's raw bytes, exactly as uploaded.
 func (s *Store) Contents(ctx context.Context, uploadID string, part int) (name string, data []byte, err error) {
 	var z []byte
-	err = s.db.QueryRowContext(ctx, s.q(`SELECT f.name, f.contents FROM files f JOIN uploads u ON u.id = f.upload WHERE u.upload_id = ? AND f.part = ?`),
+	err = s.db.QueryRowContext(ctx, s.q(`SELECT f.name, COALESCE(o.contents, f.contents) FROM files f JOIN uploads u ON u.id = f.upload
+		LEFT JOIN files o ON o.id = f.same_as WHERE u.upload_id = ? AND f.part = ?`),
 		uploadID, part).Scan(&name, &z)
 	if err != nil {
 		return "", nil, notFound(err, "upload %s/%d", uploadID, part)
@@ -68,7 +69,7 @@ func (s *Store) Contents(ctx context.Context, uploadID string, part int) (name s
 
 func (s *Store) contentsOf(ctx context.Context, fid int64) ([]byte, error) {
 	var z []byte
-	if err := s.db.QueryRowContext(ctx, s.q(`SELECT contents FROM files WHERE id = ?`), fid).Scan(&z); err != nil {
+	if err := s.db.QueryRowContext(ctx, s.q(`SELECT COALESCE(o.contents, f.contents) FROM files f LEFT JOIN files o ON o.id = f.same_as WHERE f.id = ?`), fid).Scan(&z); err != nil {
 		return nil, unavailable("read file", err)
 	}
 	return inflate(z)

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -408,9 +409,23 @@ func TestMigrationsFromEveryVersion(t *testing.T) {
 						t.Fatal(err)
 					}
 					ps, _ := validate([]payload.File{f})
-					fid, err := old.insertFile(ctx, tx, pk, 0, ps[0], map[string]string{"upload": payload.UploadID([]payload.File{f})})
+					fid, err := old.insertFile(ctx, tx, pk, 0, ps[0], 0, map[string]string{"upload": payload.UploadID([]payload.File{f})})
 					if err != nil {
 						t.Fatal(err)
+					}
+					if from == 5 {
+						// Version 5 stored the same bytes under another
+						// name twice; 6 keeps them once.
+						var pk2 int64
+						if err := tx.QueryRow(old.q(`INSERT INTO uploads (upload_id, content_hash, created, by_user, files, results) VALUES ('dup', 'dup', ?, '', 1, 3) RETURNING id`),
+							time.Now().UnixNano()).Scan(&pk2); err != nil {
+							t.Fatal(err)
+						}
+						renamed := ps[0]
+						renamed.Name = "renamed.txt"
+						if _, err := old.insertFile(ctx, tx, pk2, 0, renamed, 0, nil); err != nil {
+							t.Fatal(err)
+						}
 					}
 					if from >= 4 { // as Put of version 4 wrote it
 						if _, err := tx.Exec(old.q(`UPDATE files SET upload_key = ? WHERE id = ?`), payload.UploadID([]payload.File{f}), fid); err != nil {
@@ -430,6 +445,14 @@ func TestMigrationsFromEveryVersion(t *testing.T) {
 				s := open(t, spec)
 				if v, _ := s.Version(ctx); v != SchemaVersion {
 					t.Fatalf("version %d after migrating, want %d", v, SchemaVersion)
+				}
+				if from == 5 {
+					if n := storedCopies(t, s, f.Data); n != 1 {
+						t.Errorf("the same bytes stored %d times after migrating to 6, want once", n)
+					}
+					if name, data, err := s.Contents(ctx, "dup", 0); err != nil || name != "renamed.txt" || !bytes.Equal(data, f.Data) {
+						t.Errorf("the renamed file after migrating: %q, %d bytes, %v", name, len(data), err)
+					}
 				}
 				if from >= 1 {
 					ser, err := s.Series(ctx, SeriesKey{Machine: "m1", Benchmark: "BenchmarkGet/impl=paged-2", Unit: "sec/op"})
@@ -599,6 +622,14 @@ func TestSameBytesUnderAnotherNameCountOnce(t *testing.T) {
 		if n := points(); n != 1 {
 			t.Errorf("%d points after the same run twice, want 1", n)
 		}
+		if n := storedCopies(t, s, f.Data); n != 1 {
+			t.Errorf("the same bytes stored %d times, want once", n)
+		}
+		for _, u := range []*Upload{first, up} {
+			if _, data, err := s.Contents(ctx, u.ID, 0); err != nil || !bytes.Equal(data, f.Data) {
+				t.Errorf("contents of %s: %d bytes, %v; want the %d uploaded", u.ID, len(data), err, len(f.Data))
+			}
+		}
 		if ms, _ := s.Machines(ctx); len(ms) != 1 || ms[0].Runs != 1 {
 			t.Errorf("machines: %+v, want 1 run", ms)
 		}
@@ -609,6 +640,28 @@ func TestSameBytesUnderAnotherNameCountOnce(t *testing.T) {
 			t.Errorf("%d points after a reindex, want 1", n)
 		}
 	})
+}
+
+// storedCopies counts the stored files that hold data's bytes in
+// contents of their own.
+func storedCopies(t *testing.T, s *Store, data []byte) int {
+	t.Helper()
+	rs, err := s.db.Query(`SELECT contents FROM files`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rs.Close()
+	n := 0
+	for rs.Next() {
+		var z []byte
+		if err := rs.Scan(&z); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := inflate(z); err == nil && bytes.Equal(got, data) {
+			n++
+		}
+	}
+	return n
 }
 
 // TestContentRefusedAlike: what PostgreSQL cannot store is refused as

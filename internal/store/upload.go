@@ -235,19 +235,27 @@ func (s *Store) exists(ctx context.Context, hash string) (bool, error) {
 
 // insertFile writes a file's raw contents (deflated) and its labels: the
 // configuration pairs it contains and the server's own (empty ones left
-// out).
-func (s *Store) insertFile(ctx context.Context, tx *sql.Tx, upload int64, part int, p parsed, server map[string]string) (int64, error) {
+// out). A file whose bytes are stored already, as file sameAs, keeps no
+// contents of its own: it points at that file's.
+func (s *Store) insertFile(ctx context.Context, tx *sql.Tx, upload int64, part int, p parsed, sameAs int64, server map[string]string) (int64, error) {
 	var z bytes.Buffer
-	w, _ := flate.NewWriter(&z, flate.DefaultCompression)
-	w.Write(p.Data)
-	w.Close()
+	if sameAs == 0 {
+		w, _ := flate.NewWriter(&z, flate.DefaultCompression)
+		w.Write(p.Data)
+		w.Close()
+	}
 	var fid int64
 	if err := tx.QueryRowContext(ctx, s.q(`INSERT INTO files (upload, part, name, contents, size, results) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`),
-		upload, part, p.Name, z.Bytes(), len(p.Data), p.results).Scan(&fid); err != nil {
+		upload, part, p.Name, append([]byte{}, z.Bytes()...), len(p.Data), p.results).Scan(&fid); err != nil {
 		return 0, err
 	}
 	if s.schema >= 5 {
 		if _, err := tx.ExecContext(ctx, s.q(`UPDATE files SET data_hash = ? WHERE id = ?`), dataHash(p.Data), fid); err != nil {
+			return 0, err
+		}
+	}
+	if sameAs != 0 {
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE files SET same_as = ? WHERE id = ?`), sameAs, fid); err != nil {
 			return 0, err
 		}
 	}
@@ -281,28 +289,34 @@ func rows(n, k int) string {
 	return strings.TrimSuffix(strings.Repeat(row+", ", n), ", ")
 }
 
-// inflate reads a stored file's contents back.
 // putFiles stores upload pk's files with their labels, in tx, and
 // indexes each one not stored before.
 func (s *Store) putFiles(ctx context.Context, tx *sql.Tx, ix *indexer, pk int64, up *Upload, ps []parsed, reads []indexed, created time.Time, user string) error {
 	for i, p := range ps {
 		// The same bytes stored before (under another name, in another
-		// upload) are one run: stored again, not counted again.
+		// upload) are one run: stored once, not counted again.
 		var was string
 		var wasPart int
-		err := tx.QueryRowContext(ctx, s.q(`SELECT u.upload_id, f.part FROM files f JOIN uploads u ON u.id = f.upload
-			WHERE f.data_hash = ? ORDER BY f.id LIMIT 1`), dataHash(p.Data)).Scan(&was, &wasPart)
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return unavailable("look up file", err)
+		var wasID int64
+		if s.schema >= 5 {
+			err := tx.QueryRowContext(ctx, s.q(`SELECT f.id, u.upload_id, f.part FROM files f JOIN uploads u ON u.id = f.upload
+				WHERE f.data_hash = ? ORDER BY f.id LIMIT 1`), dataHash(p.Data)).Scan(&wasID, &was, &wasPart)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return unavailable("look up file", err)
+			}
 		}
-		fid, err := s.insertFile(ctx, tx, pk, i, p, map[string]string{
+		sameAs := wasID
+		if s.schema < 6 {
+			sameAs = 0
+		}
+		fid, err := s.insertFile(ctx, tx, pk, i, p, sameAs, map[string]string{
 			"upload": up.ID, "upload-part": up.FileIDs[i], "upload-file": p.Name,
 			"upload-time": created.Format(time.RFC3339), "by": user})
 		if err != nil {
 			return unavailable("insert file", err)
 		}
 		if was != "" {
-			ix.warnings = append(ix.warnings, fmt.Sprintf("%s: the same bytes as %s/%d: stored, not counted again in the series", p.Name, was, wasPart))
+			ix.warnings = append(ix.warnings, fmt.Sprintf("%s: the same bytes as %s/%d: stored once, not counted again in the series", p.Name, was, wasPart))
 			continue
 		}
 		if err := ix.write(ctx, tx, fid, reads[i]); err != nil {
@@ -318,6 +332,7 @@ func dataHash(data []byte) string {
 	return hex.EncodeToString(h[:])
 }
 
+// inflate reads a stored file's contents back.
 func inflate(z []byte) ([]byte, error) {
 	r := flate.NewReader(bytes.NewReader(z))
 	defer r.Close()

@@ -1,10 +1,12 @@
 package upload
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -70,6 +72,9 @@ type Result struct {
 	// to its ID; it was moved to Where, and nothing retries it.
 	Damaged bool
 	Where   string
+	// Warnings are the server's: what its series left out of a stored
+	// upload, and why.
+	Warnings []string
 }
 
 // Send spools files for server and sends them; it returns the upload's
@@ -127,14 +132,14 @@ func (s *Spool) write(id, server string, files []payload.File) error {
 
 // deliver sends one upload and settles its spool entry.
 func (s *Spool) deliver(ctx context.Context, id, server string, files []payload.File, res *Result) {
-	status, err := s.post(ctx, server, files)
+	status, warnings, err := s.post(ctx, server, files)
 	dir := filepath.Join(s.Dir, id)
 	switch {
 	case err == nil && status.UploadID != id:
 		err = fmt.Errorf("the server answered upload ID %s for files whose content hash gives %s: kept in the spool", status.UploadID, id)
 	case err == nil:
 		os.RemoveAll(dir)
-		res.Err = nil
+		res.Err, res.Warnings = nil, warnings
 		return
 	}
 	res.Err = err
@@ -180,14 +185,19 @@ func (e *httpError) Error() string {
 }
 
 // bearer adds the token and remembers the response status, which x/perf's
-// client folds into its error text, and the transport's error, which its
-// writer sees only as a closed pipe. Both are read after the upload's
-// goroutine has answered.
+// client folds into its error text, the transport's error, which its
+// writer sees only as a closed pipe, and the warnings of a stored
+// upload's answer, which its UploadStatus does not decode. All are read
+// after the upload's goroutine has answered.
 type bearer struct {
-	token string
-	code  int
-	err   error
+	token    string
+	code     int
+	err      error
+	warnings []string
 }
+
+// maxAnswer bounds the part of an upload's answer read for its warnings.
+const maxAnswer = 1 << 20
 
 func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	if b.token != "" {
@@ -199,10 +209,24 @@ func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 		b.code = resp.StatusCode
 	}
 	b.err = err
+	if err == nil && resp.StatusCode == http.StatusOK && r.Method == http.MethodPost {
+		// Read ahead for the warnings; the client reads the same bytes.
+		head, _ := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+		var answer struct {
+			Warnings []string `json:"warnings"`
+		}
+		if json.Unmarshal(head, &answer) == nil {
+			b.warnings = answer.Warnings
+		}
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
+	}
 	return resp, err
 }
 
-func (s *Spool) post(ctx context.Context, server string, files []payload.File) (*storage.UploadStatus, error) {
+func (s *Spool) post(ctx context.Context, server string, files []payload.File) (*storage.UploadStatus, []string, error) {
 	timeout := s.Timeout
 	if timeout == 0 {
 		timeout = 60 * time.Second
@@ -215,20 +239,20 @@ func (s *Spool) post(ctx context.Context, server string, files []payload.File) (
 	st, err := send(u, files)
 	switch {
 	case err == nil:
-		return st, nil
+		return st, tr.warnings, nil
 	case tr.code != 0 && tr.code != http.StatusOK:
 		msg := err.Error()
 		if _, rest, ok := strings.Cut(msg, "\n"); ok {
 			msg = strings.TrimSpace(rest)
 		}
-		return nil, &httpError{code: tr.code, msg: msg}
+		return nil, nil, &httpError{code: tr.code, msg: msg}
 	case ctx.Err() == context.DeadlineExceeded:
-		return nil, fmt.Errorf("no answer from %s within %s", server, timeout)
+		return nil, nil, fmt.Errorf("no answer from %s within %s", server, timeout)
 	case tr.err != nil:
 		// "connection refused", where the writer saw a closed pipe.
-		return nil, fmt.Errorf("%s: %w", server, tr.err)
+		return nil, nil, fmt.Errorf("%s: %w", server, tr.err)
 	}
-	return nil, err
+	return nil, nil, err
 }
 
 // send writes the files to u and commits it; on a failure to write, the

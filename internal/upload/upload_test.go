@@ -66,6 +66,14 @@ func TestSendDeliversAndLeavesNothingSpooled(t *testing.T) {
 	if p, _ := sp.Pending(""); len(p) != 0 || f.uploads(t) != 1 {
 		t.Errorf("pending %v, %d uploads; want none and 1", p, f.uploads(t))
 	}
+	// The server's warnings reach the sender.
+	renamed := []payload.File{{Name: "renamed.txt", Data: run(1)[0].Data}}
+	if r := sp.Send(context.Background(), hs.URL, renamed); r.Err != nil || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "renamed.txt: the same bytes as") {
+		t.Errorf("the same bytes renamed: %+v, want the server's warning", r)
+	}
+	if r := sp.Send(context.Background(), hs.URL, run(2)); r.Err != nil || len(r.Warnings) != 0 {
+		t.Errorf("a clean upload: %+v, want no warnings", r)
+	}
 }
 
 func TestUnreachableServerSpoolsAndFlushDelivers(t *testing.T) {
