@@ -85,7 +85,15 @@ func main() {
 	flag.StringVar(&c.out, "out", "", "write OUT.json and OUT.md")
 	flag.Uint64Var(&c.seed, "seed", 1, "seed of the generated values")
 	flag.BoolVar(&c.measureOnly, "measure-only", false, "measure a store this command filled before (same --machines, --benchmarks, --nights and --seed) without uploading")
+	largest := flag.Bool("largest-upload", false, "instead: store the largest upload the server accepts (20,000 benchmarks, 32 MiB) while small uploads are put beside it, and print how long each took")
 	flag.Parse()
+	if *largest && c.spec != "" {
+		if err := measureLargest(context.Background(), c.spec, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "fleetgen:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if c.spec == "" || c.machines < 1 || c.benchmarks < 10 || c.night < 20 {
 		fmt.Fprintln(os.Stderr, "fleetgen: want --store, and at least 1 machine, 10 benchmarks and 20 nights")
 		os.Exit(2)

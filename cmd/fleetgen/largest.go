@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ledgerbench/ledgerbench/internal/payload"
+	"github.com/ledgerbench/ledgerbench/internal/store"
+)
+
+// largestUpload is the biggest upload a server accepts by default: as
+// many benchmarks as one upload may name, each with as many forks' lines
+// as fit in payload.MaxUpload.
+func largestUpload() payload.File {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "machine-id: largest\ngoos: linux\ngoarch: amd64\ncommit: %040d\n", 1)
+	line := func(i, fork int) string {
+		return fmt.Sprintf("BenchmarkLargestUploadOfAllowedSize/case=%05d-2 \t 1000000\t %d.%d ns/op\t 16 B/op\t 1 allocs/op\n", i, 100+i%900, fork)
+	}
+	per := (payload.MaxUpload - 4096) / (store.MaxBenchmarks * len(line(0, 0)))
+	for fork := range per {
+		for i := range store.MaxBenchmarks {
+			b.WriteString(line(i, fork))
+		}
+	}
+	return payload.File{Name: "largest.txt", Data: b.Bytes()}
+}
+
+// measureLargest stores the largest upload while a small upload is put
+// every 50 ms beside it, and reports how long the large one took and
+// how long the small ones waited: the time the large one holds the
+// store's write lock.
+func measureLargest(ctx context.Context, spec string, w io.Writer) error {
+	st, err := store.Open(ctx, spec)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	big := largestUpload()
+	type small struct {
+		at   time.Duration
+		took time.Duration
+		err  error
+	}
+	var smalls []small
+	done := make(chan struct{})
+	probed := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(probed)
+		for n := 0; ; n++ {
+			select {
+			case <-done:
+				return
+			case <-time.After(50 * time.Millisecond):
+			}
+			f := payload.File{Name: fmt.Sprintf("small-%d.txt", n), Data: fmt.Appendf(nil, "machine-id: small\ncommit: %040d\nBenchmarkSmall-2 1000 %d ns/op\n", n, 100+n)}
+			t0 := time.Now()
+			_, err := st.Put(ctx, []payload.File{f}, "")
+			smalls = append(smalls, small{t0.Sub(start), time.Since(t0), err})
+		}
+	}()
+	t0 := time.Now()
+	up, err := st.Put(ctx, []payload.File{big}, "")
+	took := time.Since(t0)
+	close(done)
+	<-probed
+	if err != nil {
+		return fmt.Errorf("the largest upload: %w", err)
+	}
+	waits := make([]time.Duration, 0, len(smalls))
+	failed := 0
+	for _, s := range smalls {
+		if s.err != nil {
+			failed++
+		}
+		waits = append(waits, s.took)
+	}
+	slices.Sort(waits)
+	fmt.Fprintf(w, "| store | upload | results | Put | small uploads beside it | their wait, median | longest | failed |\n|---|--:|--:|--:|--:|--:|--:|--:|\n")
+	med, longest := time.Duration(0), time.Duration(0)
+	if len(waits) > 0 {
+		med, longest = waits[len(waits)/2], waits[len(waits)-1]
+	}
+	backend := "SQLite"
+	if !strings.HasPrefix(spec, "sqlite:") {
+		backend = "PostgreSQL"
+	}
+	fmt.Fprintf(w, "| %s | %.1f MiB | %d | %v | %d | %v | %v | %d |\n", backend, float64(len(big.Data))/(1<<20), up.Results,
+		took.Round(time.Millisecond), len(smalls), med.Round(time.Millisecond), longest.Round(time.Millisecond), failed)
+	return nil
+}
