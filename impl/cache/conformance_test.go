@@ -228,8 +228,9 @@ func TestEvictionByTimestampAndRequeue(t *testing.T) {
 	})
 }
 
-// TestConcurrentInsertsReadsAndRemovals: one inserter, readers, a range
-// remover and an evictor at once; afterwards the cache is empty and every
+// TestConcurrentInsertsReadsAndRemovals: one inserter, readers (range
+// reads by visitor and by slice, and point reads), a range remover and an
+// evictor at once; afterwards the cache is empty and every
 // entry's reference was released exactly once (refCnt back to the
 // test's own 1).
 func TestConcurrentInsertsReadsAndRemovals(t *testing.T) {
@@ -261,6 +262,15 @@ func TestConcurrentInsertsReadsAndRemovals(t *testing.T) {
 							bad.Add(1)
 						}
 					})
+					prev := int64(-1)
+					for _, e := range c.GetRange(first, last) {
+						// Retained, in the range, ascending, each once.
+						if e.RefCnt() < 2 || e.LedgerID() != first.Ledger || e.EntryID() < first.Entry || e.EntryID() > last.Entry || e.EntryID() <= prev {
+							bad.Add(1)
+						}
+						prev = e.EntryID()
+						e.Release()
+					}
 					if e := c.Get(first); e != nil {
 						if !e.MatchesPosition(first) {
 							bad.Add(1)
@@ -376,4 +386,68 @@ func TestRetainReleaseRace(t *testing.T) {
 			t.Fatalf("round %d: release beyond zero accepted", round)
 		}
 	}
+}
+
+// TestRangeReadReferences: the references a range read hands out are
+// the readers' own, whatever the order of their releases and whatever
+// the cache did meanwhile: entries held by readers outlive a Clear and
+// are freed exactly once, by their last release, after it; a reader that
+// never releases keeps its entries alive and unfreed; a cleared cache
+// hands none of them out again.
+func TestRangeReadReferences(t *testing.T) {
+	forEach(t, func(t *testing.T, im impl) {
+		const n = 200 // four pages and part of a fifth
+		c := im.new(NewRemovalQueue(0, false))
+		freed := make([]atomic.Int32, n)
+		for i := range int64(n) {
+			e := NewEntry(7, i, []byte("v"), 0, func(e *Entry) { freed[e.EntryID()].Add(1) })
+			if ok, err := c.Put(Position{7, i}, e, 1); !ok || err != nil {
+				t.Fatalf("put %d: %v %v", i, ok, err)
+			}
+		}
+		all := c.GetRange(Position{7, 0}, Position{7, n - 1})
+		firstHalf := c.GetRange(Position{7, 0}, Position{7, n/2 - 1})
+		kept := c.GetRange(Position{7, 10}, Position{7, 19}) // never released
+		if len(all) != n || len(firstHalf) != n/2 || len(kept) != 10 {
+			t.Fatalf("read %d, %d and %d entries", len(all), len(firstHalf), len(kept))
+		}
+		for i := len(firstHalf) - 1; i >= 0; i-- { // released last to first
+			firstHalf[i].Release()
+		}
+		if got, _ := c.Clear(); got != n {
+			t.Fatalf("clear removed %d, want %d", got, n)
+		}
+		if es := c.GetRange(Position{7, 0}, Position{7, n - 1}); len(es) != 0 {
+			t.Fatalf("a cleared cache read %d entries", len(es))
+		}
+		for i := range freed {
+			if f := freed[i].Load(); f != 0 {
+				t.Fatalf("entry %d freed %d times while a reader holds it", i, f)
+			}
+		}
+		rand.New(rand.NewPCG(1, 2)).Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+		for _, e := range all {
+			e.Release()
+		}
+		for i := range freed {
+			want := int32(1)
+			if i >= 10 && i < 20 {
+				want = 0 // still held by the reader that never released
+			}
+			if f := freed[i].Load(); f != want {
+				t.Errorf("entry %d freed %d times after the releases, want %d", i, f, want)
+			}
+		}
+		for _, e := range kept {
+			if e.RefCnt() != 1 || e.EntryID() < 10 || e.EntryID() >= 20 {
+				t.Errorf("a kept entry: (%d, %d) refCnt %d, want refCnt 1", e.LedgerID(), e.EntryID(), e.RefCnt())
+			}
+			if ok, err := e.Release(); !ok || err != nil {
+				t.Errorf("the last release of a kept entry: %v %v", ok, err)
+			}
+			if _, err := e.Release(); err == nil {
+				t.Error("a release beyond the last is not an error")
+			}
+		}
+	})
 }

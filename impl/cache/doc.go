@@ -32,8 +32,22 @@
 //
 // A page also keeps a bitmap of the slots ever filled, so a range read
 // over a sparse page visits only those slots. A range read allocates only
-// its result (nothing on a miss) and makes one call per cached position
-// for the seqlock read, the position check and the retain.
+// its result (nothing on a miss).
+//
+// The paged cache reads without the seqlock: a slot names its position,
+// and a wrapper holds one position in its life (set before it is
+// published) and one entry (from the insert until its removal clears it,
+// after unlinking it from the slot). So a paged read loads the slot's
+// wrapper and the wrapper's entry, checks the entry's own position and
+// retains it; the read takes effect when it loaded the wrapper, which
+// then held the entry. The retain keeps the entry only while someone else
+// (the cache, or another reader) still holds it, so a reader never
+// resurrects an entry whose last reference is gone, and an entry whose
+// removal raced the read is either returned retained (freed only after
+// the reader's release) or not at all. The reference contract is the
+// same for both caches: a caller releases each entry it was given, and
+// an evicted entry is freed exactly once, by the last release. The skip
+// list reads through the seqlock, as before the pull request.
 //
 // The clock that stamps entries for eviction by age is the monotonic clock,
 // or a virtual one set with [RemovalQueue.WithClock] or

@@ -79,10 +79,8 @@ func (c *core) GetRange(first, last Position) []*Entry {
 	c.each(first, last, true, func(w *wrapper, l, e int64) {
 		if v := w.retained(l, e, true); v != nil {
 			if out == nil && first.Ledger == last.Ledger {
-				// One ledger: at most the span, which reads are sized to.
-				// last.Entry ≥ e, so the difference fits in a uint64 at
-				// every extreme of int64 (it wraps to 0 only for the
-				// whole int64 range, which the cap covers).
+				// One ledger: at most the span (see rangeResult),
+				// written out: the skip list's read is the baseline.
 				span := uint64(last.Entry-e) + 1
 				out = make([]*Entry, 0, min(span-1, 1023)+1)
 			}
@@ -90,6 +88,20 @@ func (c *core) GetRange(first, last Position) []*Entry {
 		}
 	})
 	return out
+}
+
+// rangeResult is the result of a range read of [first, last] whose first
+// hit is at entry e.
+func rangeResult(first, last Position, e int64) []*Entry {
+	if first.Ledger != last.Ledger {
+		return nil
+	}
+	// One ledger: at most the span, which reads are sized to. last.Entry
+	// ≥ e, so the difference fits in a uint64 at every extreme of int64
+	// (it wraps to 0 only for the whole int64 range, which the cap
+	// covers).
+	span := uint64(last.Entry-e) + 1
+	return make([]*Entry, 0, min(span-1, 1023)+1)
 }
 
 func (c *core) ForEachInRange(first, last Position, fn func(*Entry)) {

@@ -137,6 +137,46 @@ func (w *wrapper) retained(ledger, entry int64, markAccessed bool) *Entry {
 	return nil
 }
 
+// entryInSlot is retained's read for a wrapper read from the paged
+// cache's slot of (ledger, entry): the entry it holds, if it is at that
+// position, marked accessed, not yet retained. The slot
+// names the position, and a wrapper holds one position in its life, set
+// before it is published, so its key needs no check and its value no
+// seqlock read: the value is the entry from the insert until the removal
+// clears it, and the removal unlinks the wrapper from its slot first. A
+// wrapper loaded from its slot held its entry at that instant, which is
+// where such a read takes effect; retainedHere then keeps the entry only
+// if it was not released meanwhile.
+func (w *wrapper) entryInSlot(ledger, entry int64) *Entry {
+	e := w.value.Load()
+	if e == nil || e.ledger.Load() != ledger || e.entry.Load() != entry {
+		return nil
+	}
+	if !w.accessed.Load() {
+		w.accessed.Store(true)
+	}
+	return e
+}
+
+// retainedHere is retained's retain: it retains e and reports whether it
+// holds a reference besides the new one (the cache's, or another
+// reader's), else leaves it as it was. An entry's position changes only
+// when it is deallocated, which a retain that succeeds rules out until
+// its release: the position entryInSlot checked still holds.
+func (e *Entry) retainedHere() bool {
+	// Retain, and read the count it left (see Entry.Retain): odd is
+	// released, and below two references the cache no longer holds it.
+	r := e.refCnt.Add(2)
+	if r&1 != 0 {
+		return false
+	}
+	if r >= 4 {
+		return true
+	}
+	e.Release()
+	return false
+}
+
 // updateCached is Inserter.UpdateIfCached on the wrapper found at key (nil:
 // none): fn gets the entry, retained for the call, if it is still there;
 // it does not count as an access.
