@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -18,7 +20,9 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bisect"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/histgen"
+	"github.com/ledgerbench/ledgerbench/internal/payload"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
+	"github.com/ledgerbench/ledgerbench/internal/store"
 )
 
 func init() {
@@ -323,12 +327,65 @@ func TestNightlyBisectsANewRegression(t *testing.T) {
 	if len(lines) != 1 || !strings.Contains(lines[0], "culprit `"+c[3][:12]+"`") || !strings.Contains(lines[0], "bisect report](bisect/m1/") || strings.Contains(lines[0], "bisect it") {
 		t.Fatalf("README line %q\n%s", lines, stderr.String())
 	}
-	if len(a.written) != 0 {
-		t.Errorf("the bisection's A/B files would be uploaded as nightly runs: %v", a.written)
+	// What --server uploads of it is its server file alone, which a
+	// store records as the regression's bisection, not as a run.
+	if len(a.written) != 1 || filepath.Base(a.written[0]) != "bisect.txt" {
+		t.Fatalf("uploads after the bisection: %v, want its bisect.txt alone", a.written)
 	}
+	data, err := os.ReadFile(a.written[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := store.Open(t.Context(), "sqlite:"+filepath.Join(t.TempDir(), "r.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if _, err := st.Put(t.Context(), []payload.File{{Name: "bisect.txt", Data: data}}, "ci"); err != nil {
+		t.Fatal(err)
+	}
+	machine := regexp.MustCompile(`(?m)^machine-id: (\S+)$`).FindSubmatch(data)
+	if machine == nil {
+		t.Fatalf("no machine-id in the bisection's file:\n%s", data)
+	}
+	bs, err := st.Bisections(t.Context(), string(machine[1]))
+	if err != nil || len(bs) != 1 || bs[0].Culprit != c[3] || bs[0].Good != c[0] || bs[0].Bad != c[4] || bs[0].Benchmark != "BenchmarkWorkLoop-2" || bs[0].Own == "" || math.IsNaN(bs[0].Share) {
+		t.Errorf("the stored bisection: %+v, %v", bs, err)
+	}
+	if ms, _ := st.Machines(t.Context()); len(ms) != 0 {
+		t.Errorf("the bisection counted as a run: %+v", ms)
+	}
+	a.written = nil
 	before := stderr.Len()
 	nb.bisectNew(t.Context(), s, regs, results, "m1")
 	if strings.Contains(stderr.String()[before:], "--bisect: ") {
 		t.Errorf("bisected again:\n%s", stderr.String()[before:])
+	}
+}
+
+// TestAgainPrecision: an unknown step is measured again only when its
+// estimate lies away from the midpoint (a commit between two changes
+// carries part of the whole), to an interval that would place it.
+func TestAgainPrecision(t *testing.T) {
+	total := math.Log(1.09)
+	for _, c := range []struct {
+		p    bisect.Position
+		want bool
+	}{
+		{bisect.Position{Share: 0.36, Lo: 0.21, Hi: 0.51}, true}, // a +3 % commit of +3 % and +6 %
+		{bisect.Position{Share: 0.64, Lo: 0.45, Hi: 0.83}, true},
+		{bisect.Position{Share: 0.52, Lo: 0.30, Hi: 0.74}, false}, // at the midpoint: stays unknown
+		{bisect.Position{Share: 0.35, Lo: 0.34, Hi: 0.36}, false}, // decided: good
+		{bisect.Position{Share: 0.96, Lo: 0.95, Hi: 0.98}, false}, // decided: bad
+	} {
+		prec, ok := againPrecision(c.p, total)
+		if ok != c.want {
+			t.Errorf("%+v: again %v, want %v", c.p, ok, c.want)
+			continue
+		}
+		// The interval asked for, around the same estimate, excludes ½.
+		if h := prec / total; ok && (c.p.Share+h >= 0.5) == (c.p.Share-h <= 0.5) {
+			t.Errorf("%+v: precision ±%.3f of the change still holds ½", c.p, h)
+		}
 	}
 }

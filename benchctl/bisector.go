@@ -394,12 +394,45 @@ func (bs *bisector) probe(ctx context.Context, i int, c revision.Commit) (bisect
 		return st, nil
 	}
 	p := share(d.Change, bs.track.total.Change)
+	if prec, ok := againPrecision(p, bs.track.logTotal()); ok {
+		// Unknown, but away from the midpoint (a commit that carries
+		// part of the change, as between two changes): measure it again
+		// until its interval is narrow enough to tell which side it is on.
+		a.say("  unknown: carries %.0f %% [%.0f, %.0f] of the change; measuring it again to ±%.0f %%", 100*p.Share, 100*p.Lo, 100*p.Hi, 100*prec/math.Abs(bs.track.logTotal()))
+		again, err := bs.ab(ctx, name+"-again", c, bs.bad, adding{precision: prec})
+		if err != nil {
+			return bisect.Step{}, err
+		}
+		st.Took += again.took
+		if again.unbuilt == nil {
+			if d2 := bs.decision(again.ts); d2 != nil {
+				p = share(d2.Change, bs.track.total.Change)
+				st.Rounds += again.rounds
+				if rel, err := filepath.Rel(bs.out, again.dir); err == nil {
+					st.Dir = rel
+				}
+			}
+		}
+	}
 	st.Position, st.Verdict = &p, bisect.Classify(p)
 	if st.Verdict == bisect.Unknown {
-		st.Reason = fmt.Sprintf("its interval [%.0f %%, %.0f %%] of the change holds one half after %d rounds", 100*p.Lo, 100*p.Hi, sr.rounds)
+		st.Reason = fmt.Sprintf("its interval [%.0f %%, %.0f %%] of the change holds one half after %d rounds", 100*p.Lo, 100*p.Hi, st.Rounds)
 	}
-	a.say("  %s: carries %.0f %% [%.0f, %.0f] of the change (%d rounds, %s)", st.Verdict, 100*p.Share, 100*p.Lo, 100*p.Hi, sr.rounds, sr.took.Round(time.Second))
+	a.say("  %s: carries %.0f %% [%.0f, %.0f] of the change (%d rounds, %s)", st.Verdict, 100*p.Share, 100*p.Lo, 100*p.Hi, st.Rounds, st.Took.Round(time.Second))
 	return st, nil
+}
+
+// againPrecision says whether a step whose position p is unknown is worth
+// measuring again, and to what precision of the log change: when its
+// estimate lies at least 1/16 of the change from the midpoint, an
+// interval of 0.7 of that distance would place it on one side. Nearer
+// the midpoint it stays unknown.
+func againPrecision(p bisect.Position, logTotal float64) (float64, bool) {
+	d := math.Abs(p.Share - 0.5)
+	if bisect.Classify(p) != bisect.Unknown || d < 1.0/16 {
+		return 0, false
+	}
+	return 0.7 * d * math.Abs(logTotal), true
 }
 
 // share is the position of a commit from the change c of bad against

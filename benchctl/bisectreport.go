@@ -148,6 +148,9 @@ func (r *bisectReport) markdown(w io.Writer) {
 	case r.Culprit != nil:
 		fmt.Fprintf(w, "## Culprit: %s\n\n%s\n\n", commitLine(*r.Culprit), r.Culprit.Hash)
 		r.ownMarkdown(w)
+		if r.Error != "" {
+			fmt.Fprintf(w, "Stopped before the culprit was measured against its parent: %s\n\n", r.Error)
+		}
 	case r.Stopped != "":
 		fmt.Fprintf(w, "## Stopped after %d steps: %s\n\nThe change is in one of: %s\n\n", len(r.Steps), r.Stopped, shortList(r.Suspects))
 	case r.Error != "":

@@ -7,11 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/harness/history"
+	"github.com/ledgerbench/ledgerbench/harness/report"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
 )
@@ -42,9 +44,11 @@ func bisectDir(resultsDir, machine string, r history.Regression) string {
 func (nb *nightlyBisect) bisectNew(ctx context.Context, s *session, regs []history.Regression, resultsDir, machine string) {
 	a, start := nb.a, time.Now()
 	// A bisection's A/B files are no nightly runs: --server must not
-	// upload them as such.
+	// upload them as such. What it uploads of a bisection is its
+	// server file, which the server records beside the regression.
 	written := a.written
-	defer func() { a.written = written }()
+	var found []string
+	defer func() { a.written = append(written, found...) }()
 	var prog *revision.Program
 	if len(nb.patterns) == 0 {
 		var err error
@@ -82,7 +86,81 @@ func (nb *nightlyBisect) bisectNew(ctx context.Context, s *session, regs []histo
 		if err := bs.run(ctx); err != nil {
 			a.say("--bisect: %s: %v", what, err)
 		}
+		if p, err := writeServerFile(dir, r); err == nil {
+			found = append(found, p)
+		} else if !os.IsNotExist(err) {
+			a.say("--bisect: %s: %v", what, err)
+		}
 	}
+}
+
+// Configuration keys of a bisection's server file: the regression it
+// bisected and what it found. The results server records a file that
+// carries bisect-bad as a bisection, not as a run.
+const (
+	keyBisectBenchmark = "bisect-benchmark"
+	keyBisectUnit      = "bisect-unit"
+	keyBisectGood      = "bisect-good"
+	keyBisectBad       = "bisect-bad"
+	keyBisectCulprit   = "bisect-culprit"
+	keyBisectSubject   = "bisect-subject"
+	keyBisectOwn       = "bisect-own"
+	keyBisectShare     = "bisect-share"
+)
+
+// writeServerFile writes DIR/bisect.txt, what --server uploads of the
+// bisection in DIR of regression r: the keys above, the report as
+// comment lines, and the raw A/B that decided it (the culprit against its
+// parent, else the ends), whose machine-id is the machine's. It returns an os.IsNotExist error when the
+// bisection wrote no report (it was interrupted before its end).
+func writeServerFile(dir string, r history.Regression) (string, error) {
+	b, err := os.ReadFile(filepath.Join(dir, "bisect.json"))
+	if err != nil {
+		return "", err
+	}
+	var rep bisectReport
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return "", fmt.Errorf("%s: %v", filepath.Join(dir, "bisect.json"), err)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "bisect.md"))
+	if err != nil {
+		return "", err
+	}
+	var raw string
+	switch {
+	case rep.Own != nil && rep.Own.File != "":
+		raw = rep.Own.File
+	case rep.Confirm != nil && rep.Confirm.File != "":
+		raw = rep.Confirm.File
+	default:
+		return "", fmt.Errorf("%s: no A/B to send with the bisection", dir)
+	}
+	ab, err := os.ReadFile(filepath.Join(dir, raw))
+	if err != nil {
+		return "", err
+	}
+	var f strings.Builder
+	line := func(k, v string) { fmt.Fprintf(&f, "%s: %s\n", k, strings.Join(strings.Fields(v), " ")) }
+	line(keyBisectBenchmark, r.Series.Benchmark)
+	line(keyBisectUnit, r.Series.Unit)
+	line(keyBisectGood, r.Good)
+	line(keyBisectBad, r.Bad)
+	if c := rep.Culprit; c != nil {
+		line(keyBisectCulprit, c.Hash)
+		line(keyBisectSubject, c.Subject)
+	}
+	if o := rep.Own; o != nil && o.Change != nil && o.Explains != nil {
+		line(keyBisectOwn, o.Change.String())
+		line(keyBisectShare, strconv.FormatFloat(o.Explains.Share, 'g', 4, 64))
+	}
+	// The report as comments: a line that begins with "# " is no
+	// configuration line and no result.
+	for _, l := range strings.Split(strings.TrimRight(string(md), "\n"), "\n") {
+		fmt.Fprintf(&f, "# %s\n", l)
+	}
+	f.Write(ab)
+	p := filepath.Join(dir, "bisect.txt")
+	return p, report.WriteFileAtomic(p, []byte(f.String()))
 }
 
 // bisector is the bisection of one regression: its benchmark alone, its

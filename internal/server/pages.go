@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"math"
 	"net/http"
 	"net/url"
 	"sort"
@@ -50,8 +51,16 @@ var pageFuncs = template.FuncMap{
 	"pathesc": url.PathEscape,
 	// bisect is the command that finds the commit of an open regression
 	// (a go test benchmark's also takes its package pattern).
-	"bisect": func(c store.ChangePoint) string {
+	"bisect": func(c regressionRow) string {
 		return history.BisectCommand("benchctl", c.Before.Commit, c.After.Commit, c.Benchmark, c.Unit, nil)
+	},
+	// share is a bisection's part of the whole change ("" when not
+	// measured).
+	"share": func(x float64) string {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return ""
+		}
+		return fmt.Sprintf("%.0f %% of the change", 100*x)
 	},
 	"add": func(a, b, c int) int { return a + b + c },
 }
@@ -135,16 +144,40 @@ func (s *Server) machine(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, fmt.Errorf("%w: page %d of %d", store.ErrNotFound, pg, npages))
 		return
 	}
-	var open, other []store.ChangePoint
+	bis, err := s.Store.Bisections(r.Context(), id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var open []regressionRow
+	var other []store.ChangePoint
 	for _, c := range cps {
 		if c.Open {
-			open = append(open, c)
+			open = append(open, regressionRow{c, bisectionOf(c, bis)})
 		} else {
 			other = append(other, c)
 		}
 	}
 	s.render(w, r, "machine.html", map[string]any{"Title": id, "Machine": m, "Open": open, "Other": other, "Series": series, "Pending": pending,
 		"Total": total, "Page": pg, "Pages": npages, "First": (pg-1)*SeriesPerPage + 1})
+}
+
+// regressionRow is an open regression with what its bisection found
+// (nil: none uploaded).
+type regressionRow struct {
+	store.ChangePoint
+	Bisection *store.Bisection
+}
+
+// bisectionOf is the newest of bs that bisected c: its machine's
+// benchmark and unit between the same two commits.
+func bisectionOf(c store.ChangePoint, bs []store.Bisection) *store.Bisection {
+	for i, b := range bs {
+		if b.Benchmark == c.Benchmark && b.Unit == c.Unit && b.Good == c.Before.Commit && b.Bad == c.After.Commit {
+			return &bs[i]
+		}
+	}
+	return nil
 }
 
 // readSeries reads the series the request names, or answers the error.

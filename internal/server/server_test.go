@@ -309,6 +309,31 @@ func TestDashboardPagesAndAPI(t *testing.T) {
 	if !regexp.MustCompile(`benchctl bisect --good [0-9a-f]{1,12} --bad [0-9a-f]{1,12} --bench &#39;\^BenchmarkGet/impl=paged\$&#39;`).MatchString(open) {
 		t.Errorf("machine m1: no bisect command for the open regression:\n%s", open)
 	}
+	// A bisection uploaded by nightly --bisect: shown on the row of the
+	// regression it bisected instead of the command, and no run.
+	cps, err := f.st.Regressions(context.Background(), "m1", 0)
+	if err != nil || len(cps) == 0 || !cps[0].Open {
+		t.Fatalf("regressions of m1: %+v, %v", cps, err)
+	}
+	culprit := "c0ffee" + fmt.Sprintf("%034x", 11)
+	bis := fmt.Sprintf("machine-id: m1\nbisect-benchmark: %s\nbisect-unit: sec/op\nbisect-good: %s\nbisect-bad: %s\nbisect-culprit: %s\nbisect-subject: commit 11: a slower Get\nbisect-own: +25.00 %% [+24.10, +25.90]\nbisect-share: 0.98\n"+
+		"# ## Culprit: %s \"commit 11: a slower Get\"\nBenchmarkGet/impl=paged-2 1000 125 ns/op\n", cps[0].Benchmark, cps[0].Before.Commit, cps[0].After.Commit, culprit, culprit[:12])
+	st := upload(t, c, "bisect.txt", []byte(bis))
+	_, m1 = get(t, f.http.URL+"/machine/m1")
+	open = m1[strings.Index(m1, `id="open"`):strings.Index(m1, "Other change points")]
+	if !strings.Contains(open, "culprit <code>"+culprit[:10]+"</code> commit 11: a slower Get") || !strings.Contains(open, "&#43;25.00 % [&#43;24.10, &#43;25.90] against its parent, 98 % of the change") ||
+		!strings.Contains(open, `href="/raw/`+st.UploadID+`/0">bisect report`) || strings.Contains(open, "benchctl bisect --good") {
+		t.Errorf("machine m1 after its bisection was uploaded:\n%s", open)
+	}
+	if code, raw := get(t, f.http.URL+"/raw/"+st.UploadID+"/0"); code != 200 || !strings.Contains(raw, "# ## Culprit: "+culprit[:12]) {
+		t.Errorf("the bisection's report: %d\n%s", code, raw)
+	}
+	if ms, _ := f.st.Machines(context.Background()); len(ms) != 2 || ms[0].Runs != 16 || ms[1].Runs != 16 {
+		t.Errorf("a bisection counted as a run: %+v", ms)
+	}
+	if code, js := get(t, strings.Replace(f.http.URL+"/series?machine=m1&benchmark=BenchmarkGet%2Fimpl%3Dpaged-2&unit=sec%2Fop", "/series?", "/api/series?", 1)); code != 200 || strings.Count(js, `"value"`) != 16 {
+		t.Errorf("a bisection's A/B added points to the series: %d %s", code, js)
+	}
 	_, m2 := get(t, f.http.URL+"/machine/m2")
 	if !strings.Contains(m2, "Open regressions (0)") {
 		t.Errorf("machine m2 lists regressions:\n%s", m2)

@@ -50,7 +50,11 @@ func (s *Store) reindexTx(ctx context.Context, tx *sql.Tx) error {
 		// A file of bytes stored before reads the first one's.
 		contents = "COALESCE((SELECT o.contents FROM files o WHERE o.id = f.same_as), f.contents)"
 	}
-	rs, err := tx.QueryContext(ctx, `SELECT f.id, f.name, `+contents+`, u.created FROM files f JOIN uploads u ON u.id = f.upload ORDER BY u.id, f.part`)
+	runs := ""
+	if version >= 7 {
+		runs = " WHERE f.id NOT IN (SELECT file FROM bisections)" // a bisection is no run
+	}
+	rs, err := tx.QueryContext(ctx, `SELECT f.id, f.name, `+contents+`, u.created FROM files f JOIN uploads u ON u.id = f.upload`+runs+` ORDER BY u.id, f.part`)
 	if err != nil {
 		return unavailable("reindex", err)
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 // SchemaVersion is the schema this code reads and writes.
-const SchemaVersion = 6
+const SchemaVersion = 7
 
 // migration is one schema step: its statements ({{pk}}, {{blob}} and
 // {{norowid}} are spelled per dialect), then an optional step in Go in
@@ -130,6 +130,23 @@ var migrations = []migration{
 	{stmts: []string{
 		`ALTER TABLE files ADD COLUMN same_as BIGINT REFERENCES files(id)`,
 	}, after: shareContents},
+	// 7: bisections, uploaded by nightly --bisect: what a file that
+	// carries bisect-bad found, shown beside its regression; such a
+	// file is no run.
+	{stmts: []string{
+		`CREATE TABLE bisections (
+			file BIGINT PRIMARY KEY REFERENCES files(id),
+			machine_id TEXT NOT NULL,
+			benchmark TEXT NOT NULL,
+			unit TEXT NOT NULL,
+			good TEXT NOT NULL,
+			bad TEXT NOT NULL,
+			culprit TEXT NOT NULL,
+			subject TEXT NOT NULL,
+			own TEXT NOT NULL,
+			share DOUBLE PRECISION)`,
+		`CREATE INDEX bisections_by_machine ON bisections (machine_id)`,
+	}},
 }
 
 // shareContents points every stored file at the first earlier file of

@@ -319,6 +319,12 @@ func (s *Store) putFiles(ctx context.Context, tx *sql.Tx, ix *indexer, pk int64,
 			ix.warnings = append(ix.warnings, fmt.Sprintf("%s: the same bytes as %s/%d: stored once, not counted again in the series", p.Name, was, wasPart))
 			continue
 		}
+		if b, ok := bisectionOf(p); ok && s.schema >= 7 {
+			if err := s.insertBisection(ctx, tx, fid, b); err != nil {
+				return unavailable("insert bisection", err)
+			}
+			continue
+		}
 		if err := ix.write(ctx, tx, fid, reads[i]); err != nil {
 			return err
 		}
