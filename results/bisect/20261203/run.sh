@@ -28,7 +28,7 @@ bisect_one() { # kind seed commits [histgen flags]
 	shift 3
 	local d="$work/$(echo "$kind" | tr -c 'a-z0-9\n' '-')-$seed"
 	# A bisection that ended before (the script run again) is kept.
-	if [[ -f "$d.truth.json" && -f "$d.bisect/bisect.json" ]] && ! grep -q '"stopped"' "$d.bisect/bisect.json"; then
+	if [[ -f "$d.truth.json" && -f "$d.bisect/bisect.json" ]] && ! grep -q '"stopped"\|interrupted' "$d.bisect/bisect.json"; then
 		echo "$kind seed $seed: ended before"
 		truths+=("$d.truth.json")
 		return
