@@ -163,11 +163,13 @@ func TestBisectEnds(t *testing.T) {
 		{"--good", c[0], "--bad", "."},         // the working tree
 		{"--good", c[0], "--bad", c[1], "--direction", "sideways"},
 		{"--good", c[0], "--bad", c[1], "--metric", "furlongs/op"},
+		{"--good", c[0], "--bad", c[1], "--bench", "^BenchmarkNoSuch$"}, // matches nothing at either end
 	} {
 		code, _, stderr := run(bad...)
 		if code != 2 {
 			t.Errorf("%v: exit %d, want 2\n%s", bad, code, stderr)
 		}
+		t.Logf("%v: %s", bad, strings.TrimSpace(stderr))
 	}
 }
 
