@@ -292,14 +292,21 @@ func (w *Worker) Counter(unit string) *Counter {
 
 // Counter is a custom per-op metric of one worker.
 type Counter struct {
-	n    float64
+	// Whole and fractional amounts are kept apart: an op that adds an
+	// integer pays an integer add, not a conversion and a floating-point
+	// add whose latency each op's add must wait out (4 ns of a 20 ns op).
+	i    int64
+	f    float64
 	unit string
-	_    [48]byte // keep workers' counters on separate cache lines
+	_    [40]byte // keep workers' counters on separate cache lines
 }
 
 // Add adds n to the counter.
-func (c *Counter) Add(n int64) { c.n += float64(n) }
+func (c *Counter) Add(n int64) { c.i += n }
 
 // AddFloat adds a fractional amount, such as one run's hit percentage
 // (the harness then reports its mean per op).
-func (c *Counter) AddFloat(v float64) { c.n += v }
+func (c *Counter) AddFloat(v float64) { c.f += v }
+
+// value is the counter's total.
+func (c *Counter) value() float64 { return float64(c.i) + c.f }

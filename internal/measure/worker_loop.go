@@ -402,14 +402,14 @@ func failIf(err error) {
 // allocation inside the measured window).
 func (w *Worker) counterValues() []float64 {
 	for i, c := range w.counters {
-		w.c0[i] = c.n
+		w.c0[i] = c.value()
 	}
 	return w.c0
 }
 
 func (w *Worker) counterDeltas(c0, dst []float64) {
 	for i, c := range w.counters {
-		dst[i] = c.n - c0[i]
+		dst[i] = c.value() - c0[i]
 	}
 }
 
