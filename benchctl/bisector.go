@@ -394,25 +394,8 @@ func (bs *bisector) probe(ctx context.Context, i int, c revision.Commit) (bisect
 		return st, nil
 	}
 	p := share(d.Change, bs.track.total.Change)
-	if prec, ok := againPrecision(p, bs.track.logTotal()); ok {
-		// Unknown, but away from the midpoint (a commit that carries
-		// part of the change, as between two changes): measure it again
-		// until its interval is narrow enough to tell which side it is on.
-		a.say("  unknown: carries %.0f %% [%.0f, %.0f] of the change; measuring it again to ±%.0f %%", 100*p.Share, 100*p.Lo, 100*p.Hi, 100*prec/math.Abs(bs.track.logTotal()))
-		again, err := bs.ab(ctx, name+"-again", c, bs.bad, adding{precision: prec})
-		if err != nil {
-			return bisect.Step{}, err
-		}
-		st.Took += again.took
-		if again.unbuilt == nil {
-			if d2 := bs.decision(again.ts); d2 != nil {
-				p = share(d2.Change, bs.track.total.Change)
-				st.Rounds += again.rounds
-				if rel, err := filepath.Rel(bs.out, again.dir); err == nil {
-					st.Dir = rel
-				}
-			}
-		}
+	if p, err = bs.again(ctx, name, c, p, &st); err != nil {
+		return bisect.Step{}, err
 	}
 	st.Position, st.Verdict = &p, bisect.Classify(p)
 	if st.Verdict == bisect.Unknown {
@@ -420,6 +403,36 @@ func (bs *bisector) probe(ctx context.Context, i int, c revision.Commit) (bisect
 	}
 	a.say("  %s: carries %.0f %% [%.0f, %.0f] of the change (%d rounds, %s)", st.Verdict, 100*p.Share, 100*p.Lo, 100*p.Hi, st.Rounds, st.Took.Round(time.Second))
 	return st, nil
+}
+
+// again measures commit c a second time when its position p is unknown
+// but away from the midpoint (a commit that carries part of the change,
+// as between two changes), until its interval is narrow enough to tell
+// which side it is on; it returns the position to decide by, and counts
+// the second A/B's rounds and time in st.
+func (bs *bisector) again(ctx context.Context, name string, c revision.Commit, p bisect.Position, st *bisect.Step) (bisect.Position, error) {
+	prec, ok := againPrecision(p, bs.track.logTotal())
+	if !ok {
+		return p, nil
+	}
+	bs.a.say("  unknown: carries %.0f %% [%.0f, %.0f] of the change; measuring it again to ±%.0f %%", 100*p.Share, 100*p.Lo, 100*p.Hi, 100*prec/math.Abs(bs.track.logTotal()))
+	sr, err := bs.ab(ctx, name+"-again", c, bs.bad, adding{precision: prec})
+	if err != nil {
+		return p, err
+	}
+	st.Took += sr.took
+	if sr.unbuilt != nil {
+		return p, nil
+	}
+	d := bs.decision(sr.ts)
+	if d == nil {
+		return p, nil
+	}
+	st.Rounds += sr.rounds
+	if rel, err := filepath.Rel(bs.out, sr.dir); err == nil {
+		st.Dir = rel
+	}
+	return share(d.Change, bs.track.total.Change), nil
 }
 
 // againPrecision says whether a step whose position p is unknown is worth

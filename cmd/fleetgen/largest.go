@@ -31,6 +31,29 @@ func largestUpload() payload.File {
 	return payload.File{Name: "largest.txt", Data: b.Bytes()}
 }
 
+// small is one small upload put beside the largest.
+type small struct {
+	at   time.Duration
+	took time.Duration
+	err  error
+}
+
+// putSmalls puts a one-line upload every 50 ms until done is closed.
+func putSmalls(ctx context.Context, st *store.Store, start time.Time, done <-chan struct{}) []small {
+	var smalls []small
+	for n := 0; ; n++ {
+		select {
+		case <-done:
+			return smalls
+		case <-time.After(50 * time.Millisecond):
+		}
+		f := payload.File{Name: fmt.Sprintf("small-%d.txt", n), Data: fmt.Appendf(nil, "machine-id: small\ncommit: %040d\nBenchmarkSmall-2 1000 %d ns/op\n", n, 100+n)}
+		t0 := time.Now()
+		_, err := st.Put(ctx, []payload.File{f}, "")
+		smalls = append(smalls, small{t0.Sub(start), time.Since(t0), err})
+	}
+}
+
 // measureLargest stores the largest upload while a small upload is put
 // every 50 ms beside it, and reports how long the large one took and
 // how long the small ones waited: the time the large one holds the
@@ -42,34 +65,15 @@ func measureLargest(ctx context.Context, spec string, w io.Writer) error {
 	}
 	defer st.Close()
 	big := largestUpload()
-	type small struct {
-		at   time.Duration
-		took time.Duration
-		err  error
-	}
-	var smalls []small
 	done := make(chan struct{})
-	probed := make(chan struct{})
+	smallsc := make(chan []small)
 	start := time.Now()
-	go func() {
-		defer close(probed)
-		for n := 0; ; n++ {
-			select {
-			case <-done:
-				return
-			case <-time.After(50 * time.Millisecond):
-			}
-			f := payload.File{Name: fmt.Sprintf("small-%d.txt", n), Data: fmt.Appendf(nil, "machine-id: small\ncommit: %040d\nBenchmarkSmall-2 1000 %d ns/op\n", n, 100+n)}
-			t0 := time.Now()
-			_, err := st.Put(ctx, []payload.File{f}, "")
-			smalls = append(smalls, small{t0.Sub(start), time.Since(t0), err})
-		}
-	}()
+	go func() { smallsc <- putSmalls(ctx, st, start, done) }()
 	t0 := time.Now()
 	up, err := st.Put(ctx, []payload.File{big}, "")
 	took := time.Since(t0)
 	close(done)
-	<-probed
+	smalls := <-smallsc
 	if err != nil {
 		return fmt.Errorf("the largest upload: %w", err)
 	}
