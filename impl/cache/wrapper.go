@@ -139,10 +139,9 @@ func (w *wrapper) retained(ledger, entry int64, markAccessed bool) *Entry {
 
 // entryInSlot is retained's read for a wrapper read from the paged
 // cache's slot of (ledger, entry): the entry it holds, if it is at that
-// position, marked accessed, not yet retained. The slot
-// names the position, and a wrapper holds one position in its life, set
-// before it is published, so its key needs no check and its value no
-// seqlock read: the value is the entry from the insert until the removal
+// position, marked accessed, not yet retained. The slot names the
+// position, and a wrapper holds one position in its life, set before it
+// is published, so its key needs no check and its value no seqlock read: the value is the entry from the insert until the removal
 // clears it, and the removal unlinks the wrapper from its slot first. A
 // wrapper loaded from its slot held its entry at that instant, which is
 // where such a read takes effect; retainedHere then keeps the entry only
