@@ -15,6 +15,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness/history"
 	"github.com/ledgerbench/ledgerbench/harness/report"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/payload"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
 )
 
@@ -94,22 +95,8 @@ func (nb *nightlyBisect) bisectNew(ctx context.Context, s *session, regs []histo
 	}
 }
 
-// Configuration keys of a bisection's server file: the regression it
-// bisected and what it found. The results server records a file that
-// carries bisect-bad as a bisection, not as a run.
-const (
-	keyBisectBenchmark = "bisect-benchmark"
-	keyBisectUnit      = "bisect-unit"
-	keyBisectGood      = "bisect-good"
-	keyBisectBad       = "bisect-bad"
-	keyBisectCulprit   = "bisect-culprit"
-	keyBisectSubject   = "bisect-subject"
-	keyBisectOwn       = "bisect-own"
-	keyBisectShare     = "bisect-share"
-)
-
 // writeServerFile writes DIR/bisect.txt, what --server uploads of the
-// bisection in DIR of regression r: the keys above, the report as
+// bisection in DIR of regression r: payload's bisect keys, the report as
 // comment lines, and the raw A/B that decided it (the culprit against its
 // parent, else the ends), whose machine-id is the machine's. It returns an os.IsNotExist error when the
 // bisection wrote no report (it was interrupted before its end).
@@ -141,17 +128,17 @@ func writeServerFile(dir string, r history.Regression) (string, error) {
 	}
 	var f strings.Builder
 	line := func(k, v string) { fmt.Fprintf(&f, "%s: %s\n", k, strings.Join(strings.Fields(v), " ")) }
-	line(keyBisectBenchmark, r.Series.Benchmark)
-	line(keyBisectUnit, r.Series.Unit)
-	line(keyBisectGood, r.Good)
-	line(keyBisectBad, r.Bad)
+	line(payload.KeyBisectBenchmark, r.Series.Benchmark)
+	line(payload.KeyBisectUnit, r.Series.Unit)
+	line(payload.KeyBisectGood, r.Good)
+	line(payload.KeyBisectBad, r.Bad)
 	if c := rep.Culprit; c != nil {
-		line(keyBisectCulprit, c.Hash)
-		line(keyBisectSubject, c.Subject)
+		line(payload.KeyBisectCulprit, c.Hash)
+		line(payload.KeyBisectSubject, c.Subject)
 	}
 	if o := rep.Own; o != nil && o.Change != nil && o.Explains != nil {
-		line(keyBisectOwn, o.Change.String())
-		line(keyBisectShare, strconv.FormatFloat(o.Explains.Share, 'g', 4, 64))
+		line(payload.KeyBisectOwn, o.Change.String())
+		line(payload.KeyBisectShare, strconv.FormatFloat(o.Explains.Share, 'g', 4, 64))
 	}
 	// The report as comments: a line that begins with "# " is no
 	// configuration line and no result.

@@ -33,13 +33,12 @@ func largestUpload() payload.File {
 
 // small is one small upload put beside the largest.
 type small struct {
-	at   time.Duration
 	took time.Duration
 	err  error
 }
 
 // putSmalls puts a one-line upload every 50 ms until done is closed.
-func putSmalls(ctx context.Context, st *store.Store, start time.Time, done <-chan struct{}) []small {
+func putSmalls(ctx context.Context, st *store.Store, done <-chan struct{}) []small {
 	var smalls []small
 	for n := 0; ; n++ {
 		select {
@@ -50,7 +49,7 @@ func putSmalls(ctx context.Context, st *store.Store, start time.Time, done <-cha
 		f := payload.File{Name: fmt.Sprintf("small-%d.txt", n), Data: fmt.Appendf(nil, "machine-id: small\ncommit: %040d\nBenchmarkSmall-2 1000 %d ns/op\n", n, 100+n)}
 		t0 := time.Now()
 		_, err := st.Put(ctx, []payload.File{f}, "")
-		smalls = append(smalls, small{t0.Sub(start), time.Since(t0), err})
+		smalls = append(smalls, small{time.Since(t0), err})
 	}
 }
 
@@ -67,8 +66,7 @@ func measureLargest(ctx context.Context, spec string, w io.Writer) error {
 	big := largestUpload()
 	done := make(chan struct{})
 	smallsc := make(chan []small)
-	start := time.Now()
-	go func() { smallsc <- putSmalls(ctx, st, start, done) }()
+	go func() { smallsc <- putSmalls(ctx, st, done) }()
 	t0 := time.Now()
 	up, err := st.Put(ctx, []payload.File{big}, "")
 	took := time.Since(t0)

@@ -166,7 +166,10 @@ func (c *Paged) Get(key Position) *Entry {
 
 // GetRange reads [first, last] page by page, in one loop over each page's
 // used slots: no visitor per entry, and each slot's wrapper read by
-// entryInSlot and its entry retained by retainedHere.
+// entryInSlot and its entry retained by retainedHere. It walks the pages
+// as forEachWrapper does, written out: a walk shared through a closure
+// cost a miss 21 more instructions (120 → 141), through an iterator value
+// 109 more.
 func (c *Paged) GetRange(first, last Position) []*Entry {
 	fp, fs := keyOf(first.Ledger, first.Entry)
 	it := c.pages.Seek(fp)
@@ -203,13 +206,8 @@ func (c *Paged) GetRange(first, last Position) []*Entry {
 // order.)
 func (p *page) retainSlots(from, to int, first, last Position, out []*Entry) []*Entry {
 	base := p.key.index << pageShift
-	used := p.used.Load() >> uint(from) << uint(from)
-	if to < slotMask {
-		used &= 1<<uint(to+1) - 1
-	}
-	for used != 0 {
+	for used := p.usedIn(from, to); used != 0; used &= used - 1 {
 		s := bits.TrailingZeros64(used)
-		used &= used - 1
 		w := p.slots[s].Load()
 		if w == nil {
 			continue
@@ -222,6 +220,15 @@ func (p *page) retainSlots(from, to int, first, last Position, out []*Entry) []*
 		}
 	}
 	return out
+}
+
+// usedIn is the bitmap of the slots from..to ever used.
+func (p *page) usedIn(from, to int) uint64 {
+	used := p.used.Load() >> uint(from) << uint(from)
+	if to < slotMask {
+		used &= 1<<uint(to+1) - 1
+	}
+	return used
 }
 
 func (c *Paged) Exists(key Position) bool { return c.wrapperAt(key) != nil }
@@ -259,10 +266,7 @@ func (c *Paged) forEachWrapper(first, last Position, lastInclusive bool, visit f
 // straight through.
 func (p *page) visitSlots(from, to int, visit func(w *wrapper, ledger, entry int64)) {
 	base := p.key.index << pageShift
-	used := p.used.Load() >> uint(from) << uint(from)
-	if to < slotMask {
-		used &= 1<<uint(to+1) - 1
-	}
+	used := p.usedIn(from, to)
 	if bits.OnesCount64(used) == to-from+1 {
 		for s := from; s <= to; s++ {
 			if w := p.slots[s].Load(); w != nil {

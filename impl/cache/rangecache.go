@@ -78,11 +78,8 @@ func (c *core) GetRange(first, last Position) []*Entry {
 	var out []*Entry
 	c.each(first, last, true, func(w *wrapper, l, e int64) {
 		if v := w.retained(l, e, true); v != nil {
-			if out == nil && first.Ledger == last.Ledger {
-				// One ledger: at most the span (see rangeResult),
-				// written out: the skip list's read is the baseline.
-				span := uint64(last.Entry-e) + 1
-				out = make([]*Entry, 0, min(span-1, 1023)+1)
+			if out == nil {
+				out = rangeResult(first, last, e)
 			}
 			out = append(out, v)
 		}

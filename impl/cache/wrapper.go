@@ -161,7 +161,10 @@ func (w *wrapper) entryInSlot(ledger, entry int64) *Entry {
 // holds a reference besides the new one (the cache's, or another
 // reader's), else leaves it as it was. An entry's position changes only
 // when it is deallocated, which a retain that succeeds rules out until
-// its release: the position entryInSlot checked still holds.
+// its release: the position entryInSlot checked still holds. It is
+// retained's last lines again rather than called from it: neither
+// function inlines, and a call per entry in the skip list's read would
+// change the baseline.
 func (e *Entry) retainedHere() bool {
 	// Retain, and read the count it left (see Entry.Retain): odd is
 	// released, and below two references the cache no longer holds it.

@@ -14,6 +14,21 @@ const TokenEnv = "BENCHCTL_TOKEN"
 // the most a client reads of a file to upload.
 const MaxUpload = 32 << 20
 
+// Configuration keys of a bisection's file (what nightly --bisect uploads
+// of a bisection): the regression it bisected and what it found. A
+// store records a file that carries KeyBisectBad as a bisection, not as
+// a run.
+const (
+	KeyBisectBenchmark = "bisect-benchmark"
+	KeyBisectUnit      = "bisect-unit"
+	KeyBisectGood      = "bisect-good"
+	KeyBisectBad       = "bisect-bad"
+	KeyBisectCulprit   = "bisect-culprit"
+	KeyBisectSubject   = "bisect-subject"
+	KeyBisectOwn       = "bisect-own"   // its change against its parent, with its interval
+	KeyBisectShare     = "bisect-share" // the part of the whole change it explains
+)
+
 // File is one benchfmt file of an upload.
 type File struct {
 	Name string

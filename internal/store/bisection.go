@@ -5,12 +5,15 @@ import (
 	"database/sql"
 	"math"
 	"strconv"
+
+	"github.com/ledgerbench/ledgerbench/internal/payload"
 )
 
 // Bisection is what a benchctl bisect of one regression found, as
 // nightly --bisect uploads it: a file whose configuration carries
-// bisect-bad (the keys below) is recorded as a bisection of its
-// machine's regression from Good to Bad, not counted as a run.
+// payload.KeyBisectBad (and payload's other bisect keys) is recorded as a
+// bisection of its machine's regression from Good to Bad, not counted as
+// a run.
 type Bisection struct {
 	Machine   string `json:"machine"`
 	Benchmark string `json:"benchmark"`
@@ -40,9 +43,10 @@ func bisectionOf(p parsed) (Bisection, bool) {
 		}
 		return ""
 	}
-	b := Bisection{Machine: p.machine, Benchmark: get("bisect-benchmark"), Unit: get("bisect-unit"), Good: get("bisect-good"), Bad: get("bisect-bad"),
-		Culprit: get("bisect-culprit"), Subject: get("bisect-subject"), Own: get("bisect-own"), Share: math.NaN()}
-	if v, err := strconv.ParseFloat(get("bisect-share"), 64); err == nil {
+	b := Bisection{Machine: p.machine, Benchmark: get(payload.KeyBisectBenchmark), Unit: get(payload.KeyBisectUnit),
+		Good: get(payload.KeyBisectGood), Bad: get(payload.KeyBisectBad), Culprit: get(payload.KeyBisectCulprit),
+		Subject: get(payload.KeyBisectSubject), Own: get(payload.KeyBisectOwn), Share: math.NaN()}
+	if v, err := strconv.ParseFloat(get(payload.KeyBisectShare), 64); err == nil {
 		b.Share = v
 	}
 	return b, b.Bad != ""
