@@ -60,10 +60,13 @@ func (a *Atomic) getOrCreate(name string, seq int64) (p *producer, created bool)
 // the producer has none) and then records highest. A compare-and-swap
 // that lands on a state Delete is removing linearizes before the Delete.
 func (a *Atomic) Admit(name string, seq, highest int64) (bool, int64) {
+	p := a.lookup(name)
 	for {
-		p, created := a.getOrCreate(name, highest)
-		if created {
-			return true, 0
+		if p == nil || p.deleted.Load() {
+			var created bool
+			if p, created = a.getOrCreate(name, highest); created {
+				return true, 0
+			}
 		}
 		for !p.deleted.Load() {
 			cur := p.pushed.Load()
@@ -74,7 +77,7 @@ func (a *Atomic) Admit(name string, seq, highest int64) (bool, int64) {
 				return true, 0
 			}
 		}
-		// deleted under us: look it up again
+		p = nil // deleted under us: look it up again
 	}
 }
 
