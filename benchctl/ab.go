@@ -50,7 +50,8 @@ Each fork is one sample (the median of its iterations), and each round's two for
 the change is the geometric mean of the pairs' ratios, with its interval. Every row gets a verdict
 at the false-discovery rate --alpha across the rows of its unit: changed (significant, and at least
 --min-change), same (the interval within ±--min-change) or unknown, and the smallest change its
-samples could detect at 80 % power. ab runs ` + fmt.Sprint(engine.ABForks) + ` rounds unless --forks says otherwise.
+samples could detect at 80 % power. ab runs ` + fmt.Sprint(engine.ABForks) + ` rounds unless --forks (or --quick) says
+otherwise, ` + fmt.Sprint(engine.DuetForks) + ` with --duet, whose rounds take half the machine time.
 
 --duet runs each round's two forks at the same time, each pinned to half of the CPUs (swapped every
 round), their measured iterations on one schedule, so the host's noise hits both and the pair's
@@ -67,6 +68,9 @@ on a failed fork or on a revision that does not build.`,
 			o, cases, err := a.planOrPackages(cmd, &f, args)
 			if err != nil {
 				return err
+			}
+			if o.Duet && !cmd.Flags().Changed("forks") && !f.quick {
+				o.Forks = engine.DuetForks
 			}
 			if err := abProfiles(o); err != nil {
 				return err

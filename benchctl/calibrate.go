@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -30,6 +31,11 @@ type calFlags struct {
 	// plant is --plant: side B's planted slowdown (0.02 for 2%).
 	plantArg string
 	plant    float64
+	// detect is --detect: replay ab --detect on the rounds (0.02 for 2%),
+	// stopping at --budget's worth of rounds.
+	detectArg string
+	detect    float64
+	budget    time.Duration
 }
 
 func (a *app) calibrateCmd() *cobra.Command {
@@ -60,11 +66,20 @@ known length: each measured window of B, once its ops are done, spins on the clo
 they took, inside the window, and that time is measured with them (ns/op and ops/s move by P %;
 sample-time percentiles do not). It reports as --pair does, each case against itself planted. It
 exists to calibrate; nothing else plants. DIR/calibration.md and
-DIR/calibration.json hold the figures, and DIR/aa.txt the raw results.`,
+DIR/calibration.json hold the figures, and DIR/aa.txt the raw results.
+
+--detect P% also replays ab --detect P% --budget on the same rounds, in order: each comparison
+starts with --group rounds, is refused when its plan needs more rounds than --budget holds, and
+otherwise takes one more round at a time until it can detect P % (or the budget's rounds are
+spent). It reports how often those comparisons are significant (false positives in an A/A, detections
+of a known change), how many were refused, and the rounds they took.`,
 		Example: fmt.Sprintf(`  %[1]s calibrate --suite SUITE --trials 200 --group 5 --warmup 1x20ms --measure 3x20ms
   %[1]s calibrate --bench Work --pair extra=0,5 --trials 100`, a.name),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := cf.parseDetect(&f); err != nil {
+				return err
+			}
 			if cf.from != "" {
 				return a.calibrateFrom(&f, &cf)
 			}
@@ -113,6 +128,7 @@ DIR/calibration.json hold the figures, and DIR/aa.txt the raw results.`,
 	fl.StringVar(&cf.pair, "pair", "", "PARAM=BASE,CHANGED: side B runs PARAM=CHANGED where side A runs PARAM=BASE; measure how often the change is detected")
 	fl.StringVar(&cf.plantArg, "plant", "", "P%: side B measures a known slowdown of P % (at most 100 %) of every benchmark; report how often it is detected")
 	fl.BoolVar(&f.duet, "duet", false, "run both sides of each round at the same time, each on half of the CPUs, as ab --duet does")
+	fl.StringVar(&cf.detectArg, "detect", "", "P%: also replay ab --detect P% --budget on the rounds and report its error rate and rounds")
 	fl.StringVar(&cf.from, "from", "", "report again on the raw results (aa.txt) of an earlier calibrate run, measuring nothing; --pair (any value) reports it as a known change")
 	return c
 }
@@ -171,6 +187,8 @@ type calBench struct {
 	// PairSpread the standard deviation of one round's log ratio.
 	Paired     calibrate.Paired
 	PairSpread float64
+	// Adaptive is the replay of ab --detect (with --detect).
+	Adaptive *calibrate.Adaptive `json:",omitempty"`
 }
 
 type calPairResult struct {
@@ -184,6 +202,8 @@ type calPairResult struct {
 	// Seconds90At2 their machine time.
 	For90At2     int
 	Seconds90At2 float64
+	// Adaptive is the replay of ab --detect (with --detect).
+	Adaptive *calibrate.Adaptive `json:",omitempty"`
 }
 
 type calRounds struct {
@@ -316,7 +336,7 @@ func (p *calPair) split(cases []engine.Case) (base, changed []engine.Case) {
 // calibration.json.
 func (a *app) writeCalibration(rep calReport, cf *calFlags, pair bool, hostNote string, runs []*result.Run, out string) error {
 	if pair {
-		rep.Pair = pairResults(cf, runs, rep.RoundSeconds)
+		rep.Pair = rep.pairResults(cf, runs)
 	} else {
 		rep.aa(cf, runs)
 	}
@@ -332,7 +352,11 @@ func (a *app) writeCalibration(rep calReport, cf *calFlags, pair bool, hostNote 
 			return failedError{err.Error()}
 		}
 	}
-	fmt.Fprintf(a.stdout, "\ncalibration: %s (raw results: %s)\n", filepath.Join(out, "calibration.md"), filepath.Join(out, "aa.txt"))
+	raw := filepath.Join(out, "aa.txt")
+	if cf.from != "" {
+		raw = cf.from
+	}
+	fmt.Fprintf(a.stdout, "\ncalibration: %s (raw results: %s)\n", filepath.Join(out, "calibration.md"), raw)
 	return nil
 }
 
@@ -344,7 +368,8 @@ func (rep *calReport) aa(cf *calFlags, runs []*result.Run) {
 	for i, cr := range runs[0].Cases {
 		x, y := cr.ForkScores(), runs[1].Cases[i].ForkScores()
 		b := calBench{Name: cr.Case.Name(), AAResult: calibrate.AA(x, y, cf.group, cf.alpha),
-			Paired: calibrate.PairedRounds(x, y, cf.group, cf.alpha, 0), PairSpread: calibrate.PairSpread(x, y)}
+			Paired: calibrate.PairedRounds(x, y, cf.group, cf.alpha, 0), PairSpread: calibrate.PairSpread(x, y),
+			Adaptive: rep.adaptive(cf, len(runs[0].Cases), x, y, 0)}
 		rep.Benchmarks = append(rep.Benchmarks, b)
 		ph, pn = ph+b.Paired.Hits.Hits, pn+b.Paired.Hits.N
 		fh, fn, ih, in = fh+b.Fork.Hits, fn+b.Fork.N, ih+b.Iteration.Hits, in+b.Iteration.N
@@ -370,7 +395,8 @@ var calRoundCounts = []int{3, 4, 5, 6, 8, 10, 15, 20, 30, 40}
 
 // pairResults are how often --pair's change is detected at 3 to 40
 // rounds a comparison, in the direction all rounds together find it.
-func pairResults(cf *calFlags, runs []*result.Run, roundSeconds float64) []calPairResult {
+func (rep *calReport) pairResults(cf *calFlags, runs []*result.Run) []calPairResult {
+	roundSeconds := rep.RoundSeconds
 	var out []calPairResult
 	for i, cr := range runs[0].Cases {
 		other := runs[1].Cases[i]
@@ -393,6 +419,7 @@ func pairResults(cf *calFlags, runs []*result.Run, roundSeconds float64) []calPa
 			}
 			pr.ByRounds = append(pr.ByRounds, calRounds{calibrate.PairedRounds(x, y, g, cf.alpha, dir), float64(g) * roundSeconds})
 		}
+		pr.Adaptive = rep.adaptive(cf, len(runs[0].Cases), x, y, dir)
 		pr.For90At2 = verdict.Pairs(pr.PairSpread, 0.02, cf.alpha, 0.9)
 		pr.Seconds90At2 = float64(pr.For90At2) * roundSeconds
 		out = append(out, pr)
@@ -446,6 +473,7 @@ func writeCalibrationMD(w io.Writer, command, hostNote string, r calReport) {
 		}
 		fmt.Fprintln(w)
 	}
+	writeAdaptiveMD(w, r)
 }
 
 // writeAAMD renders the A/A figures.
@@ -465,6 +493,62 @@ func writeAAMD(w io.Writer, r calReport) {
 		fmt.Fprintf(w, "\nnightly: too few forks for a flat series of 30 nights of 3 forks (90 a side) to test nightly's rule on.\n")
 	} else {
 		fmt.Fprintf(w, "\nnightly: %s of the flat series of 30 nights of 3 forks, made of these forks (nothing changed along them), raised an alarm.\n", pct(r.Nightly))
+	}
+	fmt.Fprintln(w)
+}
+
+// parseDetect reads --detect; the replay stops at --budget's rounds.
+func (cf *calFlags) parseDetect(f *runFlags) error {
+	if cf.detectArg == "" {
+		return nil
+	}
+	d, err := percentArg("--detect", cf.detectArg, 100, false)
+	if err != nil {
+		return usageError{err}
+	}
+	cf.detect, cf.budget = d, f.budget
+	return nil
+}
+
+// adaptive replays ab --detect on x and y (nil without --detect): a
+// comparison may take the rounds of one case that --budget holds, at the
+// machine time a round of the cases took here.
+func (rep *calReport) adaptive(cf *calFlags, cases int, x, y calibrate.Forks, dir int) *calibrate.Adaptive {
+	if cf.detect == 0 || rep.RoundSeconds <= 0 {
+		return nil
+	}
+	capRounds := max(cf.group, int(cf.budget.Seconds()/(rep.RoundSeconds/float64(cases))))
+	r := calibrate.AdaptiveRounds(x, y, cf.group, capRounds, cf.detect, cf.alpha, dir)
+	return &r
+}
+
+// writeAdaptiveMD renders the replays of ab --detect of every benchmark
+// or known change that has one.
+func writeAdaptiveMD(w io.Writer, r calReport) {
+	type row struct {
+		name string
+		a    *calibrate.Adaptive
+	}
+	var rows []row
+	for _, b := range r.Benchmarks {
+		rows = append(rows, row{b.Name, b.Adaptive})
+	}
+	for _, p := range r.Pair {
+		rows = append(rows, row{p.Base, p.Adaptive})
+	}
+	if len(rows) == 0 || rows[0].a == nil {
+		return
+	}
+	what := "false positives"
+	if len(r.Pair) > 0 {
+		what = "detected"
+	}
+	a := rows[0].a
+	fmt.Fprintf(w, "## Replayed as ab --detect %g%%\n\nThe same rounds, in order, as ab --detect %g%% takes them: %d rounds first, then one at a time until the comparison can detect %g %% at 80 %% power, at most %d rounds (the budget's, at this run's time a round); a comparison whose plan needs more is refused, as ab refuses it (exit 2). *%s* counts, of the comparisons that ran, those significant at α, with the exact 95 %% binomial interval.\n\n",
+		100*a.Detect, 100*a.Detect, a.First, 100*a.Detect, a.Cap, what)
+	fmt.Fprintf(w, "| benchmark | %s | refused | stopped at the cap | rounds, mean | rounds, most |\n|:--|--:|--:|--:|--:|--:|\n", what)
+	for _, x := range rows {
+		fmt.Fprintf(w, "| %s | %s | %d | %d | %.1f | %d |\n", x.name, pct(x.a.Hits), x.a.Refused, x.a.AtCap, x.a.MeanRounds, x.a.MostRounds)
 	}
 	fmt.Fprintln(w)
 }

@@ -289,6 +289,15 @@ func TestCalibrate(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(again, "calibration.json")); err != nil {
 		t.Error(err)
 	}
+	// Replayed as ab --detect: a row per benchmark, in the JSON too.
+	code, stdout, stderr = benchctl(t, "calibrate", "--from", filepath.Join(out, "aa.txt"), "--group", "3", "--detect", "50%", "--out", again)
+	if code != 0 || !strings.Contains(stdout, "## Replayed as ab --detect 50%") || !strings.Contains(stdout, "| BenchmarkEnum/kind=b/even=2 | ") ||
+		strings.Count(stdout, "| BenchmarkEnum/kind=") != 4 {
+		t.Errorf("calibrate --from --detect: exit %d, want the replay's table with both cases\n%s\n%s", code, stdout, stderr)
+	}
+	if js, _ := os.ReadFile(filepath.Join(again, "calibration.json")); !strings.Contains(string(js), `"Adaptive": {`) {
+		t.Errorf("calibration.json lacks the replay:\n%s", js)
+	}
 	if code, _, stderr := benchctl(t, "calibrate", "--from", filepath.Join(again, "calibration.json"), "--out", again); code != 2 || !strings.Contains(stderr, "--from:") {
 		t.Errorf("calibrate --from a JSON file: exit %d, %q; want 2", code, stderr)
 	}
@@ -306,6 +315,8 @@ func TestCalibrate(t *testing.T) {
 		{[]string{"--plant", "150%"}, `--plant "150%": want a percentage`},
 		{[]string{"--plant", "abc"}, `--plant "abc": want a percentage`},
 		{[]string{"--plant", "2%", "--pair", "kind=b,a"}, "--pair and --plant: one known change at a time"},
+		{[]string{"--detect", "0"}, `--detect "0": want a percentage above 0 and below 100`},
+		{[]string{"--detect", "x%"}, `--detect "x%": want a percentage`},
 	} {
 		args := append([]string{"calibrate", "--suite", "clitest", "--bench", "Enum", "--out", filepath.Join(t.TempDir(), "x")}, tc.args...)
 		if code, _, stderr := benchctl(t, args...); code != 2 || !strings.Contains(stderr, tc.want) {
@@ -346,6 +357,10 @@ func TestCalibratePlanted(t *testing.T) {
 	code, stdout, stderr = benchctl(t, "calibrate", "--from", filepath.Join(out, "aa.txt"), "--group", "3", "--out", again)
 	if code != 0 || !strings.Contains(stdout, heading) {
 		t.Errorf("calibrate --from a planted run: exit %d, want %q\n%s\n%s", code, heading, stdout, stderr)
+	}
+	code, stdout, stderr = benchctl(t, "calibrate", "--from", filepath.Join(out, "aa.txt"), "--group", "3", "--detect", "20%", "--out", again)
+	if code != 0 || !strings.Contains(stdout, "| benchmark | detected | refused |") || !strings.Contains(stdout, "| BenchmarkEnum/kind=b/even=2 | ") {
+		t.Errorf("calibrate --from a planted run --detect: exit %d, want the replay's detections\n%s\n%s", code, stdout, stderr)
 	}
 }
 

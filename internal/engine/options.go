@@ -94,6 +94,13 @@ func DefaultOptions() Options {
 // few times the spread of one pair's ratio.
 const ABForks = 5
 
+// DuetForks is the rounds of a duet A/B comparison by default: a duet
+// round runs both forks at once, so twice ABForks take the machine time
+// of ABForks interleaved rounds. On a 2-vCPU VM at 1 s iterations, 5
+// duet rounds found a planted +2 % in 85 % of 40 comparisons and 10 in
+// all of 20.
+const DuetForks = 2 * ABForks
+
 // PrecisionForks is the least forks a run with a precision target starts
 // with, before it adds forks: fewer give no interval to stop on.
 const PrecisionForks = 3
