@@ -32,6 +32,7 @@ func readCalibration(path string) (runs []*result.Run, h report.Header, roundSec
 	if err != nil {
 		return nil, h, 0, err
 	}
+	data = blankLongComments(data)
 	markers := result.ForkMarkers(data)
 	r := benchfmt.NewReader(bytes.NewReader(data), path)
 	sides := map[string]*result.Run{}
@@ -92,4 +93,20 @@ func roundsOf(run *result.Run) int {
 		n = max(n, len(cr.ForkScores()))
 	}
 	return n
+}
+
+// blankLongComments empties every comment line of data too long for
+// benchfmt's reader (64 KiB), keeping the line so that the results keep
+// their line numbers: calibrate wrote its fork order on one such line
+// before it split it.
+func blankLongComments(data []byte) []byte {
+	const longest = 64<<10 - 1
+	var out []byte
+	for line := range bytes.Lines(data) {
+		if len(line) > longest && line[0] == '#' {
+			line = []byte("#\n")
+		}
+		out = append(out, line...)
+	}
+	return out
 }

@@ -289,6 +289,17 @@ func TestCalibrate(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(again, "calibration.json")); err != nil {
 		t.Error(err)
 	}
+	// A fork order on one line past benchfmt's 64 KiB, as calibrate wrote
+	// it before splitting it, is read past.
+	txt, _ = os.ReadFile(filepath.Join(out, "aa.txt"))
+	long := bytes.Replace(txt, []byte("\n"), []byte("\n# benchctl: A/B fork order (round:case:sides): "+strings.Repeat("1:BenchmarkX:A,B ", 5000)+"\n"), 1)
+	longPath := filepath.Join(t.TempDir(), "aa.txt")
+	if err := os.WriteFile(longPath, long, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, stdout, stderr := benchctl(t, "calibrate", "--from", longPath, "--group", "3"); code != 0 || !strings.Contains(stdout, allRow) {
+		t.Errorf("calibrate --from a file with an 85 KB comment line: exit %d, want the row %q\n%s\n%s", code, allRow, stdout, stderr)
+	}
 	// Replayed as ab --detect: a row per benchmark, in the JSON too.
 	code, stdout, stderr = benchctl(t, "calibrate", "--from", filepath.Join(out, "aa.txt"), "--group", "3", "--detect", "50%", "--out", again)
 	if code != 0 || !strings.Contains(stdout, "## Replayed as ab --detect 50%") || !strings.Contains(stdout, "| BenchmarkEnum/kind=b/even=2 | ") ||

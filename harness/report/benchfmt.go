@@ -60,8 +60,13 @@ func WriteSides(out io.Writer, sides []Side) error {
 	if o.Duet {
 		comment("duet: each round ran a case's forks of both sides at the same time, each pinned to half of the CPUs (swapped every round), their iterations on one schedule; the order below names each side's CPUs")
 	}
-	if len(run.Order) > 0 {
-		comment("A/B fork order (round:case:sides): %s", strings.Join(run.Order, " "))
+	for i := 0; i < len(run.Order); i += orderPerLine {
+		part := strings.Join(run.Order[i:min(i+orderPerLine, len(run.Order))], " ")
+		if i == 0 {
+			comment("A/B fork order (round:case:sides): %s", part)
+		} else {
+			comment("A/B fork order, continued: %s", part)
+		}
 	}
 	if run.InProcess {
 		comment("WARNING: --forks 0 ran every benchmark in the benchctl process: heap, GC and scheduler state carry over between benchmarks, so results are less trustworthy")
@@ -77,6 +82,11 @@ func WriteSides(out io.Writer, sides []Side) error {
 	}
 	return bw.Flush()
 }
+
+// orderPerLine is how many forks of the A/B order one comment line
+// names: readers of the format (x/perf's benchfmt, so benchstat) refuse
+// a line over 64 KiB, and a calibration's order names thousands.
+const orderPerLine = 256
 
 func writeRun(w *benchfmt.Writer, comment func(string, ...any), h Header, run *result.Run, units map[string]bool) error {
 	base := h.keys()

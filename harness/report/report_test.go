@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -247,5 +248,42 @@ func TestWriteFileAtomic(t *testing.T) {
 	}
 	if err := report.CheckWritable(filepath.Join(path, "sub")); err == nil {
 		t.Error("CheckWritable accepted a path under a file")
+	}
+}
+
+// TestLongForkOrderStaysReadable: the A/B order of a calibration names
+// thousands of forks; it is written over lines that benchfmt (and so
+// benchstat), whose lines end at 64 KiB, reads, and names every fork
+// once.
+func TestLongForkOrderStaysReadable(t *testing.T) {
+	a, b := fixtureRun(t), fixtureRun(t)
+	for round := 1; round <= 2500; round++ {
+		a.Order = append(a.Order, fmt.Sprintf("%d:BenchmarkAlloc/size=1024:B,A", round), fmt.Sprintf("%d:BenchmarkSpin/extra=5:A,B", round))
+	}
+	var buf bytes.Buffer
+	if err := report.WriteSides(&buf, []report.Side{{Header: header(), Run: a}, {Header: header(), Run: b}}); err != nil {
+		t.Fatal(err)
+	}
+	named := 0
+	for line := range strings.SplitSeq(buf.String(), "\n") {
+		if len(line) >= 64<<10 {
+			t.Fatalf("a line of %d bytes", len(line))
+		}
+		if strings.Contains(line, "A/B fork order") {
+			named += strings.Count(line, ":B,A") + strings.Count(line, ":A,B")
+		}
+	}
+	if named != 5000 {
+		t.Errorf("the order names %d forks, want 5000", named)
+	}
+	r := benchfmt.NewReader(bytes.NewReader(buf.Bytes()), "ab.txt")
+	results := 0
+	for r.Scan() {
+		if _, ok := r.Result().(*benchfmt.Result); ok {
+			results++
+		}
+	}
+	if err := r.Err(); err != nil || results != 2*23 {
+		t.Errorf("benchfmt read %d results, want 46; error %v", results, err)
 	}
 }
