@@ -330,6 +330,10 @@ func (ab *abFlags) adaptive(cmd *cobra.Command, o *engine.Options, f *runFlags) 
 			return usageError{err}
 		}
 		o.Detect, o.Budget = d, f.budget
+		if set("forks") && o.Forks < engine.DetectForks {
+			return usageError{fmt.Errorf("--forks %d: --detect plans from at least %d rounds (from fewer, a comparison stopped when its rounds happen to spread little finds changes that are not there)", o.Forks, engine.DetectForks)}
+		}
+		o.Forks = max(o.Forks, engine.DetectForks)
 	} else if ab.anyway {
 		return usageError{errors.New("--anyway goes with --detect")}
 	}

@@ -210,7 +210,7 @@ func TestABDuet(t *testing.T) {
 	}
 }
 
-// TestABDetectPlans: after its first rounds, an A/B asked for a change
+// TestABDetectPlans: after its first rounds (5 at least), an A/B asked for a change
 // its spread cannot detect within the budget says so and exits 2,
 // keeping those rounds; one it can reach adds rounds and says it did.
 // Both are A/As: the second's --min-change 20 keeps an A/A's chance
@@ -221,18 +221,24 @@ func TestABDetectPlans(t *testing.T) {
 	dir, c := tinyRepo(t)
 	out := filepath.Join(t.TempDir(), "ab")
 	code, stdout, stderr := abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[1], "--detect", "0.001%", "--budget", "5s",
-		"--forks", "3", "--warmup", "1x20ms", "--measure", "2x20ms", "--out", out)
+		"--forks", "5", "--warmup", "1x20ms", "--measure", "2x20ms", "--out", out)
 	if code != 2 || !strings.Contains(stderr, "cannot reach a detectable change of 0.001 % within the budget") || !strings.Contains(stderr, "--anyway") {
 		t.Fatalf("exit %d, want 2 and the plan's refusal\n%s\n%s", code, stdout, stderr)
 	}
 	txt, _ := os.ReadFile(filepath.Join(out, "ab.txt"))
-	if n := strings.Count(string(txt), "\nBenchmarkTinyWork-"); n != 3*2*2 {
-		t.Errorf("ab.txt holds %d results, want the first 3 rounds' 2 iterations a side:\n%s", n, txt)
+	if n := strings.Count(string(txt), "\nBenchmarkTinyWork-"); n != 5*2*2 {
+		t.Errorf("ab.txt holds %d results, want the first 5 rounds' 2 iterations a side:\n%s", n, txt)
 	}
+	// --quick's 3 rounds are raised to the 5 --detect plans from.
+	reach := filepath.Join(t.TempDir(), "reach")
 	code, _, stderr = abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[1], "--detect", "60%", "--budget", "30s",
-		"--min-change", "20", "--forks", "3", "--warmup", "1x20ms", "--measure", "2x20ms", "--out", filepath.Join(t.TempDir(), "reach"))
+		"--min-change", "20", "--quick", "--warmup", "1x20ms", "--measure", "2x20ms", "--out", reach)
 	if code != 0 || !strings.Contains(stderr, "1 of 1 cases reached a detectable change of 60 %") {
 		t.Errorf("exit %d, want 0 and the case reaching it\n%s", code, stderr)
+	}
+	txt, _ = os.ReadFile(filepath.Join(reach, "ab.txt"))
+	if n := strings.Count(string(txt), "\nBenchmarkTinyWork-"); n < 5*2*2 {
+		t.Errorf("ab.txt holds %d results, want at least 5 rounds' 2 iterations a side", n)
 	}
 }
 
@@ -313,7 +319,8 @@ func TestABBadInput(t *testing.T) {
 		{dir, []string{"ab", "--base", c[0], "--detect", "abc", "--bench", "TinyWork"}, `--detect "abc": want a percentage above 0 and below 100`},
 		{dir, []string{"ab", "--base", c[0], "--anyway", "--bench", "TinyWork"}, "--anyway goes with --detect"},
 		{dir, []string{"ab", "--base", c[0], "--budget", "1m", "--min-change", "0", "--bench", "TinyWork"}, "--budget adds rounds until each case's interval"},
-		{dir, []string{"ab", "--base", c[0], "--detect", "2%", "--forks", "2", "--bench", "TinyWork"}, "--forks 2: adding rounds starts from at least 3"},
+		{dir, []string{"ab", "--base", c[0], "--detect", "2%", "--forks", "3", "--bench", "TinyWork"}, "--forks 3: --detect plans from at least 5 rounds"},
+		{dir, []string{"ab", "--base", c[0], "--budget", "1m", "--forks", "2", "--bench", "TinyWork"}, "--forks 2: adding rounds starts from at least 3"},
 		{notRepo, []string{"ab", "--base", "HEAD", "--bench", "TinyWork"}, "is not in a git repository"},
 	} {
 		out := filepath.Join(t.TempDir(), "o")
