@@ -39,8 +39,8 @@ func RelativeHalfWidth(cr *result.CaseResult) float64 {
 // or, in an A/B run, whether the interval of its change (by pairs of
 // rounds) is within ±o.Precision and its detectable change at most
 // o.Detect. Neither depends on the change itself, only on how much the
-// pairs spread, so adding rounds until a case is precise does not make a
-// change out of noise.
+// pairs spread; stopping on a spread that happens to be small still
+// overstates a little, which is why --detect starts from DetectForks.
 func Precise(o Options, runs []*result.Run, i int) bool {
 	if len(runs) == 2 {
 		c, err := PairedChange(runs[0].Cases[i], runs[1].Cases[i])
