@@ -97,8 +97,8 @@ const ABForks = 5
 // DuetForks is the rounds of a duet A/B comparison by default: a duet
 // round runs both forks at once, so twice ABForks take the machine time
 // of ABForks interleaved rounds. On a 2-vCPU VM at 1 s iterations, 5
-// duet rounds found a planted +2 % in 85 % of 40 comparisons and 10 in
-// all of 20.
+// duet rounds found a planted +2 % in 38 of 40 comparisons and 10 in all
+// of 40.
 const DuetForks = 2 * ABForks
 
 // DetectForks is the fewest rounds ab --detect plans from. The plan and
