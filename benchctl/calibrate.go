@@ -76,48 +76,7 @@ of a known change), how many were refused, and the rounds they took.`,
 		Example: fmt.Sprintf(`  %[1]s calibrate --suite SUITE --trials 200 --group 5 --warmup 1x20ms --measure 3x20ms
   %[1]s calibrate --bench Work --pair extra=0,5 --trials 100`, a.name),
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := cf.parseDetect(&f); err != nil {
-				return err
-			}
-			if cf.from != "" {
-				return a.calibrateFrom(&f, &cf)
-			}
-			o, cases, err := a.plan(cmd, &f)
-			if err != nil {
-				return err
-			}
-			if err := forksWithoutProfiles(o, "calibrate compares forks: --forks does not apply (it runs --trials × --group)",
-				"--prof is not supported by calibrate"); err != nil && cmd.Flags().Changed("prof") {
-				return err
-			}
-			if cmd.Flags().Changed("forks") || o.Precision > 0 {
-				return usageError{errors.New("--forks and --precision do not apply to calibrate: it runs --trials × --group forks a side")}
-			}
-			switch {
-			case cf.trials < 1 || cf.group < verdict.MinSamples:
-				return usageError{fmt.Errorf("--trials %d --group %d: want at least 1 comparison of at least %d forks a side", cf.trials, cf.group, verdict.MinSamples)}
-			case cf.trials*cf.group > engine.MaxForks:
-				return usageError{fmt.Errorf("--trials %d × --group %d = %d forks a side: at most %d", cf.trials, cf.group, cf.trials*cf.group, engine.MaxForks)}
-			}
-			if err := checkStats(cf.alpha, 0); err != nil {
-				return err
-			}
-			o.Forks = cf.trials * cf.group
-			pair, err := parsePair(cf.pair, cases)
-			if err != nil {
-				return usageError{err}
-			}
-			if cf.plantArg != "" {
-				if cf.plant, err = percentArg("--plant", cf.plantArg, 100*measure.MaxPlant, true); err != nil {
-					return usageError{err}
-				}
-			}
-			if pair != nil && cf.plant != 0 {
-				return usageError{errors.New("--pair and --plant: one known change at a time")}
-			}
-			return a.doCalibrate(cmd, o, cases, &f, &cf, pair)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.runCalibrate(cmd, &f, &cf) },
 	}
 	a.addRunFlags(c, &f, engine.DefaultOptions())
 	_ = c.Flags().MarkHidden("prof") // refused by calibrate: profile with run --prof
@@ -131,6 +90,51 @@ of a known change), how many were refused, and the rounds they took.`,
 	fl.StringVar(&cf.detectArg, "detect", "", "P%: also replay ab --detect P% --budget on the rounds and report its error rate and rounds")
 	fl.StringVar(&cf.from, "from", "", "report again on the raw results (aa.txt) of an earlier calibrate run, measuring nothing; --pair (any value) reports it as a known change")
 	return c
+}
+
+// runCalibrate checks calibrate's flags and measures, or with --from
+// reports again on earlier results.
+func (a *app) runCalibrate(cmd *cobra.Command, f *runFlags, cf *calFlags) error {
+	if err := cf.parseDetect(f); err != nil {
+		return err
+	}
+	if cf.from != "" {
+		return a.calibrateFrom(f, cf)
+	}
+	o, cases, err := a.plan(cmd, f)
+	if err != nil {
+		return err
+	}
+	if err := forksWithoutProfiles(o, "calibrate compares forks: --forks does not apply (it runs --trials × --group)",
+		"--prof is not supported by calibrate"); err != nil && cmd.Flags().Changed("prof") {
+		return err
+	}
+	if cmd.Flags().Changed("forks") || o.Precision > 0 {
+		return usageError{errors.New("--forks and --precision do not apply to calibrate: it runs --trials × --group forks a side")}
+	}
+	switch {
+	case cf.trials < 1 || cf.group < verdict.MinSamples:
+		return usageError{fmt.Errorf("--trials %d --group %d: want at least 1 comparison of at least %d forks a side", cf.trials, cf.group, verdict.MinSamples)}
+	case cf.trials*cf.group > engine.MaxForks:
+		return usageError{fmt.Errorf("--trials %d × --group %d = %d forks a side: at most %d", cf.trials, cf.group, cf.trials*cf.group, engine.MaxForks)}
+	}
+	if err := checkStats(cf.alpha, 0); err != nil {
+		return err
+	}
+	o.Forks = cf.trials * cf.group
+	pair, err := parsePair(cf.pair, cases)
+	if err != nil {
+		return usageError{err}
+	}
+	if cf.plantArg != "" {
+		if cf.plant, err = percentArg("--plant", cf.plantArg, 100*measure.MaxPlant, true); err != nil {
+			return usageError{err}
+		}
+	}
+	if pair != nil && cf.plant != 0 {
+		return usageError{errors.New("--pair and --plant: one known change at a time")}
+	}
+	return a.doCalibrate(cmd, o, cases, f, cf, pair)
 }
 
 // calPair is --pair: the parameter and its two values.

@@ -62,7 +62,7 @@ func (a *Atomic) getOrCreate(name string, seq int64) (p *producer, created bool)
 func (a *Atomic) Admit(name string, seq, highest int64) (bool, int64) {
 	p := a.lookup(name)
 	for {
-		if p == nil || p.deleted.Load() {
+		if p == nil { // a deleted p leaves the loop below at once and comes back nil
 			var created bool
 			if p, created = a.getOrCreate(name, highest); created {
 				return true, 0
