@@ -198,6 +198,10 @@ type records interface {
 	Err() error
 }
 
+// build reads every record of files into tables by the options'
+// projections, summarizes their cells and decides every comparison.
+// paths are the files named on the command line: each must hold a
+// result; markers map each file's lines to the fork that wrote them.
 func build(files records, units func() map[benchfmt.UnitMetadataKey]*benchfmt.UnitMetadata, paths []string, labels bool, markers map[string]map[int]int, o Options) (*Tables, error) {
 	o.defaults()
 	if o.Samples != Forks && o.Samples != Iterations {
@@ -206,79 +210,12 @@ func build(files records, units func() map[benchfmt.UnitMetadataKey]*benchfmt.Un
 	if o.Alpha < 0 || o.Alpha > 1 || o.Confidence <= 0 || o.Confidence >= 1 {
 		return nil, fmt.Errorf("alpha %g or confidence %g out of range", o.Alpha, o.Confidence)
 	}
-	filter, err := benchproc.NewFilter(o.Filter)
+	c, err := newCollector(o, markers)
 	if err != nil {
-		return nil, fmt.Errorf("filter: %w", err)
+		return nil, err
 	}
-	var pp benchproc.ProjectionParser
-	tableBy, unitBy, err := pp.ParseWithUnit(o.Table, filter)
-	if err != nil {
-		return nil, fmt.Errorf("table projection: %w", err)
-	}
-	rowBy, err := pp.Parse(o.Row, filter)
-	if err != nil {
-		return nil, fmt.Errorf("row projection: %w", err)
-	}
-	colBy, err := pp.Parse(o.Col, filter)
-	if err != nil {
-		return nil, fmt.Errorf("column projection: %w", err)
-	}
-	out := &Tables{Options: o}
-	byKey := map[benchproc.Key]*Table{}
-	var order []benchproc.Key
-	rowsSeen := map[*Table]map[benchproc.Key]bool{}
-	colsSeen := map[*Table]map[benchproc.Key]bool{}
-	values := map[*Table]map[[2]benchproc.Key][]float64{}
-	forksOf := map[*Table]map[[2]benchproc.Key][]int{}
-	results := map[string]int{}
 	for files.Scan() {
-		switch rec := files.Result().(type) {
-		case *benchfmt.SyntaxError:
-			out.Warnings = append(out.Warnings, rec.Error())
-		case *benchfmt.Result:
-			file, line := rec.Pos()
-			results[file]++
-			var bad []benchfmt.Value
-			if rec.Values, bad = possible(rec.Values); len(rec.Values) == 0 {
-				why := ""
-				if bad[0].Value < 0 {
-					why = " (below zero)"
-				}
-				out.Warnings = append(out.Warnings, fmt.Sprintf("%s:%d: %g %s value, result left out%s", file, line, bad[0].Value, bad[0].Unit, why))
-				continue
-			}
-			for _, v := range bad {
-				out.Warnings = append(out.Warnings, fmt.Sprintf("%s:%d: %s left out", file, line, describeValue(v)))
-			}
-			if ok, err := filter.Apply(rec); !ok {
-				if err != nil {
-					out.Warnings = append(out.Warnings, err.Error())
-				}
-				continue
-			}
-			row, col := rowBy.Project(rec), colBy.Project(rec)
-			for i, tk := range tableBy.ProjectValues(rec) {
-				t := byKey[tk]
-				if t == nil {
-					t = &Table{Config: configText(tableBy, unitBy, tk), Unit: tk.Get(unitBy), Cells: map[[2]benchproc.Key]*Cell{}}
-					byKey[tk] = t
-					order = append(order, tk)
-					rowsSeen[t], colsSeen[t], values[t] = map[benchproc.Key]bool{}, map[benchproc.Key]bool{}, map[[2]benchproc.Key][]float64{}
-					forksOf[t] = map[[2]benchproc.Key][]int{}
-				}
-				if !rowsSeen[t][row] {
-					rowsSeen[t][row] = true
-					t.Rows = append(t.Rows, row)
-				}
-				if !colsSeen[t][col] {
-					colsSeen[t][col] = true
-					t.Cols = append(t.Cols, col)
-				}
-				cell := [2]benchproc.Key{row, col}
-				values[t][cell] = append(values[t][cell], rec.Values[i].Value)
-				forksOf[t][cell] = append(forksOf[t][cell], markers[file][line])
-			}
-		}
+		c.add(files.Result())
 	}
 	if err := files.Err(); err != nil {
 		return nil, err
@@ -288,58 +225,175 @@ func build(files records, units func() map[benchfmt.UnitMetadataKey]*benchfmt.Un
 		if _, after, ok := strings.Cut(p, "="); ok && labels {
 			name = after // a "label=path" argument, as benchfmt.Files reads it
 		}
-		if results[name] == 0 {
+		if c.results[name] == 0 {
 			return nil, fmt.Errorf("%s holds no benchmark result: is it a Go benchmark-format file?", name)
 		}
 	}
-	meta := benchfmt.UnitMetadataMap(units())
-	thr := benchmath.DefaultThresholds
-	thr.CompareAlpha = o.Alpha
-	benchproc.SortKeys(order)
-	spread := map[string]float64{} // row and unit → the largest ratio of its cells
-	var spreadOrder []string
-	for _, k := range order {
-		t := byKey[k]
-		benchproc.SortKeys(t.Rows)
-		benchproc.SortKeys(t.Cols)
-		if i := slices.IndexFunc(t.Cols, func(k benchproc.Key) bool { return k.StringValues() == o.Baseline }); o.Baseline != "" && i > 0 {
-			t.Cols = append(append([]benchproc.Key{t.Cols[i]}, t.Cols[:i]...), t.Cols[i+1:]...)
-		}
-		t.Assumption = meta.GetAssumption(t.Unit)
-		if m := meta.Get(t.Unit, "better"); m != nil && m.Value == "higher" {
-			t.HigherIsBetter = true
-		}
-		for key, raw := range values[t] {
-			c := &Cell{Raw: raw, Values: raw, Min: math.Inf(1), Max: math.Inf(-1), Between: math.NaN(), Within: math.NaN()}
-			if o.Samples == Forks {
-				c.byFork(forksOf[t][key])
-			}
-			c.Sample = benchmath.NewSample(c.Values, &thr)
-			c.Summary = t.Assumption.Summary(c.Sample, o.Confidence)
-			for _, v := range raw {
-				c.Min, c.Max = math.Min(c.Min, v), math.Max(c.Max, v)
-			}
-			if ratio := c.SpreadRatio(); ratio > SpreadRatio {
-				k := key[0].StringValues() + " " + t.Unit
-				if _, seen := spread[k]; !seen {
-					spreadOrder = append(spreadOrder, k)
-				}
-				spread[k] = math.Max(spread[k], ratio)
-			}
-			for _, w := range c.Summary.Warnings {
-				out.Warnings = append(out.Warnings, fmt.Sprintf("%s %s: %v", key[0].StringValues(), t.Unit, w))
-			}
-			t.Cells[key] = c
-		}
-		out.Tables = append(out.Tables, t)
-	}
-	out.Warnings = append(out.Warnings, spreadWarnings(spreadOrder, spread)...)
+	c.summarize(benchfmt.UnitMetadataMap(units()))
+	out := c.out
 	if common, cols := commonRows(out.Tables); cols > 1 && common == 0 {
 		out.Warnings = append(out.Warnings, "the columns have no benchmark in common: nothing is compared")
 	}
 	out.decide()
 	out.corroborate()
 	return out, nil
+}
+
+// collector sorts results into tables, rows and columns by the options'
+// projections, then summarizes every cell.
+type collector struct {
+	o                     Options
+	markers               map[string]map[int]int // file → line → fork
+	filter                *benchproc.Filter
+	tableBy, rowBy, colBy *benchproc.Projection
+	unitBy                *benchproc.Field
+	out                   *Tables
+	byKey                 map[benchproc.Key]*Table
+	order                 []benchproc.Key
+	tables                map[*Table]*tableData
+	results               map[string]int // file → results read
+}
+
+// tableData is what a table collects before its cells are summarized.
+type tableData struct {
+	rows, cols map[benchproc.Key]bool
+	values     map[[2]benchproc.Key][]float64
+	forks      map[[2]benchproc.Key][]int
+}
+
+func newCollector(o Options, markers map[string]map[int]int) (*collector, error) {
+	c := &collector{o: o, markers: markers, out: &Tables{Options: o},
+		byKey: map[benchproc.Key]*Table{}, tables: map[*Table]*tableData{}, results: map[string]int{}}
+	var err error
+	if c.filter, err = benchproc.NewFilter(o.Filter); err != nil {
+		return nil, fmt.Errorf("filter: %w", err)
+	}
+	var pp benchproc.ProjectionParser
+	if c.tableBy, c.unitBy, err = pp.ParseWithUnit(o.Table, c.filter); err != nil {
+		return nil, fmt.Errorf("table projection: %w", err)
+	}
+	if c.rowBy, err = pp.Parse(o.Row, c.filter); err != nil {
+		return nil, fmt.Errorf("row projection: %w", err)
+	}
+	if c.colBy, err = pp.Parse(o.Col, c.filter); err != nil {
+		return nil, fmt.Errorf("column projection: %w", err)
+	}
+	return c, nil
+}
+
+// warn adds a warning to the tables.
+func (c *collector) warn(w string) { c.out.Warnings = append(c.out.Warnings, w) }
+
+// add files one record: a syntax error as a warning, a result's values
+// into their tables' cells (impossible values left out, with a warning).
+func (c *collector) add(r benchfmt.Record) {
+	switch rec := r.(type) {
+	case *benchfmt.SyntaxError:
+		c.warn(rec.Error())
+	case *benchfmt.Result:
+		file, line := rec.Pos()
+		c.results[file]++
+		var bad []benchfmt.Value
+		if rec.Values, bad = possible(rec.Values); len(rec.Values) == 0 {
+			why := ""
+			if bad[0].Value < 0 {
+				why = " (below zero)"
+			}
+			c.warn(fmt.Sprintf("%s:%d: %g %s value, result left out%s", file, line, bad[0].Value, bad[0].Unit, why))
+			return
+		}
+		for _, v := range bad {
+			c.warn(fmt.Sprintf("%s:%d: %s left out", file, line, describeValue(v)))
+		}
+		if ok, err := c.filter.Apply(rec); !ok {
+			if err != nil {
+				c.warn(err.Error())
+			}
+			return
+		}
+		row, col := c.rowBy.Project(rec), c.colBy.Project(rec)
+		for i, tk := range c.tableBy.ProjectValues(rec) {
+			t, d := c.table(tk)
+			if !d.rows[row] {
+				d.rows[row] = true
+				t.Rows = append(t.Rows, row)
+			}
+			if !d.cols[col] {
+				d.cols[col] = true
+				t.Cols = append(t.Cols, col)
+			}
+			cell := [2]benchproc.Key{row, col}
+			d.values[cell] = append(d.values[cell], rec.Values[i].Value)
+			d.forks[cell] = append(d.forks[cell], c.markers[file][line])
+		}
+	}
+}
+
+// table is the table of key tk, made on first use.
+func (c *collector) table(tk benchproc.Key) (*Table, *tableData) {
+	if t := c.byKey[tk]; t != nil {
+		return t, c.tables[t]
+	}
+	t := &Table{Config: configText(c.tableBy, c.unitBy, tk), Unit: tk.Get(c.unitBy), Cells: map[[2]benchproc.Key]*Cell{}}
+	d := &tableData{rows: map[benchproc.Key]bool{}, cols: map[benchproc.Key]bool{},
+		values: map[[2]benchproc.Key][]float64{}, forks: map[[2]benchproc.Key][]int{}}
+	c.byKey[tk], c.tables[t] = t, d
+	c.order = append(c.order, tk)
+	return t, d
+}
+
+// summarize sorts the tables, their rows and columns (the baseline column
+// first), and summarizes every cell: by fork or by iteration, with the
+// unit's assumption, warning of cells whose values spread too far.
+func (c *collector) summarize(meta benchfmt.UnitMetadataMap) {
+	thr := benchmath.DefaultThresholds
+	thr.CompareAlpha = c.o.Alpha
+	benchproc.SortKeys(c.order)
+	spread := map[string]float64{} // row and unit → the largest ratio of its cells
+	var spreadOrder []string
+	for _, k := range c.order {
+		t := c.byKey[k]
+		benchproc.SortKeys(t.Rows)
+		benchproc.SortKeys(t.Cols)
+		if i := slices.IndexFunc(t.Cols, func(k benchproc.Key) bool { return k.StringValues() == c.o.Baseline }); c.o.Baseline != "" && i > 0 {
+			t.Cols = append(append([]benchproc.Key{t.Cols[i]}, t.Cols[:i]...), t.Cols[i+1:]...)
+		}
+		t.Assumption = meta.GetAssumption(t.Unit)
+		if m := meta.Get(t.Unit, "better"); m != nil && m.Value == "higher" {
+			t.HigherIsBetter = true
+		}
+		d := c.tables[t]
+		for key, raw := range d.values {
+			cell := c.cell(t, raw, d.forks[key], &thr)
+			if ratio := cell.SpreadRatio(); ratio > SpreadRatio {
+				k := key[0].StringValues() + " " + t.Unit
+				if _, seen := spread[k]; !seen {
+					spreadOrder = append(spreadOrder, k)
+				}
+				spread[k] = math.Max(spread[k], ratio)
+			}
+			for _, w := range cell.Summary.Warnings {
+				c.warn(fmt.Sprintf("%s %s: %v", key[0].StringValues(), t.Unit, w))
+			}
+			t.Cells[key] = cell
+		}
+		c.out.Tables = append(c.out.Tables, t)
+	}
+	c.out.Warnings = append(c.out.Warnings, spreadWarnings(spreadOrder, spread)...)
+}
+
+// cell summarizes one cell's raw values (by fork when the options say so).
+func (c *collector) cell(t *Table, raw []float64, forks []int, thr *benchmath.Thresholds) *Cell {
+	cell := &Cell{Raw: raw, Values: raw, Min: math.Inf(1), Max: math.Inf(-1), Between: math.NaN(), Within: math.NaN()}
+	if c.o.Samples == Forks {
+		cell.byFork(forks)
+	}
+	cell.Sample = benchmath.NewSample(cell.Values, thr)
+	cell.Summary = t.Assumption.Summary(cell.Sample, c.o.Confidence)
+	for _, v := range raw {
+		cell.Min, cell.Max = math.Min(cell.Min, v), math.Max(cell.Max, v)
+	}
+	return cell
 }
 
 // spreadWarnings say which rows' forks spread far more than their

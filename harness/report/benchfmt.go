@@ -88,6 +88,9 @@ func WriteSides(out io.Writer, sides []Side) error {
 // a line over 64 KiB, and a calibration's order names thousands.
 const orderPerLine = 256
 
+// writeRun writes one side's cases, each with its header's config
+// lines; units remembers the Unit metadata lines already written, since a
+// file carries each only once.
 func writeRun(w *benchfmt.Writer, comment func(string, ...any), h Header, run *result.Run, units map[string]bool) error {
 	base := h.keys()
 	for _, cr := range run.Cases {
@@ -96,107 +99,154 @@ func writeRun(w *benchfmt.Writer, comment func(string, ...any), h Header, run *r
 			cfg = append(cfg, benchfmt.Config{Key: kv[0], Value: []byte(kv[1]), File: true})
 		}
 		cfg = append(cfg, benchfmt.Config{Key: "pkg", Value: []byte(cr.Case.Pkg), File: true})
-		for _, u := range unitMetadata(cr) {
-			key := u.Unit + " " + u.Key
-			if units[key] {
-				continue
-			}
-			units[key] = true
-			if err := w.Write(u); err != nil {
-				return err
-			}
-		}
-		name := strings.TrimPrefix(cr.Case.Name(), "Benchmark")
+		cw := &caseWriter{w: w, comment: comment, cr: cr, cfg: cfg, units: units,
+			name: strings.TrimPrefix(cr.Case.Name(), "Benchmark")}
 		// go test's GOMAXPROCS suffix, so benchstat matches these rows
 		// with a go test -bench run of the same benchmarks.
-		procs := ""
 		if cr.Procs > 1 {
-			procs = fmt.Sprintf("-%d", cr.Procs)
+			cw.procs = fmt.Sprintf("-%d", cr.Procs)
 		}
-		for _, it := range measured(cr.Iterations) {
-			res := &benchfmt.Result{Config: cfg, Iters: int(it.Total.Ops)}
-			res.Values = iterationValues(cr.Mode, &it.Total, it)
-			if len(it.Ops) == 0 {
-				res.Name = benchfmt.Name(name + procs)
-				if err := w.Write(res); err != nil {
-					return err
-				}
-				comment("%s", telemetry(cr, it))
-				continue
-			}
-			res.Name = benchfmt.Name(name + "/op=all" + procs)
-			if err := w.Write(res); err != nil {
+		for _, step := range []func() error{cw.unitLines, cw.iterations, cw.instructions, cw.counters} {
+			if err := step(); err != nil {
 				return err
 			}
-			comment("%s", telemetry(cr, it))
-			for i := range it.Ops {
-				op := &it.Ops[i]
-				r := &benchfmt.Result{Config: cfg, Name: benchfmt.Name(name + "/op=" + op.Name + procs), Iters: int(op.Ops)}
-				r.Values = iterationValues(cr.Mode, op, nil)
-				if err := w.Write(r); err != nil {
-					return err
-				}
-			}
 		}
-		goTest := len(cr.Iterations) > 0 && cr.Iterations[0].GoTest
-		for _, pr := range cr.Profiles {
-			if pr.Kind != string(profile.Instructions) || pr.InstructionsPerOp <= 0 {
-				continue
-			}
-			if !units["instructions/op assume"] {
-				units["instructions/op assume"] = true
-				u := &benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: "instructions/op", Key: "assume"}, OrigUnit: "instructions/op", Value: "exact"}
-				if err := w.Write(u); err != nil {
-					return err
-				}
-			}
-			res := &benchfmt.Result{Config: cfg, Name: benchfmt.Name(name + procs), Iters: int(pr.Ops),
-				Values: []benchfmt.Value{{Value: pr.InstructionsPerOp, Unit: "instructions/op"}}}
-			if err := w.Write(res); err != nil {
-				return err
-			}
-			if goTest {
-				comment("%s: instructions/op from callgrind (GOMAXPROCS=1, GOGC=off): the whole test binary counted at b.N=%d and %d: their difference per op", cr.Case.Name(), pr.Ops, 2*pr.Ops)
-			} else {
-				comment("%s: instructions/op from callgrind (GOMAXPROCS=1, GOGC=off, collected in the measured loop only)", cr.Case.Name())
-			}
+		cw.notes(len(run.Config.CPUs) > 0)
+	}
+	return nil
+}
+
+// caseWriter writes one case's lines of a results file.
+type caseWriter struct {
+	w       *benchfmt.Writer
+	comment func(string, ...any)
+	cr      *result.CaseResult
+	cfg     []benchfmt.Config
+	units   map[string]bool
+	name    string // the case's name without "Benchmark"
+	procs   string // "-N" for GOMAXPROCS N > 1
+}
+
+// result writes one result line named name+suffix+procs.
+func (c *caseWriter) result(suffix string, iters int64, values []benchfmt.Value) error {
+	return c.w.Write(&benchfmt.Result{Config: c.cfg, Name: benchfmt.Name(c.name + suffix + c.procs), Iters: int(iters), Values: values})
+}
+
+// unitLines writes the case's Unit metadata not yet in the file.
+func (c *caseWriter) unitLines() error {
+	for _, u := range unitMetadata(c.cr) {
+		key := u.Unit + " " + u.Key
+		if c.units[key] {
+			continue
 		}
-		for _, pr := range cr.Profiles {
-			if pr.Kind != string(profile.Perf) || len(pr.Counters) == 0 {
-				continue
-			}
-			res := &benchfmt.Result{Config: cfg, Name: benchfmt.Name(name + procs), Iters: int(pr.Ops)}
-			for _, ev := range slices.Sorted(maps.Keys(pr.Counters)) {
-				res.Values = append(res.Values, benchfmt.Value{Value: pr.Counters[ev], Unit: "hw-" + ev + "/op"})
-			}
-			if err := w.Write(res); err != nil {
-				return err
-			}
-			comment("%s: hw-*/op from perf stat, counters enabled around the measured loop only", cr.Case.Name())
-		}
-		for i, d := range cr.Startup {
-			line := fmt.Sprintf("%s start-up %d: exec to hello %.1fms", cr.Case.Name(), i+1, float64(d)/1e6)
-			if goTest {
-				line = fmt.Sprintf("%s start-up %d: exec to the test binary's first output line %.1fms", cr.Case.Name(), i+1, float64(d)/1e6)
-			}
-			if i < len(cr.Ready) {
-				line += fmt.Sprintf(", exec to first iteration %.1fms", float64(cr.Ready[i])/1e6)
-			}
-			comment("%s", line)
-		}
-		for i, cpus := range cr.ForkCPUs {
-			if len(cpus) > 0 && len(run.Config.CPUs) > 0 {
-				comment("%s fork %d ran on CPUs %v", cr.Case.Name(), i+1, cpus)
-			}
-		}
-		for _, n := range cr.Notes {
-			comment("%s %s", cr.Case.Name(), n)
-		}
-		for _, f := range cr.Failures {
-			comment("FAILED %s", f.Error())
+		c.units[key] = true
+		if err := c.w.Write(u); err != nil {
+			return err
 		}
 	}
 	return nil
+}
+
+// iterations writes a result line per measured iteration, followed by
+// its telemetry comment, and for a group one line per op after it.
+func (c *caseWriter) iterations() error {
+	for _, it := range measured(c.cr.Iterations) {
+		values := iterationValues(c.cr.Mode, &it.Total, it)
+		if len(it.Ops) == 0 {
+			if err := c.result("", it.Total.Ops, values); err != nil {
+				return err
+			}
+			c.comment("%s", telemetry(c.cr, it))
+			continue
+		}
+		if err := c.result("/op=all", it.Total.Ops, values); err != nil {
+			return err
+		}
+		c.comment("%s", telemetry(c.cr, it))
+		for i := range it.Ops {
+			op := &it.Ops[i]
+			if err := c.result("/op="+op.Name, op.Ops, iterationValues(c.cr.Mode, op, nil)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// goTest reports whether the case ran as a go test benchmark.
+func (c *caseWriter) goTest() bool {
+	return len(c.cr.Iterations) > 0 && c.cr.Iterations[0].GoTest
+}
+
+// instructions writes the instructions/op of the case's callgrind
+// profiles, exact counts, with how they were counted.
+func (c *caseWriter) instructions() error {
+	for _, pr := range c.cr.Profiles {
+		if pr.Kind != string(profile.Instructions) || pr.InstructionsPerOp <= 0 {
+			continue
+		}
+		if !c.units["instructions/op assume"] {
+			c.units["instructions/op assume"] = true
+			u := &benchfmt.UnitMetadata{UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: "instructions/op", Key: "assume"}, OrigUnit: "instructions/op", Value: "exact"}
+			if err := c.w.Write(u); err != nil {
+				return err
+			}
+		}
+		if err := c.result("", pr.Ops, []benchfmt.Value{{Value: pr.InstructionsPerOp, Unit: "instructions/op"}}); err != nil {
+			return err
+		}
+		if c.goTest() {
+			c.comment("%s: instructions/op from callgrind (GOMAXPROCS=1, GOGC=off): the whole test binary counted at b.N=%d and %d: their difference per op", c.cr.Case.Name(), pr.Ops, 2*pr.Ops)
+		} else {
+			c.comment("%s: instructions/op from callgrind (GOMAXPROCS=1, GOGC=off, collected in the measured loop only)", c.cr.Case.Name())
+		}
+	}
+	return nil
+}
+
+// counters writes the hw-*/op of the case's perf stat profiles.
+func (c *caseWriter) counters() error {
+	for _, pr := range c.cr.Profiles {
+		if pr.Kind != string(profile.Perf) || len(pr.Counters) == 0 {
+			continue
+		}
+		var values []benchfmt.Value
+		for _, ev := range slices.Sorted(maps.Keys(pr.Counters)) {
+			values = append(values, benchfmt.Value{Value: pr.Counters[ev], Unit: "hw-" + ev + "/op"})
+		}
+		if err := c.result("", pr.Ops, values); err != nil {
+			return err
+		}
+		c.comment("%s: hw-*/op from perf stat, counters enabled around the measured loop only", c.cr.Case.Name())
+	}
+	return nil
+}
+
+// notes writes the case's start-up times, the CPUs of its forks (when
+// the run pinned them), its notes and its failures as comments.
+func (c *caseWriter) notes(pinned bool) {
+	cr := c.cr
+	for i, d := range cr.Startup {
+		line := fmt.Sprintf("%s start-up %d: exec to hello %.1fms", cr.Case.Name(), i+1, float64(d)/1e6)
+		if c.goTest() {
+			line = fmt.Sprintf("%s start-up %d: exec to the test binary's first output line %.1fms", cr.Case.Name(), i+1, float64(d)/1e6)
+		}
+		if i < len(cr.Ready) {
+			line += fmt.Sprintf(", exec to first iteration %.1fms", float64(cr.Ready[i])/1e6)
+		}
+		c.comment("%s", line)
+	}
+	for i, cpus := range cr.ForkCPUs {
+		if len(cpus) > 0 && pinned {
+			c.comment("%s fork %d ran on CPUs %v", cr.Case.Name(), i+1, cpus)
+		}
+	}
+	for _, n := range cr.Notes {
+		c.comment("%s %s", cr.Case.Name(), n)
+	}
+	for _, f := range cr.Failures {
+		c.comment("FAILED %s", f.Error())
+	}
 }
 
 // telemetry is the comment line that precedes an iteration's result.
