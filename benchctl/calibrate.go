@@ -191,6 +191,8 @@ type calBench struct {
 	// PairSpread the standard deviation of one round's log ratio.
 	Paired     calibrate.Paired
 	PairSpread float64
+	// Shared is how much of their iterations' noise the sides share.
+	Shared calibrate.Shared
 	// Adaptive is the replay of ab --detect (with --detect).
 	Adaptive *calibrate.Adaptive `json:",omitempty"`
 }
@@ -200,6 +202,7 @@ type calPairResult struct {
 	// Change is the change over all rounds, as one comparison finds it.
 	Change     float64
 	PairSpread float64
+	Shared     calibrate.Shared
 	ByRounds   []calRounds
 	// For90At2 is the rounds a comparison needs, at this spread, to find
 	// a 2 % change with 90 % power (0: more than verdict.MaxPairs), and
@@ -373,7 +376,7 @@ func (rep *calReport) aa(cf *calFlags, runs []*result.Run) {
 		x, y := cr.ForkScores(), runs[1].Cases[i].ForkScores()
 		b := calBench{Name: cr.Case.Name(), AAResult: calibrate.AA(x, y, cf.group, cf.alpha),
 			Paired: calibrate.PairedRounds(x, y, cf.group, cf.alpha, 0), PairSpread: calibrate.PairSpread(x, y),
-			Adaptive: rep.adaptive(cf, len(runs[0].Cases), x, y, 0)}
+			Shared: calibrate.SharedNoise(x, y), Adaptive: rep.adaptive(cf, len(runs[0].Cases), x, y, 0)}
 		rep.Benchmarks = append(rep.Benchmarks, b)
 		ph, pn = ph+b.Paired.Hits.Hits, pn+b.Paired.Hits.N
 		fh, fn, ih, in = fh+b.Fork.Hits, fn+b.Fork.N, ih+b.Iteration.Hits, in+b.Iteration.N
@@ -405,7 +408,8 @@ func (rep *calReport) pairResults(cf *calFlags, runs []*result.Run) []calPairRes
 	for i, cr := range runs[0].Cases {
 		other := runs[1].Cases[i]
 		x, y := cr.ForkScores(), other.ForkScores()
-		pr := calPairResult{Base: cr.Case.Name(), Changed: other.Case.Name(), PairSpread: calibrate.PairSpread(x, y)}
+		pr := calPairResult{Base: cr.Case.Name(), Changed: other.Case.Name(), PairSpread: calibrate.PairSpread(x, y),
+			Shared: calibrate.SharedNoise(x, y)}
 		all := calibrate.PairedRounds(x, y, min(len(x), len(y)), cf.alpha, 0)
 		dir := 1
 		if all.Hits.N > 0 {
@@ -470,6 +474,7 @@ func writeCalibrationMD(w io.Writer, command, hostNote string, r calReport) {
 		}
 		fmt.Fprintf(w, "All rounds together: %+.2f %%; one round's log ratio spreads %.2f %%. A 2 %% change needs %d rounds for 90 %% power at this spread (%.0f s of machine time).\n\n",
 			100*p.Change, 100*p.PairSpread, p.For90At2, p.Seconds90At2)
+		fmt.Fprintf(w, "%s\n\n", sharedMD(p.Shared))
 		fmt.Fprintf(w, "Detected: comparisons that found the change at α in its direction, with their exact 95 %% binomial intervals; *paired* is ab's test (the rounds' log ratios), *unpaired* the fork-level Mann-Whitney U test on the same forks. Interval: the mean width of the change's %g %% interval.\n\n", 100*(1-r.Alpha))
 		fmt.Fprintf(w, "| rounds | detected, paired | detected, unpaired | interval, paired | interval, unpaired | smallest detectable (80 %%) | machine time |\n|--:|--:|--:|--:|--:|--:|--:|\n")
 		for _, g := range p.ByRounds {
@@ -480,15 +485,33 @@ func writeCalibrationMD(w io.Writer, command, hostNote string, r calReport) {
 	writeAdaptiveMD(w, r)
 }
 
+// sharedMD says how much of the iterations' noise the sides share.
+func sharedMD(s calibrate.Shared) string {
+	if s.N < calibrate.MinSharedPairs {
+		return fmt.Sprintf("Too few iterations (%d pairs) to say how much of their noise the sides share.", s.N)
+	}
+	return fmt.Sprintf("Within a round, the two sides' iterations correlate %.2f (%d pairs; each side's iterations spread %.2f %% and %.2f %% around their fork's mean): the share of an iteration ratio's variance that running both sides at once removes, near 0 unless they do (--duet).",
+		s.Corr, s.N, 100*s.SpreadA, 100*s.SpreadB)
+}
+
+// sharedCell is the A/A table's shared column.
+func sharedCell(s calibrate.Shared) string {
+	if s.N < calibrate.MinSharedPairs {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f", s.Corr)
+}
+
 // writeAAMD renders the A/A figures.
 func writeAAMD(w io.Writer, r calReport) {
 	fmt.Fprintf(w, "%d comparisons of %d rounds per benchmark, from %d forks a side of one binary against itself.\n\n", r.Trials, r.Group, r.Trials*r.Group)
 	fmt.Fprintf(w, "False positives: comparisons significant at α although both sides ran the same binary, with their exact 95 %% binomial intervals. *paired* is ab's test (the rounds' log ratios); *fork-level* the Mann-Whitney U test on one sample per fork (the median of its iterations); *iteration-level* the same test on one sample per iteration, as benchstat counts, on the same data.\n\n")
-	fmt.Fprintf(w, "| Benchmark | paired false positives | fork-level false positives | iteration-level false positives | spread of a round's ratio | interval, paired | smallest change detectable at %d rounds (80 %% power) |\n|:--|--:|--:|--:|--:|--:|--:|\n", r.Group)
+	fmt.Fprintf(w, "*Shared* is the correlation of the two sides' iterations within a round (each iteration's log score less its fork's mean, paired by index): the share of an iteration ratio's variance that running both sides at once removes, near 0 unless they do (`--duet`).\n\n")
+	fmt.Fprintf(w, "| Benchmark | paired false positives | fork-level false positives | iteration-level false positives | spread of a round's ratio | interval, paired | smallest change detectable at %d rounds (80 %% power) | shared |\n|:--|--:|--:|--:|--:|--:|--:|--:|\n", r.Group)
 	for _, b := range r.Benchmarks {
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %.2f %% | ±%.2f %% | %.2f %% |\n", b.Name, pct(b.Paired.Hits), pct(b.Fork), pct(b.Iteration), 100*b.PairSpread, 50*b.Paired.Width, 100*b.Paired.MDE)
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %.2f %% | ±%.2f %% | %.2f %% | %s |\n", b.Name, pct(b.Paired.Hits), pct(b.Fork), pct(b.Iteration), 100*b.PairSpread, 50*b.Paired.Width, 100*b.Paired.MDE, sharedCell(b.Shared))
 	}
-	fmt.Fprintf(w, "| **all** | %s | %s | %s | | | |\n", pct(r.Overall.Paired), pct(r.Overall.Fork), pct(r.Overall.Iteration))
+	fmt.Fprintf(w, "| **all** | %s | %s | %s | | | | |\n", pct(r.Overall.Paired), pct(r.Overall.Fork), pct(r.Overall.Iteration))
 	if r.Suite != nil {
 		fmt.Fprintf(w, "\nThe suite as a whole (every benchmark's comparison of the same rounds at once) looked changed in %s of the A/As row by row at α, and in %s at the false-discovery rate α across its %d rows (ab's exit status).\n",
 			pct(r.Suite.PerRow), pct(r.Suite.FDR), len(r.Benchmarks))

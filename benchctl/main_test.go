@@ -270,7 +270,7 @@ func TestCalibrate(t *testing.T) {
 	// 3 forks a side can never give a U-test p < 0.1: no fork-level
 	// false positive.
 	for _, want := range []string{"| paired false positives | fork-level false positives |", "| BenchmarkEnum/kind=b/even=2 | ",
-		"The suite as a whole", "across its 2 rows"} {
+		"The suite as a whole", "across its 2 rows", "| shared |"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("A/A calibration lacks %q:\n%s", want, stdout)
 		}
@@ -359,6 +359,14 @@ func TestCalibratePlanted(t *testing.T) {
 	}
 	if got, _ := strconv.ParseFloat(m[1], 64); got < 25 || got > 100 {
 		t.Errorf("a planted +50 %% measured as +%g %%", got)
+	}
+	// 9 rounds (3 comparisons of 3) of 2 iterations a side: 18 pairs
+	// of iterations, whose correlation is a number in [-1, 1].
+	m = regexp.MustCompile(`the two sides' iterations correlate (-?[0-9.]+) \(18 pairs;`).FindStringSubmatch(stdout)
+	if m == nil {
+		t.Errorf("no shared noise of 18 pairs:\n%s", stdout)
+	} else if got, _ := strconv.ParseFloat(m[1], 64); got < -1 || got > 1 {
+		t.Errorf("iterations correlate %g", got)
 	}
 	txt, _ := os.ReadFile(filepath.Join(out, "aa.txt"))
 	if !strings.Contains(string(txt), "\n# benchctl: planted=0.5: ") {

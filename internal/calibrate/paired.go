@@ -4,6 +4,8 @@ import (
 	"math"
 
 	"github.com/aclements/go-moremath/stats"
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/ledgerbench/ledgerbench/internal/verdict"
 )
@@ -127,4 +129,73 @@ func Suite(cases [][2]Forks, rounds int, alpha float64) (perRow, fdr Rate) {
 		}
 	}
 	return rate(rowHits, n), rate(fdrHits, n)
+}
+
+// Shared is how much of their iterations' noise the two sides of the
+// rounds have in common.
+type Shared struct {
+	// Corr is the correlation of the two sides' iterations within a
+	// round: the log of each iteration's score less its fork's mean log,
+	// paired by iteration index. In a duet the iterations run at the
+	// same instants, and when both sides spread alike, Corr is the share
+	// of the variance of an iteration's ratio that running at once
+	// removes (Var = 2v(1-Corr)); rounds whose sides run one after the
+	// other share none of the noise within a fork, and Corr is near 0.
+	// With no spread on a side, Corr is 0.
+	Corr float64
+	// SpreadA and SpreadB are each side's standard deviation of an
+	// iteration's log score around its fork's mean.
+	SpreadA, SpreadB float64
+	// N counts the pairs of iterations; under MinSharedPairs, the
+	// other fields are 0.
+	N int
+}
+
+// MinSharedPairs is the fewest pairs of iterations SharedNoise measures.
+const MinSharedPairs = 3
+
+// SharedNoise measures Shared on the rounds of a and b (round i is fork
+// i of both). A round with a score that is not positive, or of one
+// iteration, is left out.
+func SharedNoise(a, b Forks) Shared {
+	var x, y []float64
+	forks := 0
+	for i := range min(len(a), len(b)) {
+		n := min(len(a[i]), len(b[i]))
+		if n < 2 {
+			continue
+		}
+		dx, okx := logDeviations(a[i][:n])
+		dy, oky := logDeviations(b[i][:n])
+		if !okx || !oky {
+			continue
+		}
+		x, y = append(x, dx...), append(y, dy...)
+		forks++
+	}
+	s := Shared{N: len(x)}
+	if len(x) < MinSharedPairs {
+		return s
+	}
+	df := float64(len(x) - forks) // a fork's mean takes one degree of freedom
+	s.SpreadA = math.Sqrt(floats.Dot(x, x) / df)
+	s.SpreadB = math.Sqrt(floats.Dot(y, y) / df)
+	if s.SpreadA > 0 && s.SpreadB > 0 { // else no noise to share: Corr 0
+		s.Corr = stat.Correlation(x, y, nil)
+	}
+	return s
+}
+
+// logDeviations are the logs of vs less their mean; ok is false when a
+// value is not positive.
+func logDeviations(vs []float64) (d []float64, ok bool) {
+	d = make([]float64, len(vs))
+	for i, v := range vs {
+		if v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, false
+		}
+		d[i] = math.Log(v)
+	}
+	floats.AddConst(-stat.Mean(d, nil), d)
+	return d, true
 }
