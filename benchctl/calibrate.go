@@ -490,9 +490,12 @@ func sharedMD(s calibrate.Shared) string {
 	if s.N < calibrate.MinSharedPairs {
 		return fmt.Sprintf("Too few iterations (%d pairs) to say how much of their noise the sides share.", s.N)
 	}
-	return fmt.Sprintf("Within a round, the two sides' iterations correlate %.2f (%d pairs; each side's iterations spread %.2f %% and %.2f %% around their fork's mean): the share of an iteration ratio's variance that running both sides at once removes, near 0 unless they do (--duet).",
-		s.Corr, s.N, 100*s.SpreadA, 100*s.SpreadB)
+	return fmt.Sprintf("Within a round, the two sides' iterations correlate %.2f (%d pairs; each side's iterations spread %.2f %% and %.2f %% around their fork's mean): %s (--duet).",
+		s.Corr, s.N, 100*s.SpreadA, 100*s.SpreadB, sharedMeaning)
 }
+
+// sharedMeaning is what the shared figure means, in the report's words.
+const sharedMeaning = "the share of an iteration ratio's variance that running both sides at once removes, near 0 unless they do"
 
 // sharedCell is the A/A table's shared column.
 func sharedCell(s calibrate.Shared) string {
@@ -506,7 +509,7 @@ func sharedCell(s calibrate.Shared) string {
 func writeAAMD(w io.Writer, r calReport) {
 	fmt.Fprintf(w, "%d comparisons of %d rounds per benchmark, from %d forks a side of one binary against itself.\n\n", r.Trials, r.Group, r.Trials*r.Group)
 	fmt.Fprintf(w, "False positives: comparisons significant at α although both sides ran the same binary, with their exact 95 %% binomial intervals. *paired* is ab's test (the rounds' log ratios); *fork-level* the Mann-Whitney U test on one sample per fork (the median of its iterations); *iteration-level* the same test on one sample per iteration, as benchstat counts, on the same data.\n\n")
-	fmt.Fprintf(w, "*Shared* is the correlation of the two sides' iterations within a round (each iteration's log score less its fork's mean, paired by index): the share of an iteration ratio's variance that running both sides at once removes, near 0 unless they do (`--duet`).\n\n")
+	fmt.Fprintf(w, "*Shared* is the correlation of the two sides' iterations within a round (each iteration's log score less its fork's mean, paired by index): %s (`--duet`).\n\n", sharedMeaning)
 	fmt.Fprintf(w, "| Benchmark | paired false positives | fork-level false positives | iteration-level false positives | spread of a round's ratio | interval, paired | smallest change detectable at %d rounds (80 %% power) | shared |\n|:--|--:|--:|--:|--:|--:|--:|--:|\n", r.Group)
 	for _, b := range r.Benchmarks {
 		fmt.Fprintf(w, "| %s | %s | %s | %s | %.2f %% | ±%.2f %% | %.2f %% | %s |\n", b.Name, pct(b.Paired.Hits), pct(b.Fork), pct(b.Iteration), 100*b.PairSpread, 50*b.Paired.Width, 100*b.Paired.MDE, sharedCell(b.Shared))

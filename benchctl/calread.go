@@ -101,12 +101,22 @@ func roundsOf(run *result.Run) int {
 // before it split it.
 func blankLongComments(data []byte) []byte {
 	const longest = 64<<10 - 1
-	var out []byte
+	var out []byte // nil until a line is blanked: files written since need no copy
+	off := 0
 	for line := range bytes.Lines(data) {
-		if len(line) > longest && line[0] == '#' {
-			line = []byte("#\n")
+		switch {
+		case len(line) > longest && line[0] == '#':
+			if out == nil {
+				out = append([]byte(nil), data[:off]...)
+			}
+			out = append(out, "#\n"...)
+		case out != nil:
+			out = append(out, line...)
 		}
-		out = append(out, line...)
+		off += len(line)
+	}
+	if out == nil {
+		return data
 	}
 	return out
 }

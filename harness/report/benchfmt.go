@@ -60,13 +60,10 @@ func WriteSides(out io.Writer, sides []Side) error {
 	if o.Duet {
 		comment("duet: each round ran a case's forks of both sides at the same time, each pinned to half of the CPUs (swapped every round), their iterations on one schedule; the order below names each side's CPUs")
 	}
+	label := "A/B fork order (round:case:sides)"
 	for i := 0; i < len(run.Order); i += orderPerLine {
-		part := strings.Join(run.Order[i:min(i+orderPerLine, len(run.Order))], " ")
-		if i == 0 {
-			comment("A/B fork order (round:case:sides): %s", part)
-		} else {
-			comment("A/B fork order, continued: %s", part)
-		}
+		comment("%s: %s", label, strings.Join(run.Order[i:min(i+orderPerLine, len(run.Order))], " "))
+		label = "A/B fork order, continued"
 	}
 	if run.InProcess {
 		comment("WARNING: --forks 0 ran every benchmark in the benchctl process: heap, GC and scheduler state carry over between benchmarks, so results are less trustworthy")
@@ -151,15 +148,11 @@ func (c *caseWriter) unitLines() error {
 // its telemetry comment, and for a group one line per op after it.
 func (c *caseWriter) iterations() error {
 	for _, it := range measured(c.cr.Iterations) {
-		values := iterationValues(c.cr.Mode, &it.Total, it)
-		if len(it.Ops) == 0 {
-			if err := c.result("", it.Total.Ops, values); err != nil {
-				return err
-			}
-			c.comment("%s", telemetry(c.cr, it))
-			continue
+		suffix := "" // a group's total is its op=all row
+		if len(it.Ops) > 0 {
+			suffix = "/op=all"
 		}
-		if err := c.result("/op=all", it.Total.Ops, values); err != nil {
+		if err := c.result(suffix, it.Total.Ops, iterationValues(c.cr.Mode, &it.Total, it)); err != nil {
 			return err
 		}
 		c.comment("%s", telemetry(c.cr, it))
