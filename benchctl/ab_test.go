@@ -12,6 +12,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
+	"github.com/ledgerbench/ledgerbench/internal/testenv"
 )
 
 func init() {
@@ -247,9 +248,7 @@ func TestABDetectPlans(t *testing.T) {
 // allocations' changes, and confirmed by the instructions.
 func TestABCorroboratesWithInstructions(t *testing.T) {
 	needGit(t)
-	if _, err := exec.LookPath("valgrind"); err != nil {
-		t.Skip("valgrind is not installed")
-	}
+	testenv.MustHave(t, "valgrind")
 	dir, c := tinyRepo(t)
 	out := filepath.Join(t.TempDir(), "ab")
 	code, stdout, stderr := abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[2], "--prof", "instructions",

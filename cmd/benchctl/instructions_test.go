@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/ledgerbench/ledgerbench/internal/testenv"
 )
 
 // TestInstructionsRepeat builds benchctl (callgrind needs a binary with a
@@ -21,9 +23,7 @@ func TestInstructionsRepeat(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds benchctl and runs it under valgrind")
 	}
-	if _, err := exec.LookPath("valgrind"); err != nil {
-		t.Skip("valgrind is not installed")
-	}
+	testenv.MustHave(t, "valgrind")
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "benchctl")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {

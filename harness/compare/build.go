@@ -82,7 +82,8 @@ func (o *Options) defaults() {
 // Cell is one row × column of one table: its sample and summary.
 type Cell struct {
 	// Values are the samples: one per fork (its iterations' median) when
-	// Forks > 0, else one per result line.
+	// Forks > 0, in the order of Keys, else one per result line in file
+	// order. Sample holds a sorted copy; Values are never sorted.
 	Values  []float64
 	Sample  *benchmath.Sample
 	Summary benchmath.Summary
@@ -388,7 +389,9 @@ func (c *collector) cell(t *Table, raw []float64, forks []int, thr *benchmath.Th
 	if c.o.Samples == Forks {
 		cell.byFork(forks)
 	}
-	cell.Sample = benchmath.NewSample(cell.Values, thr)
+	// NewSample sorts the slice it is given: it gets a copy, so that
+	// Values stay in the order of Keys, by which pairs are matched.
+	cell.Sample = benchmath.NewSample(slices.Clone(cell.Values), thr)
 	cell.Summary = t.Assumption.Summary(cell.Sample, c.o.Confidence)
 	for _, v := range raw {
 		cell.Min, cell.Max = math.Min(cell.Min, v), math.Max(cell.Max, v)

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"syscall"
 	"time"
 
@@ -151,6 +152,67 @@ func TestGoldenForkLevelMarkdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden(t, "forks.md", b.Bytes())
+
+	// The golden interval, re-derived here: the fork medians of each
+	// side paired by fork number, Student's t interval of their log
+	// ratios with R's qt(0.975, 4) = 2.776445.
+	meds := forkMedians(t, data)
+	var d []float64
+	for f := 1; f <= 5; f++ {
+		d = append(d, math.Log(meds["experiment"][f]/meds["baseline"][f]))
+	}
+	m, sd := meanSD(d)
+	half := 2.776445 * sd / math.Sqrt(5)
+	want := fmt.Sprintf("%+.1f %% [%+.1f, %+.1f]", 100*(math.Exp(m)-1), 100*(math.Exp(m-half)-1), 100*(math.Exp(m+half)-1))
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("forks.md lacks the interval %s of the forks paired by round:\n%s", want, b.String())
+	}
+}
+
+// forkMedians reads an A/B file of abFile's shape: side → fork → the
+// median of its iterations.
+func forkMedians(t *testing.T, data []byte) map[string]map[int]float64 {
+	t.Helper()
+	vals := map[string]map[int][]float64{}
+	var side string
+	var last float64
+	for line := range strings.Lines(string(data)) {
+		var f, i int
+		switch {
+		case strings.HasPrefix(line, "toolchain: "):
+			side = strings.TrimSpace(strings.TrimPrefix(line, "toolchain: "))
+			vals[side] = map[int][]float64{}
+		case strings.HasPrefix(line, "BenchmarkX-2 "):
+			if _, err := fmt.Sscanf(line, "BenchmarkX-2 1000 %g ns/op", &last); err != nil {
+				t.Fatal(err)
+			}
+		case strings.HasPrefix(line, "# benchctl: fork="):
+			if _, err := fmt.Sscanf(line, "# benchctl: fork=%d iter=%d", &f, &i); err != nil {
+				t.Fatal(err)
+			}
+			vals[side][f] = append(vals[side][f], last)
+		}
+	}
+	out := map[string]map[int]float64{}
+	for s, forks := range vals {
+		out[s] = map[int]float64{}
+		for f, xs := range forks {
+			slices.Sort(xs)
+			out[s][f] = xs[len(xs)/2] // odd counts here
+		}
+	}
+	return out
+}
+
+func meanSD(xs []float64) (mean, sd float64) {
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	for _, x := range xs {
+		sd += (x - mean) * (x - mean)
+	}
+	return mean, math.Sqrt(sd / float64(len(xs)-1))
 }
 
 // runFile is one run as benchctl writes it: its made-by comment, then

@@ -540,9 +540,10 @@ func (rn *Runner) testInstructions(ctx context.Context, o Options, c Case, cr *r
 		args := gotest.RunArgs(c.Test.Name, 1, fmt.Sprintf("%dx", n), 1)
 		tc := c
 		tc.Test = &GoTest{Pkg: c.Test.Pkg, Name: c.Test.Name, Procs: 1}
-		r := rn.runTest(ctx, bin, args, append([]string{vg}, wrap[:len(wrap)-1]...), profile.CallgrindEnv, o, tc, rn.logFile(cr.Case, fmt.Sprintf("instructions.%dx", n)))
+		r := rn.runTest(ctx, bin, args, append([]string{vg}, wrap[:len(wrap)-1]...), profile.CallgrindEnv(nil), o, tc, rn.logFile(cr.Case, fmt.Sprintf("instructions.%dx", n)))
 		if r.fe != nil {
 			r.fe.Benchmark, r.fe.Fork = cr.Case.Name(), 1
+			valgrindFault(profile.Instructions, r.fe)
 			pr.Err = r.fe
 			return pr, ""
 		}

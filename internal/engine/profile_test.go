@@ -13,6 +13,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/profile"
+	"github.com/ledgerbench/ledgerbench/internal/testenv"
 )
 
 //go:noinline
@@ -183,7 +184,7 @@ func TestSummarizeBadFile(t *testing.T) {
 func TestPerfCountsTheMeasuredLoopOnly(t *testing.T) {
 	events := []string{"task-clock", "context-switches"}
 	if ok, why := profile.PerfStatus(events); !ok {
-		t.Skip(why)
+		testenv.Missing(t, "perf: "+why)
 	}
 	o := engine.DefaultOptions()
 	o.Bench, o.Forks, o.Profiles, o.PerfEvents, o.InstructionOps = "^BenchmarkSpin$", 1, []profile.Kind{profile.Perf}, events, 50000

@@ -401,7 +401,7 @@ func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, c 
 		if err != nil {
 			return pr, "instructions: " + err.Error()
 		}
-		cmd = command{path, args, append(append([]string(nil), rn.Env...), profile.CallgrindEnv...)}
+		cmd = command{path, args, profile.CallgrindEnv(rn.Env)}
 		p.Mode, p.Warmup, p.Measure = result.AverageTime, result.IterSpec{}, result.IterSpec{Count: 1, Ops: o.instructionOps()}
 	default:
 		pr.Path = filepath.Join(dir, string(k)+".pb.gz")
@@ -410,6 +410,7 @@ func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, c 
 	res, fe := rn.forkOnce(ctx, cmd, p, o.Timeout, rn.logFile(cr.Case, string(k)))
 	if fe != nil {
 		fe.Benchmark, fe.Fork = cr.Case.Name(), 1
+		valgrindFault(k, fe)
 		pr.Err = fe
 		return pr, ""
 	}
@@ -441,6 +442,18 @@ func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, c 
 		}
 	}
 	return pr, ""
+}
+
+// valgrindFault names the failure of a fork run under valgrind that was
+// valgrind's own (see profile.ValgrindFault), instead of the crash of the
+// benchmark it looks like.
+func valgrindFault(k profile.Kind, fe *result.ForkError) {
+	if k != profile.Instructions {
+		return
+	}
+	if why := profile.ValgrindFault(append([]string{fe.Fatal}, fe.Tail...)); why != "" {
+		fe.Message = why
+	}
 }
 
 func (o *Options) instructionOps() int64 {

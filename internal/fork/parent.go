@@ -236,8 +236,9 @@ func (p *Process) Wait(grace time.Duration) error {
 func (p *Process) StderrTail() []string { return p.tail.lines() }
 
 // Fatal is the first line of the child's stderr that starts a Go fatal
-// error or panic ("fatal error: out of memory"), which a goroutine dump
-// pushes out of the tail; "" if there was none.
+// error or panic ("fatal error: out of memory"), or valgrind's line for an
+// instruction it cannot decode or an assertion it failed, which a
+// goroutine or register dump pushes out of the tail; "" if there was none.
 func (p *Process) Fatal() string {
 	p.tail.mu.Lock()
 	defer p.tail.mu.Unlock()
@@ -274,13 +275,20 @@ func (t *tail) Write(b []byte) (int, error) {
 
 func (t *tail) push(s string) {
 	s = strings.TrimRight(s, "\r")
-	if t.fatal == "" && (strings.HasPrefix(s, "fatal error: ") || strings.HasPrefix(s, "runtime: out of memory") || strings.HasPrefix(s, "panic: ")) {
+	if t.fatal == "" && (strings.HasPrefix(s, "fatal error: ") || strings.HasPrefix(s, "runtime: out of memory") || strings.HasPrefix(s, "panic: ") || valgrindFatal(s)) {
 		t.fatal = s
 	}
 	t.ls = append(t.ls, s)
 	if len(t.ls) > t.max {
 		t.ls = t.ls[len(t.ls)-t.max:]
 	}
+}
+
+// valgrindFatal reports whether s is valgrind's line for what kills the
+// program it runs: an instruction it cannot decode (it then raises
+// SIGILL, whose register dump fills the tail) or its own assertion.
+func valgrindFatal(s string) bool {
+	return strings.Contains(s, "unhandled instruction bytes: ") || (strings.Contains(s, "Assertion '") && strings.HasSuffix(s, "failed."))
 }
 
 func (t *tail) lines() []string {

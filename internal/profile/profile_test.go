@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -87,6 +88,41 @@ func TestDiffAndSummarize(t *testing.T) {
 	} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+}
+
+func TestCallgrindEnvKeepsTheUsersGODEBUG(t *testing.T) {
+	t.Setenv("GODEBUG", "")
+	env := CallgrindEnv([]string{"X=1"})
+	want := []string{"X=1", "GOMAXPROCS=1", "GOGC=off", "GODEBUG=asyncpreemptoff=1,cpu.rdtscp=off"}
+	if !slices.Equal(env, want) {
+		t.Errorf("CallgrindEnv = %q, want %q", env, want)
+	}
+	t.Setenv("GODEBUG", "madvdontneed=1")
+	if got := CallgrindEnv(nil); got[len(got)-1] != "GODEBUG=madvdontneed=1,asyncpreemptoff=1,cpu.rdtscp=off" {
+		t.Errorf("the parent's GODEBUG is lost: %q", got)
+	}
+	if got := CallgrindEnv([]string{"GODEBUG=gctrace=1"}); got[len(got)-1] != "GODEBUG=gctrace=1,asyncpreemptoff=1,cpu.rdtscp=off" {
+		t.Errorf("the fork's GODEBUG is lost: %q", got)
+	}
+}
+
+func TestValgrindFault(t *testing.T) {
+	for _, tc := range []struct {
+		lines []string
+		want  string // a part of the message; "" for none
+	}{
+		{[]string{"vex amd64->IR: unhandled instruction bytes: 0xF 0x1 0xF9 0x48 0xC1 0xE2 0x20 0x48 0x1 0xD0", "SIGILL: illegal instruction"}, "RDTSCP (bytes 0xF 0x1 0xF9"},
+		{[]string{"vex amd64->IR: unhandled instruction bytes: 0x62 0xF1 0x7C 0x48"}, "(bytes 0x62 0xF1 0x7C 0x48): a limit of valgrind"},
+		{[]string{"Callgrind: threads.c:247 (vgCallgrind_post_signal): Assertion 'sigNum == vgCallgrind_current_state.sig' failed."}, "an assertion of its own"},
+		{[]string{"==12== valgrind: the 'impossible' happened:"}, "a fault of valgrind"},
+		{[]string{"panic: runtime error: index out of range", "SIGILL: illegal instruction"}, ""},
+		{nil, ""},
+	} {
+		got := ValgrindFault(tc.lines)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("ValgrindFault(%q) = %q, want it to contain %q", tc.lines, got, tc.want)
 		}
 	}
 }

@@ -15,8 +15,32 @@ import (
 // a counted iteration; callgrind collects only inside it.
 const MeasuredLoop = "github.com/ledgerbench/ledgerbench/internal/measure.runOps"
 
-// CallgrindEnv is the environment of a fork run under callgrind.
-var CallgrindEnv = []string{"GOMAXPROCS=1", "GOGC=off", "GODEBUG=asyncpreemptoff=1"}
+// callgrindGODEBUG are the GODEBUG settings of a fork run under
+// callgrind: no asynchronous preemption (its signals trip callgrind's
+// signal bookkeeping), and no RDTSCP, which Go's runtime.cputicks uses
+// where the CPU has it (AMD EPYC among others) and valgrind 3.19 cannot
+// decode ("unhandled instruction bytes: 0xF 0x1 0xF9"); the runtime then
+// reads the clock with RDTSC, which valgrind runs.
+const callgrindGODEBUG = "asyncpreemptoff=1,cpu.rdtscp=off"
+
+// CallgrindEnv returns env (a fork's additions to the parent's
+// environment) with what a fork run under callgrind needs: GOMAXPROCS=1,
+// GOGC=off, and callgrindGODEBUG appended to the GODEBUG the fork would
+// otherwise get (env's last, else the parent's), so a user's own GODEBUG
+// settings stay.
+func CallgrindEnv(env []string) []string {
+	godebug := os.Getenv("GODEBUG")
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "GODEBUG="); ok {
+			godebug = v
+		}
+	}
+	if godebug != "" {
+		godebug += ","
+	}
+	out := append([]string(nil), env...)
+	return append(out, "GOMAXPROCS=1", "GOGC=off", "GODEBUG="+godebug+callgrindGODEBUG)
+}
 
 // CallgrindCommand returns the program and arguments that run exe under
 // callgrind, collecting inside MeasuredLoop only, with its output in out.
