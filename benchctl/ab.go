@@ -256,7 +256,7 @@ func (a *app) compareSides(ctx context.Context, s *session, o engine.Options, se
 		r, err := a.measure(ctx, s, &measurement{o: o, cases: set.cases, sides: set.sides, revs: set.revs, notes: set.notes,
 			dir: root, logDir: filepath.Join(out, "logs"), profileDir: filepath.Join(out, "profiles"), out: resultsFile{path, replaceFile},
 			before: func(r *measured) error {
-				t, err := compare.BuildData(path, r.data, compare.Options{Col: "toolchain", MinChange: ab.minChange, Alpha: ab.alpha})
+				t, err := compare.BuildData(path, r.data, compare.ABOptions(ab.alpha, ab.minChange))
 				if err != nil {
 					return failedError{err.Error()}
 				}

@@ -171,7 +171,7 @@ func (bs *bisector) ab(ctx context.Context, name string, base, head revision.Com
 	if r.failed > 0 {
 		return nil, bisectError("%d fork(s) of the A/B of %s against %s failed; its results are in %s", r.failed, revision.Short(base.Hash), revision.Short(head.Hash), r.path)
 	}
-	ts, err := compare.BuildData(r.path, r.data, compare.Options{Col: "toolchain", MinChange: bs.bf.minChange, Alpha: bs.bf.alpha})
+	ts, err := compare.BuildData(r.path, r.data, compare.ABOptions(bs.bf.alpha, bs.bf.minChange))
 	if err != nil {
 		return nil, failedError{err.Error()}
 	}

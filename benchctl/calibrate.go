@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/harness/report"
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/calibrate"
@@ -25,8 +26,8 @@ import (
 
 // calFlags are the flags of calibrate beyond the run flags.
 type calFlags struct {
-	trials, group int
-	alpha         float64
+	trials, group    int
+	alpha, minChange float64
 	pair, from    string
 	// plant is --plant: side B's planted slowdown (0.02 for 2%).
 	plantArg string
@@ -84,6 +85,7 @@ of a known change), how many were refused, and the rounds they took.`,
 	fl.IntVar(&cf.trials, "trials", 200, "A/A comparisons per benchmark")
 	fl.IntVar(&cf.group, "group", 5, "forks a side per comparison")
 	fl.Float64Var(&cf.alpha, "alpha", 0.05, "significance level")
+	fl.Float64Var(&cf.minChange, "min-change", compare.DefaultMinChange, "the margin of the verdicts, in percent, as ab's --min-change")
 	fl.StringVar(&cf.pair, "pair", "", "PARAM=BASE,CHANGED: side B runs PARAM=CHANGED where side A runs PARAM=BASE; measure how often the change is detected")
 	fl.StringVar(&cf.plantArg, "plant", "", "P%: side B measures a known slowdown of P % (at most 100 %) of every benchmark; report how often it is detected")
 	fl.BoolVar(&f.duet, "duet", false, "run both sides of each round at the same time, each on half of the CPUs, as ab --duet does")
@@ -118,7 +120,7 @@ func (a *app) runCalibrate(cmd *cobra.Command, f *runFlags, cf *calFlags) error 
 	case cf.trials*cf.group > engine.MaxForks:
 		return usageError{fmt.Errorf("--trials %d × --group %d = %d forks a side: at most %d", cf.trials, cf.group, cf.trials*cf.group, engine.MaxForks)}
 	}
-	if err := checkStats(cf.alpha, 0); err != nil {
+	if err := checkStats(cf.alpha, cf.minChange); err != nil {
 		return err
 	}
 	o.Forks = cf.trials * cf.group
@@ -173,11 +175,13 @@ type calReport struct {
 	// Planted is side B's planted slowdown (--plant), 0 without.
 	Planted    float64    `json:",omitempty"`
 	Benchmarks []calBench `json:",omitempty"`
-	Overall    struct{ Paired, Fork, Iteration calibrate.Rate }
+	Overall    struct{ Paired, Rejected, Fork, Iteration calibrate.Rate }
+	// MinChange is the verdicts' margin, in percent.
+	MinChange float64
 	// Suite counts the A/A comparisons of Group rounds of every benchmark
-	// at once that looked changed: row by row at α, and at the
-	// false-discovery rate α across the rows (what ab's exit status uses).
-	Suite *struct{ PerRow, FDR calibrate.Rate } `json:",omitempty"`
+	// at once that looked changed: row by row at α, as ab's verdicts call
+	// a row changed, and as ab exits 1.
+	Suite *calibrate.SuiteRates `json:",omitempty"`
 	// Nightly counts the flat series of 30 nights of 3 forks, made of
 	// the A/A forks, on which nightly's rule raises an alarm.
 	Nightly calibrate.Rate
@@ -310,7 +314,7 @@ func (a *app) calibrateFrom(f *runFlags, cf *calFlags) error {
 // newCalReport is the report's heading: the machine, the plan and the
 // machine time of a round.
 func newCalReport(h report.Header, cf *calFlags, warmup, measure, mode string, roundSeconds float64) calReport {
-	return calReport{MachineID: h.MachineID, EnvID: h.EnvID, HostPinned: h.HostPinned, Alpha: cf.alpha,
+	return calReport{MachineID: h.MachineID, EnvID: h.EnvID, HostPinned: h.HostPinned, Alpha: cf.alpha, MinChange: cf.minChange,
 		Trials: cf.trials, Group: cf.group, Warmup: warmup, Measure: measure, Mode: mode, RoundSeconds: roundSeconds}
 }
 
@@ -370,22 +374,24 @@ func (a *app) writeCalibration(rep calReport, cf *calFlags, pair bool, hostNote 
 // aa fills in the A/A figures: per benchmark, overall, across the suite
 // and along nightly's series.
 func (rep *calReport) aa(cf *calFlags, runs []*result.Run) {
-	var ph, pn, fh, fn, ih, in int
-	var suite [][2]calibrate.Forks
+	var ph, rh, pn, fh, fn, ih, in int
+	var suite []calibrate.Case
+	o := cf.options()
 	for i, cr := range runs[0].Cases {
-		x, y := cr.ForkScores(), runs[1].Cases[i].ForkScores()
+		x, y := calibrate.Rounds(cr, runs[1].Cases[i])
 		b := calBench{Name: cr.Case.Name(), AAResult: calibrate.AA(x, y, cf.group, cf.alpha),
-			Paired: calibrate.PairedRounds(x, y, cf.group, cf.alpha, 0), PairSpread: calibrate.PairSpread(x, y),
+			Paired: calibrate.PairedRounds(x, y, cf.group, o, 0), PairSpread: calibrate.PairSpread(x, y),
 			Shared: calibrate.SharedNoise(x, y), Adaptive: rep.adaptive(cf, len(runs[0].Cases), x, y, 0)}
 		rep.Benchmarks = append(rep.Benchmarks, b)
-		ph, pn = ph+b.Paired.Hits.Hits, pn+b.Paired.Hits.N
+		ph, rh, pn = ph+b.Paired.Hits.Hits, rh+b.Paired.Rejected.Hits, pn+b.Paired.Hits.N
 		fh, fn, ih, in = fh+b.Fork.Hits, fn+b.Fork.N, ih+b.Iteration.Hits, in+b.Iteration.N
-		suite = append(suite, [2]calibrate.Forks{x, y})
+		suite = append(suite, calibrate.Case{Name: b.Name, A: x, B: y})
 	}
-	rep.Overall.Paired, rep.Overall.Fork, rep.Overall.Iteration = calibrate.Total(ph, pn), calibrate.Total(fh, fn), calibrate.Total(ih, in)
+	rep.Overall.Paired, rep.Overall.Rejected = calibrate.Total(ph, pn), calibrate.Total(rh, pn)
+	rep.Overall.Fork, rep.Overall.Iteration = calibrate.Total(fh, fn), calibrate.Total(ih, in)
 	if len(suite) > 1 {
-		perRow, fdr := calibrate.Suite(suite, cf.group, cf.alpha)
-		rep.Suite = &struct{ PerRow, FDR calibrate.Rate }{perRow, fdr}
+		r := calibrate.Suite(suite, cf.group, o)
+		rep.Suite = &r
 	}
 	var nh, nn int
 	for _, r := range runs {
@@ -407,10 +413,10 @@ func (rep *calReport) pairResults(cf *calFlags, runs []*result.Run) []calPairRes
 	var out []calPairResult
 	for i, cr := range runs[0].Cases {
 		other := runs[1].Cases[i]
-		x, y := cr.ForkScores(), other.ForkScores()
+		x, y := calibrate.Rounds(cr, other)
 		pr := calPairResult{Base: cr.Case.Name(), Changed: other.Case.Name(), PairSpread: calibrate.PairSpread(x, y),
 			Shared: calibrate.SharedNoise(x, y)}
-		all := calibrate.PairedRounds(x, y, min(len(x), len(y)), cf.alpha, 0)
+		all := calibrate.PairedRounds(x, y, min(len(x), len(y)), cf.options(), 0)
 		dir := 1
 		if all.Hits.N > 0 {
 			pr.Change = all.Change - 1
@@ -425,7 +431,7 @@ func (rep *calReport) pairResults(cf *calFlags, runs []*result.Run) []calPairRes
 			if min(len(x), len(y))/g == 0 {
 				break
 			}
-			pr.ByRounds = append(pr.ByRounds, calRounds{calibrate.PairedRounds(x, y, g, cf.alpha, dir), float64(g) * roundSeconds})
+			pr.ByRounds = append(pr.ByRounds, calRounds{calibrate.PairedRounds(x, y, g, cf.options(), dir), float64(g) * roundSeconds})
 		}
 		pr.Adaptive = rep.adaptive(cf, len(runs[0].Cases), x, y, dir)
 		pr.For90At2 = verdict.Pairs(pr.PairSpread, 0.02, cf.alpha, 0.9)
@@ -475,8 +481,8 @@ func writeCalibrationMD(w io.Writer, command, hostNote string, r calReport) {
 		fmt.Fprintf(w, "All rounds together: %+.2f %%; one round's log ratio spreads %.2f %%. A 2 %% change needs %d rounds for 90 %% power at this spread (%.0f s of machine time).\n\n",
 			100*p.Change, 100*p.PairSpread, p.For90At2, p.Seconds90At2)
 		fmt.Fprintf(w, "%s\n\n", sharedMD(p.Shared))
-		fmt.Fprintf(w, "Detected: comparisons that found the change at α in its direction, with their exact 95 %% binomial intervals; *paired* is ab's test (the rounds' log ratios), *unpaired* the fork-level Mann-Whitney U test on the same forks. Interval: the mean width of the change's %g %% interval.\n\n", 100*(1-r.Alpha))
-		fmt.Fprintf(w, "| rounds | detected, paired | detected, unpaired | interval, paired | interval, unpaired | smallest detectable (80 %%) | machine time |\n|--:|--:|--:|--:|--:|--:|--:|\n")
+		fmt.Fprintf(w, "Detected: comparisons that found the change in its direction, with their exact 95 %% binomial intervals; *ab* is ab's verdict *changed*, decided by the very function that decides ab's rows (margin ±%g %%), *unpaired* the fork-level Mann-Whitney U test on the same forks. Interval: the mean width of the change's %g %% interval.\n\n", r.MinChange, 100*(1-r.Alpha))
+		fmt.Fprintf(w, "| rounds | detected, ab | detected, unpaired | interval, ab | interval, unpaired | smallest detectable (80 %%) | machine time |\n|--:|--:|--:|--:|--:|--:|--:|\n")
 		for _, g := range p.ByRounds {
 			fmt.Fprintf(w, "| %d | %s | %s | ±%.2f %% | ±%.2f %% | %.2f %% | %.1f s |\n", g.Rounds, pct(g.Hits), pct(g.Unpaired), 50*g.Width, 50*g.UnpairedWidth, 100*g.MDE, g.Seconds)
 		}
@@ -508,16 +514,16 @@ func sharedCell(s calibrate.Shared) string {
 // writeAAMD renders the A/A figures.
 func writeAAMD(w io.Writer, r calReport) {
 	fmt.Fprintf(w, "%d comparisons of %d rounds per benchmark, from %d forks a side of one binary against itself.\n\n", r.Trials, r.Group, r.Trials*r.Group)
-	fmt.Fprintf(w, "False positives: comparisons significant at α although both sides ran the same binary, with their exact 95 %% binomial intervals. *paired* is ab's test (the rounds' log ratios); *fork-level* the Mann-Whitney U test on one sample per fork (the median of its iterations); *iteration-level* the same test on one sample per iteration, as benchstat counts, on the same data.\n\n")
+	fmt.Fprintf(w, "False positives: comparisons that found a change although both sides ran the same binary, with their exact 95 %% binomial intervals. *ab: changed* is ab's verdict, decided by the very function that decides ab's rows (the rounds written as an A/B file and read back by compare, the rounds' forks paired, margin ±%g %%); *ab: rejected* its test's rejections at α whatever the margin; *fork-level* the Mann-Whitney U test on one sample per fork (the median of its iterations); *iteration-level* the same test on one sample per iteration, as benchstat counts, on the same data.\n\n", r.MinChange)
 	fmt.Fprintf(w, "*Shared* is the correlation of the two sides' iterations within a round (each iteration's log score less its fork's mean, paired by index): %s (`--duet`).\n\n", sharedMeaning)
-	fmt.Fprintf(w, "| Benchmark | paired false positives | fork-level false positives | iteration-level false positives | spread of a round's ratio | interval, paired | smallest change detectable at %d rounds (80 %% power) | shared |\n|:--|--:|--:|--:|--:|--:|--:|--:|\n", r.Group)
+	fmt.Fprintf(w, "| Benchmark | ab: changed | ab: rejected | fork-level false positives | iteration-level false positives | spread of a round's ratio | interval, ab | smallest change detectable at %d rounds (80 %% power) | shared |\n|:--|--:|--:|--:|--:|--:|--:|--:|--:|\n", r.Group)
 	for _, b := range r.Benchmarks {
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %.2f %% | ±%.2f %% | %.2f %% | %s |\n", b.Name, pct(b.Paired.Hits), pct(b.Fork), pct(b.Iteration), 100*b.PairSpread, 50*b.Paired.Width, 100*b.Paired.MDE, sharedCell(b.Shared))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %.2f %% | ±%.2f %% | %.2f %% | %s |\n", b.Name, pct(b.Paired.Hits), pct(b.Paired.Rejected), pct(b.Fork), pct(b.Iteration), 100*b.PairSpread, 50*b.Paired.Width, 100*b.Paired.MDE, sharedCell(b.Shared))
 	}
-	fmt.Fprintf(w, "| **all** | %s | %s | %s | | | | |\n", pct(r.Overall.Paired), pct(r.Overall.Fork), pct(r.Overall.Iteration))
+	fmt.Fprintf(w, "| **all** | %s | %s | %s | %s | | | | |\n", pct(r.Overall.Paired), pct(r.Overall.Rejected), pct(r.Overall.Fork), pct(r.Overall.Iteration))
 	if r.Suite != nil {
-		fmt.Fprintf(w, "\nThe suite as a whole (every benchmark's comparison of the same rounds at once) looked changed in %s of the A/As row by row at α, and in %s at the false-discovery rate α across its %d rows (ab's exit status).\n",
-			pct(r.Suite.PerRow), pct(r.Suite.FDR), len(r.Benchmarks))
+		fmt.Fprintf(w, "\nThe suite as a whole (every benchmark's comparison of the same rounds decided at once, as ab decides a suite) looked changed in %s of the A/As row by row at α, was called changed by ab's verdicts (the false-discovery rate α across its %d rows, then the margin) in %s, and made ab exit 1 (a change for the worse) in %s.\n",
+			pct(r.Suite.PerRow), len(r.Benchmarks), pct(r.Suite.Changed), pct(r.Suite.Exit))
 	}
 	if r.Nightly.N == 0 {
 		fmt.Fprintf(w, "\nnightly: too few forks for a flat series of 30 nights of 3 forks (90 a side) to test nightly's rule on.\n")
@@ -525,6 +531,13 @@ func writeAAMD(w io.Writer, r calReport) {
 		fmt.Fprintf(w, "\nnightly: %s of the flat series of 30 nights of 3 forks, made of these forks (nothing changed along them), raised an alarm.\n", pct(r.Nightly))
 	}
 	fmt.Fprintln(w)
+}
+
+// options are the options under which ab decides its rows, at
+// calibrate's --alpha and --min-change: calibrate decides its comparisons
+// through the same function.
+func (cf *calFlags) options() compare.Options {
+	return compare.ABOptions(cf.alpha, cf.minChange)
 }
 
 // parseDetect reads --detect; the replay stops at --budget's rounds.
@@ -548,7 +561,7 @@ func (rep *calReport) adaptive(cf *calFlags, cases int, x, y calibrate.Forks, di
 		return nil
 	}
 	capRounds := max(cf.group, int(cf.budget.Seconds()/(rep.RoundSeconds/float64(cases))))
-	r := calibrate.AdaptiveRounds(x, y, cf.group, capRounds, cf.detect, cf.alpha, dir)
+	r := calibrate.AdaptiveRounds(x, y, cf.group, capRounds, cf.detect, cf.options(), dir)
 	return &r
 }
 
@@ -574,7 +587,7 @@ func writeAdaptiveMD(w io.Writer, r calReport) {
 		what = "detected"
 	}
 	a := rows[0].a
-	fmt.Fprintf(w, "## Replayed as ab --detect %g%%\n\nThe same rounds, in order, as ab --detect %g%% takes them: %d rounds first, then one at a time until the comparison can detect %g %% at 80 %% power, at most %d rounds (the budget's, at this run's time a round); a comparison whose plan needs more is refused, as ab refuses it (exit 2). *%s* counts, of the comparisons that ran, those significant at α, with the exact 95 %% binomial interval.\n\n",
+	fmt.Fprintf(w, "## Replayed as ab --detect %g%%\n\nThe same rounds, in order, as ab --detect %g%% takes them: %d rounds first, then one at a time until the comparison can detect %g %% at 80 %% power, at most %d rounds (the budget's, at this run's time a round); a comparison whose plan needs more is refused, as ab refuses it (exit 2). *%s* counts, of the comparisons that ran, those ab's verdict called changed, with the exact 95 %% binomial interval.\n\n",
 		100*a.Detect, 100*a.Detect, a.First, 100*a.Detect, a.Cap, what)
 	fmt.Fprintf(w, "| benchmark | %s | refused | stopped at the cap | rounds, mean | rounds, most |\n|:--|--:|--:|--:|--:|--:|\n", what)
 	for _, x := range rows {

@@ -246,7 +246,7 @@ func TestCalibrate(t *testing.T) {
 	// Side B ran kind=a where side A ran kind=b, round by round.
 	for _, want := range []string{"# Calibration on machine", "mode interleaved:",
 		"## A known change: BenchmarkEnum/kind=b/even=2 (A) against BenchmarkEnum/kind=a/even=2 (B)",
-		"| rounds | detected, paired | detected, unpaired |", "\n| 3 | ", "\n| 6 | ", "rounds for 90 % power"} {
+		"| rounds | detected, ab | detected, unpaired |", "\n| 3 | ", "\n| 6 | ", "rounds for 90 % power"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("calibration lacks %q:\n%s", want, stdout)
 		}
@@ -269,15 +269,17 @@ func TestCalibrate(t *testing.T) {
 	}
 	// 3 forks a side can never give a U-test p < 0.1: no fork-level
 	// false positive.
-	for _, want := range []string{"| paired false positives | fork-level false positives |", "| BenchmarkEnum/kind=b/even=2 | ",
+	for _, want := range []string{"| ab: changed | ab: rejected | fork-level false positives |", "| BenchmarkEnum/kind=b/even=2 | ",
 		"The suite as a whole", "across its 2 rows", "| shared |"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("A/A calibration lacks %q:\n%s", want, stdout)
 		}
 	}
+	// On these recorded rounds, calibrate decides as ab's table does.
+	calibrateAgreesWithAB(t, filepath.Join(out, "aa.txt"))
 	allRow := regexp.MustCompile(`(?m)^\| \*\*all\*\* .*$`).FindString(stdout)
 	all := strings.Split(allRow, "|")
-	if len(all) < 4 || strings.TrimSpace(all[3]) != "0.0 % [0.0–45.9] (0 of 6)" {
+	if len(all) < 5 || strings.TrimSpace(all[4]) != "0.0 % [0.0–45.9] (0 of 6)" {
 		t.Errorf("overall fork-level false positives %q, want none of 6", all)
 	}
 	// Reported again from its raw results, the same figures.

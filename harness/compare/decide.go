@@ -20,6 +20,14 @@ const Power = 0.8
 // interval lies inside ±1 % is "same".
 const DefaultMinChange = 1.0
 
+// ABOptions are the options under which the commands decide an A/B
+// file's rows (ab, bisect's steps, calibrate's comparisons): the column
+// is the side (toolchain: baseline, experiment), at significance alpha
+// with the verdicts' margin minChange in percent.
+func ABOptions(alpha, minChange float64) Options {
+	return Options{Col: "toolchain", Alpha: alpha, MinChange: minChange}
+}
+
 // Decision is what the comparison of one cell with its row's baseline
 // found.
 type Decision struct {

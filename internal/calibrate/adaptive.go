@@ -1,6 +1,9 @@
 package calibrate
 
-import "github.com/ledgerbench/ledgerbench/internal/verdict"
+import (
+	"github.com/ledgerbench/ledgerbench/harness/compare"
+	"github.com/ledgerbench/ledgerbench/internal/verdict"
+)
 
 // Adaptive is what comparisons that stop as ab --detect stops found:
 // each starts with First rounds; when the rounds needed for the
@@ -13,7 +16,8 @@ type Adaptive struct {
 	Detect     float64
 	First, Cap int
 	// Hits counts, of the comparisons that ran (Refused excluded), those
-	// significant at α (for a known change, in its direction).
+	// ab's verdict called changed (for a known change, in its
+	// direction).
 	Hits Rate
 	// Refused counts the comparisons whose plan needed more than Cap
 	// rounds, and AtCap those that reached Cap without the detectable
@@ -25,17 +29,17 @@ type Adaptive struct {
 	MostRounds int
 }
 
-// AdaptiveRounds replays ab --detect on the rounds of a and b, in order:
-// each comparison takes the rounds after the previous one's, as many as
-// the rule asks for, and the rounds left at the end that cannot finish a
+// AdaptiveRounds replays ab --detect on the rounds of a and b, in order,
+// each comparison decided as ab decides a row ([Decide], under o): each
+// comparison takes the rounds after the previous one's, as many as the
+// rule asks for, and the rounds left at the end that cannot finish a
 // comparison are not used. dir is as for PairedRounds.
-func AdaptiveRounds(a, b Forks, first, capRounds int, detect, alpha float64, dir int) Adaptive {
+func AdaptiveRounds(a, b Forks, first, capRounds int, detect float64, o compare.Options, dir int) Adaptive {
 	res := Adaptive{Detect: detect, First: first, Cap: capRounds}
-	ma, mb := medians(a), medians(b)
-	n := min(len(ma), len(mb))
+	n := min(len(a), len(b))
 	var hits, ran, rounds int
 	for pos := 0; pos+first <= n; {
-		k, c, ok := stopAt(ma[pos:n], mb[pos:n], first, capRounds, detect, alpha)
+		k, d, ok := stopAt(a, b, pos, n, first, capRounds, detect, o)
 		switch {
 		case k == 0: // refused after the first rounds
 			res.Refused++
@@ -48,10 +52,10 @@ func AdaptiveRounds(a, b Forks, first, capRounds int, detect, alpha float64, dir
 		ran++
 		rounds += k
 		res.MostRounds = max(res.MostRounds, k)
-		if c.MDE > detect {
+		if d.Change.MDE > detect {
 			res.AtCap++
 		}
-		if found(c, alpha, dir) {
+		if found(d, dir) {
 			hits++
 		}
 		pos += k
@@ -63,28 +67,29 @@ func AdaptiveRounds(a, b Forks, first, capRounds int, detect, alpha float64, dir
 	return res
 }
 
-// stopAt returns the rounds one comparison of x and y takes under the
-// rule, and its change then: 0 rounds when the plan after the first is
-// refused; ok false when x and y end before the rule stops.
-func stopAt(x, y []float64, first, capRounds int, detect, alpha float64) (int, verdict.Change, bool) {
-	c, err := verdict.Paired(x[:first], y[:first], alpha, 0.8)
-	if err != nil {
-		return first, c, false
+// stopAt returns the rounds one comparison of the rounds of a and b from
+// pos (up to n) takes under the rule, and its decision then: 0 rounds
+// when the plan after the first is refused; ok false when the rounds end
+// before the rule stops (or a decision cannot be made).
+func stopAt(a, b Forks, pos, n, first, capRounds int, detect float64, o compare.Options) (int, *compare.Decision, bool) {
+	d := decideOne(a, b, pos, pos+first, o)
+	if d == nil || d.Err != nil {
+		return first, d, false
 	}
-	if need := verdict.Pairs(c.Spread, detect, alpha, 0.8); need == 0 || need > capRounds {
-		return 0, c, true
+	if need := verdict.Pairs(d.Change.Spread, detect, o.Alpha, compare.Power); need == 0 || need > capRounds {
+		return 0, d, true
 	}
 	for k := first; ; k++ {
 		if k > first {
-			if c, err = verdict.Paired(x[:k], y[:k], alpha, 0.8); err != nil {
-				return k, c, false
+			if d = decideOne(a, b, pos, pos+k, o); d == nil || d.Err != nil {
+				return k, d, false
 			}
 		}
-		if c.MDE <= detect || k == capRounds {
-			return k, c, true
+		if d.Change.MDE <= detect || k == capRounds {
+			return k, d, true
 		}
-		if k == len(x) {
-			return k, c, false
+		if pos+k == n {
+			return k, d, false
 		}
 	}
 }

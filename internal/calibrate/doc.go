@@ -4,17 +4,25 @@
 // B), their rounds interleaved or run as duets, split into many
 // independent comparisons of a fixed number of rounds.
 //
-// [AA] counts the comparisons that come out significant at α although
-// nothing changed, once with one sample per fork (the median of its
-// iterations) and once with one sample per iteration (benchstat's way on
-// files without fork markers), with exact (Clopper-Pearson) binomial
-// intervals, and the smallest change the fork-level test could detect.
-// [PairedRounds] does the same for ab's paired test on the rounds' log
-// ratios, with the unpaired test on the same forks beside it, in a
-// known change's direction; [Suite] counts how often a whole suite's A/A
-// looks changed row by row and under the Benjamini–Hochberg procedure;
-// [AdaptiveRounds] replays ab --detect's rule of adding rounds; and
-// [SharedNoise] measures how much of their iterations' noise the two
-// sides of a round have in common, the duet's premise. Every function
-// reads its data and measures nothing itself.
+// Every comparison that claims to be ab's is decided by [Decide]: the
+// rounds are written as an A/B file by the results writer of every
+// command and read back through compare.BuildData under
+// compare.ABOptions, the function that decides the rows of ab, bisect,
+// compare and the run's tables. [Rounds] aligns two sides' forks by their
+// round (fork number), leaving out a round that lacks a side.
+//
+// [AA] counts, as references beside ab's test, the comparisons that come
+// out significant at α although nothing changed, once with one sample
+// per fork (the median of its iterations) and once with one sample per
+// iteration (benchstat's way on files without fork markers), with exact
+// (Clopper-Pearson) binomial intervals, and the smallest change the
+// fork-level test could detect. [PairedRounds] counts ab's verdicts on
+// comparisons of a fixed number of rounds (false positives in an A/A,
+// detections of a known change in its direction), with the unpaired
+// test on the same forks beside it; [Suite] counts how often a whole
+// suite's A/A looks changed row by row, to ab's verdicts, and to ab's
+// exit status; [AdaptiveRounds] replays ab --detect's rule of adding
+// rounds; and [SharedNoise] measures how much of their iterations' noise
+// the two sides of a round have in common, the duet's premise. Every
+// function reads its data and measures nothing itself.
 package calibrate

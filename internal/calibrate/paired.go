@@ -7,21 +7,25 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/internal/verdict"
 )
 
 // Paired is what comparisons of a fixed number of rounds found, each
-// round one fork a side, compared by pairs as ab compares them.
+// round one fork a side, each comparison decided as ab decides a row
+// ([Decide]).
 type Paired struct {
 	Rounds int // rounds (pairs) per comparison
-	// Hits counts the comparisons the paired test rejected at α (for a
-	// known change, only those that found it in its direction); Unpaired
-	// the same comparisons by the fork-level Mann-Whitney U test, which
-	// ignores the rounds.
-	Hits, Unpaired Rate
+	// Hits counts the comparisons ab's verdict called changed (for a
+	// known change, only those in its direction): the answer a user
+	// gets. Rejected counts those whose test rejected no change at α,
+	// whatever the margin. Unpaired counts the same comparisons by the
+	// fork-level Mann-Whitney U test, which ignores the rounds (a
+	// reference, not what ab does).
+	Hits, Rejected, Unpaired Rate
 	// Width is the mean width of the interval of the change (Hi - Lo of
-	// the ratio: 0.02 is ±1 %), and MDE the mean smallest change detectable
-	// at 80 % power, of the paired comparisons.
+	// the ratio: 0.02 is ±1 %), and MDE the mean smallest change
+	// detectable at 80 % power, of ab's comparisons.
 	Width, MDE float64
 	// UnpairedWidth is the mean width of the unpaired (Welch) interval on
 	// the same data.
@@ -31,36 +35,40 @@ type Paired struct {
 }
 
 // PairedRounds splits the rounds of a and b (fork i of each side ran in
-// round i) into comparisons of rounds rounds and compares each by its
-// pairs at alpha. dir is the direction of a known change (+1: b is
-// slower, a larger score; -1: faster), or 0 for an A/A, where any
-// rejection is a false positive.
-func PairedRounds(a, b Forks, rounds int, alpha float64, dir int) Paired {
+// round i) into comparisons of rounds rounds and decides each as ab
+// decides a row, under o (compare.ABOptions). dir is the direction of a
+// known change (+1: b is slower, a larger score; -1: faster), or 0 for
+// an A/A, where any change found is a false positive.
+func PairedRounds(a, b Forks, rounds int, o compare.Options, dir int) Paired {
 	res := Paired{Rounds: rounds}
-	ma, mb := medians(a), medians(b)
-	n := min(len(ma), len(mb)) / rounds
-	var hits, uhits int
+	n := min(len(a), len(b)) / rounds
+	var hits, rejected, uhits int
 	var width, uwidth, mde, logs float64
 	for i := range n {
-		x, y := ma[i*rounds:(i+1)*rounds], mb[i*rounds:(i+1)*rounds]
-		c, err := verdict.Paired(x, y, alpha, 0.8)
-		if err != nil {
+		lo, hi := i*rounds, (i+1)*rounds
+		d := decideOne(a, b, lo, hi, o)
+		if d == nil || d.Err != nil {
 			continue
 		}
-		if found(c, alpha, dir) {
+		c := d.Change
+		if found(d, dir) {
 			hits++
 		}
-		if p(x, y) < alpha && (dir == 0 || (dir > 0) == (stats.Mean(y) > stats.Mean(x))) {
+		if d.Rejected && inDirection(c, dir) {
+			rejected++
+		}
+		x, y := medians(a[lo:hi]), medians(b[lo:hi])
+		if p(x, y) < o.Alpha && (dir == 0 || (dir > 0) == (stats.Mean(y) > stats.Mean(x))) {
 			uhits++
 		}
 		width += c.Hi - c.Lo
 		mde += c.MDE
 		logs += math.Log(c.Ratio)
-		if u, err := verdict.Unpaired(x, y, alpha, 0.8); err == nil {
+		if u, err := verdict.Unpaired(x, y, o.Alpha, compare.Power); err == nil {
 			uwidth += u.Hi - u.Lo
 		}
 	}
-	res.Hits, res.Unpaired = rate(hits, n), rate(uhits, n)
+	res.Hits, res.Rejected, res.Unpaired = rate(hits, n), rate(rejected, n), rate(uhits, n)
 	if n > 0 {
 		res.Width, res.UnpairedWidth, res.MDE = width/float64(n), uwidth/float64(n), mde/float64(n)
 		res.Change = math.Exp(logs / float64(n))
@@ -68,10 +76,14 @@ func PairedRounds(a, b Forks, rounds int, alpha float64, dir int) Paired {
 	return res
 }
 
-// found reports whether c rejects no change at alpha, in direction dir
-// (any, when 0).
-func found(c verdict.Change, alpha float64, dir int) bool {
-	return c.P < alpha && (dir == 0 || (dir > 0) == (c.Ratio > 1))
+// found reports whether ab's verdict d is changed, in direction dir (any,
+// when 0).
+func found(d *compare.Decision, dir int) bool {
+	return d != nil && d.Err == nil && d.Verdict == verdict.Changed && inDirection(d.Change, dir)
+}
+
+func inDirection(c verdict.Change, dir int) bool {
+	return dir == 0 || (dir > 0) == (c.Ratio > 1)
 }
 
 // PairSpread is the robust standard deviation (1.4826 MAD) of the log
@@ -88,47 +100,56 @@ func PairSpread(a, b Forks) float64 {
 	return verdict.RobustSD(d)
 }
 
+// SuiteRates are how often an A/A of a whole suite looked changed.
+type SuiteRates struct {
+	// PerRow counts the comparisons in which any case's test rejected
+	// no change at α on its own, as if each row were the only one;
+	// Changed those in which ab's verdicts (the Benjamini–Hochberg
+	// procedure across the rows, then the margin) called any row
+	// changed; Exit those in which any row was a change for the worse,
+	// what makes ab exit 1.
+	PerRow, Changed, Exit Rate
+}
+
 // Suite counts, over comparisons of rounds rounds of every case of an
-// A/A suite (cases[j] holds case j's two sides), how often the suite as
-// a whole looked changed: PerRow when any case's paired test rejects at
-// alpha on its own, FDR when any survives the Benjamini–Hochberg
-// procedure at alpha across the cases, as ab decides its exit status.
-func Suite(cases [][2]Forks, rounds int, alpha float64) (perRow, fdr Rate) {
+// A/A suite at once, decided as ab decides a suite's rows ([Decide],
+// under o), how often the suite as a whole looked changed.
+func Suite(cases []Case, rounds int, o compare.Options) SuiteRates {
 	if len(cases) == 0 {
-		return rate(0, 0), rate(0, 0)
+		return SuiteRates{rate(0, 0), rate(0, 0), rate(0, 0)}
 	}
 	n := -1
-	meds := make([][2][]float64, len(cases))
-	for j, c := range cases {
-		meds[j] = [2][]float64{medians(c[0]), medians(c[1])}
-		if m := min(len(meds[j][0]), len(meds[j][1])) / rounds; n < 0 || m < n {
+	for _, c := range cases {
+		if m := min(len(c.A), len(c.B)) / rounds; n < 0 || m < n {
 			n = m
 		}
 	}
-	var rowHits, fdrHits int
+	var rowHits, changed, exit int
 	for i := range n {
-		ps := make([]float64, len(cases))
-		any := false
-		for j := range cases {
-			ps[j] = math.NaN()
-			x, y := meds[j][0][i*rounds:(i+1)*rounds], meds[j][1][i*rounds:(i+1)*rounds]
-			if c, err := verdict.Paired(x, y, alpha, 0.8); err == nil {
-				ps[j] = c.P
-				any = any || c.P < alpha
-			}
+		ds, err := Decide(cases, i*rounds, (i+1)*rounds, o)
+		if err != nil {
+			continue
 		}
-		if any {
+		var anyRow, anyChanged, anyWorse bool
+		for _, d := range ds {
+			if d == nil || d.Err != nil {
+				continue
+			}
+			anyRow = anyRow || d.Change.P < o.Alpha
+			anyChanged = anyChanged || d.Verdict == verdict.Changed
+			anyWorse = anyWorse || (d.Verdict == verdict.Changed && d.Worse)
+		}
+		if anyRow {
 			rowHits++
 		}
-		_, rejected := verdict.BH(ps, alpha)
-		for _, r := range rejected {
-			if r {
-				fdrHits++
-				break
-			}
+		if anyChanged {
+			changed++
+		}
+		if anyWorse {
+			exit++
 		}
 	}
-	return rate(rowHits, n), rate(fdrHits, n)
+	return SuiteRates{rate(rowHits, n), rate(changed, n), rate(exit, n)}
 }
 
 // Shared is how much of their iterations' noise the two sides of the

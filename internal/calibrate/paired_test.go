@@ -23,7 +23,7 @@ func duet(rng *rand.Rand, rounds int, sdHost, sdOwn, scale float64) (a, b Forks)
 func TestPairingCancelsTheSharedDisturbance(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	a, b := duet(rng, 2000, 0.05, 0.005, 1.02)
-	r := PairedRounds(a, b, 10, 0.05, +1)
+	r := PairedRounds(a, b, 10, ab, +1)
 	if r.Hits.N != 200 || r.Hits.Rate < 0.99 {
 		t.Errorf("paired: found %.3f of %d comparisons, want ≥ 0.99", r.Hits.Rate, r.Hits.N)
 	}
@@ -34,12 +34,12 @@ func TestPairingCancelsTheSharedDisturbance(t *testing.T) {
 		t.Errorf("interval widths: paired %.4f, unpaired %.4f; want the paired five times narrower", r.Width, r.UnpairedWidth)
 	}
 	a, b = duet(rng, 2000, 0.05, 0.005, 1)
-	aa := PairedRounds(a, b, 10, 0.05, 0)
+	aa := PairedRounds(a, b, 10, ab, 0)
 	if aa.Hits.Lo > 0.05 || aa.Hits.Rate > 0.09 {
 		t.Errorf("A/A false positives %.3f [%.3f, %.3f]", aa.Hits.Rate, aa.Hits.Lo, aa.Hits.Hi)
 	}
 	// A change found in the wrong direction is not a detection.
-	if wrong := PairedRounds(a, b, 10, 0.05, -1); wrong.Hits.Hits > aa.Hits.Hits {
+	if wrong := PairedRounds(a, b, 10, ab, -1); wrong.Hits.Hits > aa.Hits.Hits {
 		t.Errorf("one direction found more than both: %d > %d", wrong.Hits.Hits, aa.Hits.Hits)
 	}
 	if s := PairSpread(a, b); s < 0.005 || s > 0.01 {
@@ -48,20 +48,24 @@ func TestPairingCancelsTheSharedDisturbance(t *testing.T) {
 }
 
 // Twenty unchanged cases: compared row by row at α, most suite A/As
-// find something (1 - 0.95^20 ≈ 64 %); under the Benjamini–Hochberg
-// procedure, about α of them do.
+// find something (1 - 0.95^20 ≈ 64 %); as ab decides them (the
+// Benjamini–Hochberg procedure, then the margin), about α or fewer do,
+// and fewer still exit 1 (a change for the worse).
 func TestSuiteFalseAlarmsWithAndWithoutFDR(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	var cases [][2]Forks
+	var cases []Case
 	for range 20 {
 		a, b := duet(rng, 1000, 0.03, 0.01, 1)
-		cases = append(cases, [2]Forks{a, b})
+		cases = append(cases, Case{A: a, B: b})
 	}
-	perRow, fdr := Suite(cases, 5, 0.05)
-	if perRow.N != 200 || perRow.Rate < 0.5 || perRow.Rate > 0.8 {
-		t.Errorf("per-row suite false alarms %.3f of %d, want about 0.64", perRow.Rate, perRow.N)
+	r := Suite(cases, 5, ab)
+	if r.PerRow.N != 200 || r.PerRow.Rate < 0.5 || r.PerRow.Rate > 0.8 {
+		t.Errorf("per-row suite false alarms %.3f of %d, want about 0.64", r.PerRow.Rate, r.PerRow.N)
 	}
-	if fdr.Lo > 0.05 || fdr.Rate > 0.1 {
-		t.Errorf("FDR suite false alarms %.3f [%.3f, %.3f], want about 0.05", fdr.Rate, fdr.Lo, fdr.Hi)
+	if r.Changed.Lo > 0.05 || r.Changed.Rate > 0.1 {
+		t.Errorf("suite A/As called changed %.3f [%.3f, %.3f], want about 0.05 or less", r.Changed.Rate, r.Changed.Lo, r.Changed.Hi)
+	}
+	if r.Exit.Hits > r.Changed.Hits {
+		t.Errorf("exit 1 in %d comparisons, changed in only %d", r.Exit.Hits, r.Changed.Hits)
 	}
 }
