@@ -28,7 +28,7 @@ import (
 type calFlags struct {
 	trials, group    int
 	alpha, minChange float64
-	pair, from    string
+	pair, from       string
 	// plant is --plant: side B's planted slowdown (0.02 for 2%).
 	plantArg string
 	plant    float64
