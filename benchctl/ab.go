@@ -168,6 +168,10 @@ type sideSet struct {
 	cases         []engine.Case
 	revs          []revision.Revision
 	notes, broken []string
+	// headCases counts the selected benchmarks the experiment declares,
+	// whether or not the baseline has them: 0 is a selection that
+	// matches nothing at the experiment.
+	headCases int
 }
 
 // pairSides builds two revisions' sides in ws: the packages' test
@@ -181,7 +185,7 @@ func (a *app) pairSides(ctx context.Context, ws *revision.Workspace, revs [2]rev
 		if err != nil {
 			return nil, revisionError(err)
 		}
-		set.sides, set.cases, set.notes, set.broken = tp.Sides, tp.Cases, tp.Notes, tp.Broken
+		set.sides, set.cases, set.notes, set.broken, set.headCases = tp.Sides, tp.Cases, tp.Notes, tp.Broken, tp.HeadCases
 	} else {
 		head := self
 		if head == nil {
@@ -191,7 +195,7 @@ func (a *app) pairSides(ctx context.Context, ws *revision.Workspace, revs [2]rev
 		if err != nil {
 			return nil, failedError{err.Error()}
 		}
-		set.notes, set.cases = notes, revision.Runnable(cases, base, head)
+		set.notes, set.cases, set.headCases = notes, revision.Runnable(cases, base, head), len(revision.Runnable(cases, head))
 		set.sides = []engine.Side{{Name: "baseline", Launch: engine.Program{Executable: base.Bin}}, {Name: "experiment", Launch: engine.Program{Executable: head.Bin}}}
 	}
 	for _, n := range set.notes {
@@ -237,6 +241,9 @@ func (a *app) doAB(cmd *cobra.Command, o engine.Options, cases []engine.Case, f 
 	set, err := a.pairSides(cmd.Context(), ws, revs, prog, nil, cases, o, patterns)
 	if err != nil {
 		return err
+	}
+	if len(set.cases) == 0 && set.headCases == 0 && len(set.broken) == 0 {
+		return usageError{fmt.Errorf("the selection (--bench %q) matches no benchmark of the experiment %s", o.Bench, revision.Short(set.revs[1].Commit))}
 	}
 	if len(set.cases) == 0 {
 		return failedError{"no selected benchmark is declared by both revisions"}
@@ -324,6 +331,9 @@ func abProfiles(o engine.Options) error {
 // it), as --precision would.
 func (ab *abFlags) adaptive(cmd *cobra.Command, o *engine.Options, f *runFlags) error {
 	set := cmd.Flags().Changed
+	if ab.detect != "" && set("precision") {
+		return usageError{errors.New("--detect and --precision: one goal at a time (--detect plans the rounds for a detectable change; --precision adds them until the interval is narrow)")}
+	}
 	if ab.detect != "" {
 		d, err := percentArg("--detect", ab.detect, 100, false)
 		if err != nil {

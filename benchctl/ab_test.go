@@ -321,6 +321,10 @@ func TestABBadInput(t *testing.T) {
 		{dir, []string{"ab", "--base", c[0], "--detect", "2%", "--forks", "3", "--bench", "TinyWork"}, "--forks 3: --detect plans from at least 5 rounds"},
 		{dir, []string{"ab", "--base", c[0], "--budget", "1m", "--forks", "2", "--bench", "TinyWork"}, "--forks 2: adding rounds starts from at least 3"},
 		{notRepo, []string{"ab", "--base", "HEAD", "--bench", "TinyWork"}, "is not in a git repository"},
+		{dir, []string{"ab", "--base", c[0], "--budget", "0", "--bench", "TinyWork"}, "--budget 0s: want at least 1s"},
+		{dir, []string{"ab", "--base", c[0], "--budget", "-1s", "--bench", "TinyWork"}, "--budget -1s: want at least 1s"},
+		{dir, []string{"ab", "--base", c[0], "--precision", "1%", "--budget", "1ns", "--bench", "TinyWork"}, "--budget 1ns: want at least 1s"},
+		{dir, []string{"ab", "--base", c[0], "--detect", "2%", "--precision", "1%", "--bench", "TinyWork"}, "--detect and --precision: one goal at a time"},
 	} {
 		out := filepath.Join(t.TempDir(), "o")
 		code, _, stderr := abApp(t, tc.dir, append(tc.args, "--out", out)...)

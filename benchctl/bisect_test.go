@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/harness/history"
 	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
 	"github.com/ledgerbench/ledgerbench/harness/result"
@@ -23,6 +24,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/payload"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
 	"github.com/ledgerbench/ledgerbench/internal/store"
+	"github.com/ledgerbench/ledgerbench/internal/verdict"
 )
 
 func init() {
@@ -389,5 +391,91 @@ func TestAgainPrecision(t *testing.T) {
 		if h := prec / total; ok && (c.p.Share+h >= 0.5) == (c.p.Share-h <= 0.5) {
 			t.Errorf("%+v: precision ±%.3f of the change still holds ½", c.p, h)
 		}
+	}
+}
+
+// TestBisectClaimsOnlyAConfirmedCulprit: two slowdowns, ×1.25 at commit
+// 1 and ×1.75 at commit 3, and a --min-change of 90 %: the ends differ by
+// +119 %, a change; the search ends at commit 3 (it carries 71 % of the
+// change, commits 1 and 2 carry 29 %), whose own change against its
+// parent, +75 %, is not one at that margin. No culprit is claimed: exit
+// 1, commit 3 named as where the search ended.
+func TestBisectClaimsOnlyAConfirmedCulprit(t *testing.T) {
+	needGit(t)
+	_, self, _, _ := runtime.Caller(0)
+	dir := t.TempDir()
+	c, err := histgen.Write(dir, histgen.Spec{Commits: 3, Changes: []histgen.Change{{At: 1, Factor: 1.25}, {At: 3, Factor: 1.75}},
+		Rounds: 128, Harness: filepath.Dir(filepath.Dir(self))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "bisect")
+	args := append([]string{"bisect", "--good", c[0], "--bad", c[3], "--build-cache", filepath.Join(t.TempDir(), "cache"), "--out", out}, bisectTiming...)
+	code, stdout, stderr := abApp(t, dir, append(args, "--min-change", "90")...)
+	if _, err := os.Stat(filepath.Join(out, "bisect.json")); err != nil {
+		t.Fatalf("exit %d, no report\n%s\n%s", code, stdout, stderr)
+	}
+	r := readBisect(t, out)
+	if code != 1 || r.Culprit != nil || r.Candidate == nil || r.Candidate.Hash != c[3] {
+		t.Fatalf("exit %d, culprit %+v, candidate %+v; want 1, none, %s\n%s\n%s", code, r.Culprit, r.Candidate, c[3][:12], stdout, stderr)
+	}
+	if r.Own == nil || r.Own.Change == nil || r.Own.Verdict == "changed" || !strings.Contains(stderr, "no culprit claimed") ||
+		!strings.Contains(stdout, "## No culprit claimed") {
+		t.Errorf("the report of an unclaimed candidate: own %+v\n%s\n%s", r.Own, stdout, stderr)
+	}
+	if r.Confirm == nil || r.Confirm.Verdict != "changed" || r.Confirm.Change == nil {
+		t.Errorf("the ends' step lacks its verdict: %+v", r.Confirm)
+	}
+}
+
+// TestConfirms: a second A/B confirms the ends' change only when it is
+// changed the same way; the contradicting re-measurement of the ends
+// (+11.4 % first, −12.4 % again) and an unknown one do not.
+func TestConfirms(t *testing.T) {
+	total := &compare.Decision{Verdict: verdict.Changed, Worse: true, Change: verdict.Change{Ratio: 1.114}}
+	for _, tc := range []struct {
+		d    *compare.Decision
+		want bool
+	}{
+		{&compare.Decision{Verdict: verdict.Changed, Worse: true, Change: verdict.Change{Ratio: 1.09}}, true},
+		{&compare.Decision{Verdict: verdict.Changed, Worse: false, Change: verdict.Change{Ratio: 0.876}}, false},
+		{&compare.Decision{Verdict: verdict.Unknown, Worse: true, Change: verdict.Change{Ratio: 1.02}}, false},
+		{&compare.Decision{Verdict: verdict.Same, Change: verdict.Change{Ratio: 1}}, false},
+		{&compare.Decision{Verdict: verdict.Changed, Worse: true, Err: verdict.ErrNotPositive}, false},
+		{nil, false},
+	} {
+		if got := confirms(tc.d, total); got != tc.want {
+			t.Errorf("confirms(%+v) = %v, want %v", tc.d, got, tc.want)
+		}
+	}
+}
+
+// TestRestNote: a culprit that explains part of the change points at the
+// rest; when its parent is the good end, there is no part before it to
+// bisect (--good X --bad X would be refused).
+func TestRestNote(t *testing.T) {
+	good, c1, c2, bad := revision.Commit{Hash: "aaaa"}, revision.Commit{Hash: "bbbb"}, revision.Commit{Hash: "cccc"}, revision.Commit{Hash: "dddd"}
+	e := bisect.Position{Share: 0.6, Lo: 0.5, Hi: 0.7}
+	if n := restNote(e, c1, good, good, bad); strings.Contains(n, "before it") || !strings.Contains(n, "--good bbbb --bad dddd") {
+		t.Errorf("culprit right after good: %q", n)
+	}
+	if n := restNote(e, c2, c1, good, bad); !strings.Contains(n, "the part before it with --good aaaa --bad bbbb") {
+		t.Errorf("culprit after another commit: %q", n)
+	}
+}
+
+// TestBisectRefusesAnEarlierOut: an --out holding an interrupted
+// bisection's steps (no report yet) is refused, as ab refuses an --out
+// with results, before anything is built.
+func TestBisectRefusesAnEarlierOut(t *testing.T) {
+	needGit(t)
+	dir, c := historyRepo(t, 2, 2, 4)
+	out := filepath.Join(t.TempDir(), "b")
+	if err := os.MkdirAll(filepath.Join(out, "steps", "00-confirm"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := abApp(t, dir, append([]string{"bisect", "--good", c[0], "--bad", c[2], "--out", out}, bisectTiming...)...)
+	if code != 2 || !strings.Contains(stderr, "holds the results of an earlier run (steps/)") || strings.Contains(stderr, "building") {
+		t.Errorf("exit %d, want 2 refusing the --out\n%s", code, stderr)
 	}
 }

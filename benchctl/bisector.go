@@ -224,6 +224,9 @@ func (bs *bisector) confirm(ctx context.Context) error {
 		return err
 	}
 	if sr.unbuilt != nil {
+		if sr.set != nil && sr.set.headCases == 0 && len(sr.set.broken) == 0 {
+			return usageError{fmt.Errorf("the selection (--bench %q) matches no benchmark of the bad end %s", bs.o.Bench, revision.Short(bs.bad.Hash))}
+		}
 		return bisectError("the A/B of the ends %s..%s: %v", revision.Short(bs.good.Hash), revision.Short(bs.bad.Hash), sr.unbuilt)
 	}
 	bs.rep.Confirm = confirmStep(sr, bs.out)
@@ -233,6 +236,14 @@ func (bs *bisector) confirm(ctx context.Context) error {
 	t, rev, err := pickTracked(sr.ts, bs.bf.metric, bs.bf.direction == "better")
 	if err != nil {
 		return err
+	}
+	switch {
+	case t != nil:
+		bs.rep.Confirm.Change, bs.rep.Confirm.Verdict = changeOf(t.total.Change), t.total.Verdict.String()
+	case rev != nil:
+		bs.rep.Confirm.Change, bs.rep.Confirm.Verdict = changeOf(rev.total.Change), rev.total.Verdict.String()
+	default:
+		bs.rep.Confirm.Verdict = "no change"
 	}
 	if t == nil {
 		if rev != nil {
@@ -278,10 +289,31 @@ func (bs *bisector) refine(ctx context.Context) error {
 		return bisectError("the A/B of the ends %s..%s: %v", revision.Short(bs.good.Hash), revision.Short(bs.bad.Hash), sr.unbuilt)
 	}
 	bs.rep.Refined = confirmStep(sr, bs.out)
-	if d := bs.decision(sr.ts); d != nil && d.Verdict == verdict.Changed && d.Worse == t.total.Worse {
-		t.total = d
+	d := bs.decision(sr.ts)
+	if d != nil {
+		bs.rep.Refined.Change, bs.rep.Refined.Verdict = changeOf(d.Change), d.Verdict.String()
 	}
+	if !confirms(d, t.total) {
+		// The ends measured twice disagree: a search would place every
+		// commit against a change that may not exist.
+		bs.rep.Ambiguous = true
+		again := "no such row"
+		if d != nil {
+			again = fmt.Sprintf("%s %+.2f %% [%+.2f, %+.2f]", d.Verdict, d.Change.Pct(), ratioPct(d.Change.Lo), ratioPct(d.Change.Hi))
+		}
+		return bisectError("ambiguous: the ends measured again do not confirm the change of %s %s (first %+.2f %% [%+.2f, %+.2f], again %s): nothing is searched; the ends differ by less than the noise of their builds and processes, or the change comes and goes (%s)",
+			t.row, t.unit, c.Pct(), ratioPct(c.Lo), ratioPct(c.Hi), again, filepath.Join(bs.out, bisectSteps))
+	}
+	t.total = d
 	return nil
+}
+
+// confirms reports whether decision d, of another A/B, finds the change
+// the ends found (total): changed, the same way. A bisection follows a
+// change only while its ends' second measurement confirms it, and claims
+// a culprit only when the commit's own A/B against its parent does.
+func confirms(d, total *compare.Decision) bool {
+	return d != nil && d.Err == nil && d.Verdict == verdict.Changed && d.Worse == total.Worse
 }
 
 func unitName(metric string) string {
@@ -486,7 +518,8 @@ func (bs *bisector) own(ctx context.Context, culprit revision.Commit) error {
 	bs.rep.Own = own
 	if sr.unbuilt != nil {
 		own.Note = "not measured: " + sr.unbuilt.Error()
-		return nil
+		bs.rep.Candidate, bs.rep.Culprit = bs.rep.Culprit, nil
+		return bisectError("no culprit claimed: the search ended at %s, whose own A/B against its parent %s could not run (%v)", revision.Short(culprit.Hash), revision.Short(parent.Hash), sr.unbuilt)
 	}
 	if rel, err := filepath.Rel(bs.out, filepath.Join(sr.dir, "ab.txt")); err == nil {
 		own.File = rel
@@ -499,17 +532,51 @@ func (bs *bisector) own(ctx context.Context, culprit revision.Commit) error {
 	d := bs.decision(sr.ts)
 	if d == nil {
 		own.Note = "the culprit's A/B has no " + bs.track.row + " row"
-		return nil
+		bs.rep.Candidate, bs.rep.Culprit = bs.rep.Culprit, nil
+		return bisectError("no culprit claimed: the A/B of %s against its parent has no %s %s row", revision.Short(culprit.Hash), bs.track.row, bs.track.unit)
 	}
-	own.Change = changeOf(d.Change)
+	own.Change, own.Verdict = changeOf(d.Change), d.Verdict.String()
 	e := quotient(d.Change, bs.track.total.Change)
 	own.Explains = &e
-	if e.Hi < 0.8 {
-		own.Note = fmt.Sprintf("it explains only %.0f %% of the change: the range holds another; bisect the rest with --good %s --bad %s, and the part before it with --good %s --bad %s",
-			100*e.Share, revision.Short(culprit.Hash), revision.Short(bs.bad.Hash), revision.Short(bs.good.Hash), revision.Short(parent.Hash))
+	if !confirms(d, bs.track.total) {
+		// The search ended here, but the commit's own change is not the
+		// change searched for: claiming it would blame a commit for the
+		// noise of the steps.
+		return bs.unclaimed(culprit, parent, d)
+	}
+	if base, tip, ok := bs.repo.Merged(culprit.Hash); ok {
+		own.Note = fmt.Sprintf("%s is a merge: its change came with the branch it merged; bisect that branch with --good %s --bad %s",
+			revision.Short(culprit.Hash), revision.Short(base), revision.Short(tip))
 		a.say("%s", own.Note)
 	}
+	if e.Hi < 0.8 {
+		note := restNote(e, culprit, parent, bs.good, bs.bad)
+		own.Note = strings.TrimSpace(own.Note + " " + note)
+		a.say("%s", note)
+	}
 	return nil
+}
+
+// restNote says that a culprit explains only share e of the whole change
+// from good to bad, and how to bisect the rest: after the culprit, and
+// before it unless its parent is the good end (no range is left there).
+func restNote(e bisect.Position, culprit, parent, good, bad revision.Commit) string {
+	note := fmt.Sprintf("it explains only %.0f %% of the change: the range holds another; bisect the rest with --good %s --bad %s",
+		100*e.Share, revision.Short(culprit.Hash), revision.Short(bad.Hash))
+	if parent.Hash != good.Hash {
+		note += fmt.Sprintf(", and the part before it with --good %s --bad %s", revision.Short(good.Hash), revision.Short(parent.Hash))
+	}
+	return note
+}
+
+// unclaimed ends a search whose last bad commit's own A/B against its
+// parent did not find the change searched for (d): no culprit is
+// claimed, the commit is named as the search's candidate, exit 1.
+func (bs *bisector) unclaimed(candidate, parent revision.Commit, d *compare.Decision) error {
+	bs.rep.Candidate, bs.rep.Culprit = bs.rep.Culprit, nil
+	way := map[bool]string{true: "worse", false: "better"}[bs.track.total.Worse]
+	return bisectError("no culprit claimed: the search ended at %s, but its own A/B against its parent %s is %s, %+.2f %% [%+.2f, %+.2f], not a change for the %s: the range's change may be spread over several commits, or within the noise of the steps",
+		revision.Short(candidate.Hash), revision.Short(parent.Hash), d.Verdict, d.Change.Pct(), ratioPct(d.Change.Lo), ratioPct(d.Change.Hi), way)
 }
 
 // shortList names commits by their short hashes.

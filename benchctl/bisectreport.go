@@ -39,8 +39,15 @@ type bisectReport struct {
 	// whole change too uncertain for the steps.
 	Refined *stepRep `json:"refined,omitempty"`
 
-	Steps    []bisect.Step     `json:"steps"`
-	Culprit  *revision.Commit  `json:"culprit,omitempty"`
+	// Ambiguous is set when the ends, measured again, did not confirm
+	// the change: nothing was searched.
+	Ambiguous bool `json:"ambiguous,omitempty"`
+
+	Steps   []bisect.Step    `json:"steps"`
+	Culprit *revision.Commit `json:"culprit,omitempty"`
+	// Candidate is where the search ended when the commit's own A/B
+	// against its parent did not find the change: no culprit is claimed.
+	Candidate *revision.Commit `json:"candidate,omitempty"`
 	Own      *ownChange        `json:"own,omitempty"`
 	Suspects []revision.Commit `json:"suspects,omitempty"`
 	Stopped  string            `json:"stopped,omitempty"`
@@ -68,11 +75,22 @@ func (c *changeRep) String() string {
 	return fmt.Sprintf("%+.2f %% [%+.2f, %+.2f]", ratioPct(c.Ratio), ratioPct(c.Lo), ratioPct(c.Hi))
 }
 
-// stepRep is the confirmation's A/B.
+// stepRep is an A/B of the ends: its change of the row followed and
+// its verdict.
 type stepRep struct {
-	File   string        `json:"file,omitempty"`
-	Rounds int           `json:"rounds"`
-	Took   time.Duration `json:"tookNs"`
+	File    string        `json:"file,omitempty"`
+	Rounds  int           `json:"rounds"`
+	Took    time.Duration `json:"tookNs"`
+	Change  *changeRep    `json:"change,omitempty"`
+	Verdict string        `json:"verdict,omitempty"`
+}
+
+// cell is the step's verdict and change, for the steps table.
+func (s *stepRep) cell() string {
+	if s.Change == nil {
+		return s.Verdict
+	}
+	return s.Verdict + " " + s.Change.String()
 }
 
 func confirmStep(sr *stepRun, out string) *stepRep {
@@ -87,8 +105,9 @@ func confirmStep(sr *stepRun, out string) *stepRep {
 
 // ownChange is the culprit against its parent.
 type ownChange struct {
-	Parent revision.Commit `json:"parent"`
-	Change *changeRep      `json:"change,omitempty"`
+	Parent  revision.Commit `json:"parent"`
+	Change  *changeRep      `json:"change,omitempty"`
+	Verdict string          `json:"verdict,omitempty"`
 	// Explains is the share of the whole change the culprit's own change
 	// is, with its interval.
 	Explains *bisect.Position `json:"explains,omitempty"`
@@ -151,6 +170,9 @@ func (r *bisectReport) markdown(w io.Writer) {
 		if r.Error != "" {
 			fmt.Fprintf(w, "Stopped before the culprit was measured against its parent: %s\n\n", r.Error)
 		}
+	case r.Candidate != nil:
+		fmt.Fprintf(w, "## No culprit claimed\n\nThe search ended at %s, %s.\n\n%s\n\n", commitLine(*r.Candidate), r.Candidate.Hash, r.Error)
+		r.ownMarkdown(w)
 	case r.Stopped != "":
 		fmt.Fprintf(w, "## Stopped after %d steps: %s\n\nThe change is in one of: %s\n\n", len(r.Steps), r.Stopped, shortList(r.Suspects))
 	case r.Error != "":
@@ -200,10 +222,14 @@ func (r *bisectReport) stepsTable(w io.Writer) {
 	if r.Total != nil {
 		total = r.Total.String()
 	}
-	_ = t.Append([]string{"0", revision.Short(r.Good.Hash) + ".." + revision.Short(r.Bad.Hash), "the ends", "changed " + total, "", fmt.Sprint(r.Confirm.Rounds),
+	first := r.Confirm.cell()
+	if first == "" && total != "" { // a report written before steps recorded their verdict
+		first = "changed " + total
+	}
+	_ = t.Append([]string{"0", revision.Short(r.Good.Hash) + ".." + revision.Short(r.Bad.Hash), "the ends", first, "", fmt.Sprint(r.Confirm.Rounds),
 		r.Confirm.Took.Round(time.Second).String(), r.Confirm.File})
 	if f := r.Refined; f != nil {
-		_ = t.Append([]string{"0", revision.Short(r.Good.Hash) + ".." + revision.Short(r.Bad.Hash), "the ends, again (a narrower whole change)", "", "", fmt.Sprint(f.Rounds),
+		_ = t.Append([]string{"0", revision.Short(r.Good.Hash) + ".." + revision.Short(r.Bad.Hash), "the ends, again (a narrower whole change)", f.cell(), "", fmt.Sprint(f.Rounds),
 			f.Took.Round(time.Second).String(), f.File})
 	}
 	for i, s := range r.Steps {

@@ -58,6 +58,9 @@ func (a *app) compareCmd() *cobra.Command {
 			if err := render(tables); err != nil {
 				return failedError{err.Error()}
 			}
+			if len(tables.Damaged) > 0 {
+				return failedError{strings.Join(tables.Damaged, "; ")}
+			}
 			if chartPath != "" {
 				unit, bars := tables.ChangeBars(1)
 				if len(bars) == 0 {

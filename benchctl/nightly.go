@@ -236,7 +236,8 @@ func (a *app) writeHistory(resultsDir, machine string, patterns []string) ([]str
 	var news []history.Regression
 	for _, m := range reports {
 		if m.MachineID == machine {
-			regs, news = m.Regressions(), m.NewRegressions()
+			news = m.NewRegressions()
+			regs = m.Lines(news)
 			for _, w := range m.Warnings {
 				a.say("history: %s", w)
 			}

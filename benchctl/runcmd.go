@@ -206,6 +206,10 @@ func validate(o engine.Options) error {
 	return nil
 }
 
+// MinBudget is the smallest --budget: under a second, not even the first
+// round of a case runs within it.
+const MinBudget = time.Second
+
 // options binds the flags into engine.Options: the defaults (or the quick
 // ones), then every flag the user set.
 func (f *runFlags) options(cmd *cobra.Command) (engine.Options, error) {
@@ -214,6 +218,9 @@ func (f *runFlags) options(cmd *cobra.Command) (engine.Options, error) {
 		o = engine.QuickOptions()
 	}
 	set := cmd.Flags().Changed
+	if set("budget") && f.budget < MinBudget {
+		return o, fmt.Errorf("--budget %s: want at least %s (the time the run may take adding rounds; the first rounds alone take longer)", f.budget, MinBudget)
+	}
 	o.Suite, o.Bench, o.Seed, o.Timeout = f.suite, f.bench, f.seed, f.timeout
 	if set("forks") {
 		o.Forks = f.forks
@@ -349,15 +356,19 @@ func (a *app) reportFailures(run *result.Run) int {
 
 // resultFiles are the files a measuring command writes in its output
 // directory.
-var resultFiles = []string{"bench.txt", "bench.json", "ab.txt", "ab-confirm.txt", "aa.txt", "calibration.md", "calibration.json"}
+var resultFiles = []string{"bench.txt", "bench.json", "ab.txt", "ab-confirm.txt", "aa.txt", "calibration.md", "calibration.json", "bisect.json", "bisect.md"}
 
 // holdsResults names a results file (a regular file: what a run wrote)
-// that dir already holds.
+// that dir already holds, or the steps directory of a bisection (one
+// interrupted before its report was written has only that).
 func holdsResults(dir string) (string, bool) {
 	for _, f := range resultFiles {
 		if fi, err := os.Lstat(filepath.Join(dir, f)); err == nil && fi.Mode().IsRegular() {
 			return f, true
 		}
+	}
+	if fi, err := os.Lstat(filepath.Join(dir, bisectSteps)); err == nil && fi.IsDir() {
+		return bisectSteps + "/", true
 	}
 	return "", false
 }

@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"math"
@@ -123,6 +124,9 @@ type Tables struct {
 	Options  Options
 	Tables   []*Table
 	Warnings []string
+	// Damaged says which files were cut short (also among Warnings): the
+	// tables hold what they had, and a command fails after showing them.
+	Damaged []string
 }
 
 // Build reads the files and summarizes every cell.
@@ -131,6 +135,7 @@ func Build(paths []string, o Options) (*Tables, error) {
 		return nil, fmt.Errorf("no files to compare")
 	}
 	markers := map[string]map[int]int{}
+	var damaged []string
 	for i, p := range paths {
 		if _, after, ok := strings.Cut(p, "="); ok {
 			p = after
@@ -141,12 +146,53 @@ func Build(paths []string, o Options) (*Tables, error) {
 		if _, seen := markers[p]; seen {
 			continue // the same file again: the same processes
 		}
-		if data, err := os.ReadFile(p); err == nil {
-			markers[p] = result.InFile(result.ForkMarkers(data), i)
+		data, err := os.ReadFile(p)
+		if err != nil {
+			continue // the reader names it
 		}
+		if err := longLine(p, data); err != nil {
+			return nil, err
+		}
+		if cut := cutShort(p, data); cut != "" {
+			damaged = append(damaged, cut)
+		}
+		markers[p] = result.InFile(result.ForkMarkers(data), i)
 	}
 	f := &benchfmt.Files{Paths: paths, AllowLabels: true}
-	return build(f, f.Units, paths, true, markers, o)
+	ts, err := build(f, f.Units, paths, true, markers, o)
+	if ts != nil {
+		ts.Damaged = damaged
+		ts.Warnings = append(ts.Warnings, damaged...)
+	}
+	return ts, err
+}
+
+// MaxLine is the longest line, newline included, x/perf's benchfmt
+// reader takes (bufio.Scanner's default token size).
+const MaxLine = bufio.MaxScanTokenSize
+
+// longLine refuses a file with a line benchfmt cannot read, naming the
+// line: the reader's own error is bufio's "token too long", positioned at
+// the line before.
+func longLine(name string, data []byte) error {
+	n := 0
+	for line := range bytes.Lines(data) {
+		n++
+		if len(line) > MaxLine {
+			return fmt.Errorf("%s:%d: a line of %d bytes, longer than the %d a Go benchmark-format line may have", name, n, len(line), MaxLine)
+		}
+	}
+	return nil
+}
+
+// cutShort says when data ends without a newline: a results writer ends
+// every line, so the file was cut short (a copy or a run that stopped
+// mid-write) and what followed is missing.
+func cutShort(name string, data []byte) string {
+	if len(data) == 0 || data[len(data)-1] == '\n' {
+		return ""
+	}
+	return fmt.Sprintf("%s:%d: the file ends mid-line: it was cut short, and the results after that point are missing", name, bytes.Count(data, []byte("\n"))+1)
 }
 
 // MaxFileSize is the largest results file Build reads: it reads each

@@ -148,6 +148,20 @@ func TestBadInput(t *testing.T) {
 	if _, err := Build([]string{p}, Options{Col: "/("}); err == nil {
 		t.Error("a bad projection accepted")
 	}
+	// A name past the reader's line limit: the line is named (benchfmt's
+	// own error says bufio's "token too long" at the line before).
+	huge := filepath.Join(t.TempDir(), "huge.txt")
+	os.WriteFile(huge, []byte("pkg: x\nBenchmark"+strings.Repeat("A", 70000)+" 100 5 ns/op\n"), 0o644)
+	if _, err := Build([]string{huge}, Options{}); err == nil || !strings.Contains(err.Error(), "huge.txt:2: a line of 70022 bytes, longer than the 65536") {
+		t.Errorf("a 70 KB line: %v", err)
+	}
+	// A file cut mid-line: what it holds is compared, and it is damaged.
+	cut := filepath.Join(t.TempDir(), "cut.txt")
+	os.WriteFile(cut, []byte("BenchmarkY 10 5 ns/op\nBenchmarkY 10 6 ns/op\n# benchctl: fork=5 it"), 0o644)
+	ts, err = Build([]string{cut}, Options{})
+	if err != nil || len(ts.Damaged) != 1 || !strings.Contains(ts.Damaged[0], "cut.txt:3: the file ends mid-line") || len(ts.Tables) != 1 {
+		t.Errorf("a file cut mid-line: %v, damaged %q", err, ts.Damaged)
+	}
 }
 
 var update = flag.Bool("update", false, "rewrite the golden files")

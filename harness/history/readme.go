@@ -33,13 +33,20 @@ func ChartName(s *Series) string {
 	return r.Replace(s.Benchmark) + "_" + r.Replace(s.Unit) + ".svg"
 }
 
-// Regressions are the new worse shifts of every series, each with its
-// commit range and, when BisectCommand is set, the command that bisects
-// it.
-func (m *MachineReport) Regressions() []string {
+// Regressions are the open regressions of every series (new, or
+// standing: older than the alarm's window but not undone), each a line
+// with its commit range and, when BisectCommand is set, the command that
+// bisects it: what the README lists.
+func (m *MachineReport) Regressions() []string { return m.Lines(m.OpenRegressions()) }
+
+// Lines are regressions rs as Regressions writes them.
+func (m *MachineReport) Lines(rs []Regression) []string {
 	var out []string
-	for _, r := range m.NewRegressions() {
+	for _, r := range rs {
 		line := fmt.Sprintf("%s %s: %s (commits %s..%s)", r.Series.Benchmark, r.Series.Unit, r.Shift, short(r.Good), short(r.Bad))
+		if !r.Shift.New {
+			line += ", standing: older than the alarm's last " + fmt.Sprint(NewWindow) + " runs, not undone"
+		}
 		switch {
 		case m.Bisected != nil && m.Bisected(r) != "":
 			line += "; " + m.Bisected(r)
@@ -89,12 +96,24 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// NewRegressions are the new worse shifts of every series.
+// NewRegressions are the new worse shifts of every series: nightly's
+// alarm.
 func (m *MachineReport) NewRegressions() []Regression {
+	return m.regressions(func(sh Shift) bool { return sh.New })
+}
+
+// OpenRegressions are the worse shifts of every series that are new or
+// standing (Shift.Standing): a regression stays open until undone, as
+// the server shows it.
+func (m *MachineReport) OpenRegressions() []Regression {
+	return m.regressions(func(sh Shift) bool { return sh.New || sh.Standing })
+}
+
+func (m *MachineReport) regressions(keep func(Shift) bool) []Regression {
 	var out []Regression
 	for _, s := range m.Series {
 		for _, sh := range m.Shifts[s] {
-			if sh.New {
+			if keep(sh) {
 				out = append(out, Regression{Series: s, Shift: sh, Good: s.Points[sh.Index-1].Commit, Bad: s.Points[sh.Index].Commit})
 			}
 		}

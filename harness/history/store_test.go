@@ -231,3 +231,31 @@ func TestLoadSkipsAFIFO(t *testing.T) {
 		t.Fatal("reading the history blocked on a FIFO")
 	}
 }
+
+// TestREADMEKeepsAStandingRegression: a regression whose change point
+// has left the alarm's window but whose level holds is still listed
+// under the README's open regressions, with what its bisection found;
+// it raises no new alarm.
+func TestREADMEKeepsAStandingRegression(t *testing.T) {
+	s := &Series{Benchmark: "BenchmarkA", Unit: "sec/op"}
+	for i := range 40 {
+		v := 100.0
+		if i >= 30 {
+			v = 168.6
+		}
+		s.Points = append(s.Points, Point{Value: v * (1 + 0.005*float64(i%5-2)), EnvID: "e1", Commit: fmt.Sprintf("c%03d", i+1)})
+	}
+	m := &MachineReport{MachineID: "m1", Runs: []string{"r.txt"}, Series: []*Series{s}, Shifts: map[*Series][]Shift{s: Analyze(s, CPDOptions{Seed: 1})},
+		Bisected: func(r Regression) string { return "culprit " + short(r.Bad) }}
+	if news := m.NewRegressions(); len(news) != 0 {
+		t.Errorf("a shift 10 runs old is news: %+v", news)
+	}
+	var b strings.Builder
+	if err := WriteREADME(&b, "", []*MachineReport{m}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "**Open regressions**") || !strings.Contains(b.String(), "BenchmarkA sec/op: +68.") ||
+		!strings.Contains(b.String(), "(commits c030..c031), standing") || !strings.Contains(b.String(), "culprit c031") {
+		t.Errorf("the README drops the standing regression:\n%s", b.String())
+	}
+}

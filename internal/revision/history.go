@@ -67,6 +67,21 @@ func (r *Repo) FirstParents(good, bad string) ([]Commit, error) {
 	return cs, nil
 }
 
+// Merged is, for a merge commit c, the merge base of its first two
+// parents and its second parent: the range of the branch it merged,
+// which a bisection along c's first parents cannot enter. ok is false
+// for a commit of one parent.
+func (r *Repo) Merged(c string) (base, tip string, ok bool) {
+	tip, err := r.git("rev-parse", "--verify", "--quiet", c+"^2")
+	if err != nil || tip == "" {
+		return "", "", false
+	}
+	if base, err = r.git("merge-base", c+"^1", tip); err != nil {
+		return "", "", false
+	}
+	return base, tip, true
+}
+
 // Parent is c's first parent ("" for a root commit).
 func (r *Repo) Parent(c string) string {
 	p, err := r.git("rev-parse", "--verify", "--quiet", c+"^1")

@@ -15,7 +15,10 @@ import (
 type TestPair struct {
 	Sides  []engine.Side // baseline, experiment
 	Cases  []engine.Case // the benchmarks both sides have
-	Notes  []string
+	// HeadCases counts the experiment's benchmarks that the patterns and
+	// the selection match, whether or not the baseline has them.
+	HeadCases int
+	Notes     []string
 	Broken []string // "side: package" that did not build
 }
 
@@ -76,7 +79,10 @@ func (w *Workspace) pairPlans(ctx context.Context, revs [2]Revision, base, head 
 		for _, b := range head.Broken {
 			tp.Broken = append(tp.Broken, "experiment: "+b)
 		}
-		notes := slices.Clone(head.Notes)
+		var notes []string
+		for _, n := range head.Notes {
+			notes = append(notes, "experiment: "+n)
+		}
 		for _, n := range base.Notes {
 			if !slices.ContainsFunc(overlaid, func(p string) bool { return n == p+" does not build: its benchmarks were not run" }) {
 				notes = append(notes, "baseline: "+n)
@@ -125,7 +131,9 @@ func (w *Workspace) pairPlans(ctx context.Context, revs [2]Revision, base, head 
 	if len(headOnly) > 0 {
 		tp.Notes = append(tp.Notes, "only in the experiment, not measured: "+strings.Join(headOnly, ", "))
 	}
-	for _, c := range head.allCases() {
+	headCases := head.allCases()
+	tp.HeadCases = len(headCases)
+	for _, c := range headCases {
 		if slices.Contains(base.Leaves[c.Test.Pkg], c.Test.Name) {
 			tp.Cases = append(tp.Cases, c)
 		}
