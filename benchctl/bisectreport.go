@@ -47,10 +47,10 @@ type bisectReport struct {
 	Culprit *revision.Commit `json:"culprit,omitempty"`
 	// Candidate is where the search ended when the commit's own A/B
 	// against its parent did not find the change: no culprit is claimed.
-	Candidate *revision.Commit `json:"candidate,omitempty"`
-	Own      *ownChange        `json:"own,omitempty"`
-	Suspects []revision.Commit `json:"suspects,omitempty"`
-	Stopped  string            `json:"stopped,omitempty"`
+	Candidate *revision.Commit  `json:"candidate,omitempty"`
+	Own       *ownChange        `json:"own,omitempty"`
+	Suspects  []revision.Commit `json:"suspects,omitempty"`
+	Stopped   string            `json:"stopped,omitempty"`
 	// ABRuns counts the A/B runs: the confirmation, the steps and the
 	// culprit's own.
 	ABRuns int           `json:"abRuns"`

@@ -13,13 +13,13 @@ import (
 
 // TestPair is the packages' test binaries built at two revisions.
 type TestPair struct {
-	Sides  []engine.Side // baseline, experiment
-	Cases  []engine.Case // the benchmarks both sides have
+	Sides []engine.Side // baseline, experiment
+	Cases []engine.Case // the benchmarks both sides have
 	// HeadCases counts the experiment's benchmarks that the patterns and
 	// the selection match, whether or not the baseline has them.
 	HeadCases int
 	Notes     []string
-	Broken []string // "side: package" that did not build
+	Broken    []string // "side: package" that did not build
 }
 
 // BuildTestPair builds the packages' test binaries at both revisions
