@@ -62,7 +62,7 @@ func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
 		{[]string{"run", "--suite", "clitest", "--precision", "fine"}, `--precision "fine": want a percentage above 0 and below 100`},
 		{[]string{"run", "--suite", "clitest", "--precision", "150%"}, `--precision "150%": want a percentage`},
 		{[]string{"run", "--suite", "clitest", "--precision", "1%", "--forks", "1"}, "--forks 1: a precision needs at least 2 forks"},
-		{[]string{"run", "--suite", "clitest", "--precision", "1%", "--budget", "0s"}, "--budget 0s: must be positive"},
+		{[]string{"run", "--suite", "clitest", "--precision", "1%", "--budget", "0s"}, "--budget 0s: want at least 1s"},
 	} {
 		out := filepath.Join(t.TempDir(), "out")
 		args := tc.args

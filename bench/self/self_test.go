@@ -26,10 +26,28 @@ func BenchmarkKernelLoop(b *testing.B) {
 }
 
 func TestKernelIsFixedCost(t *testing.T) {
-	// The kernel is a pure function of its input: same input, same output,
-	// and distinct inputs give distinct outputs (it is not constant).
-	if Kernel(1) != Kernel(1) || Kernel(1) == Kernel(2) {
-		t.Fatal("Kernel is not a deterministic, input-dependent function")
+	// The kernel is exactly KernelRounds steps of the chain: a step
+	// written out here, applied that many times, gives its result, and
+	// one step fewer does not. Distinct inputs give distinct outputs (it
+	// is not constant).
+	step := func(x uint64) uint64 { x ^= x >> 29; return x * 0xbf58476d1ce4e5b9 }
+	for _, x := range []uint64{1, 2, 0x9e3779b97f4a7c15, ^uint64(0)} { // 0 is the chain's fixed point
+		want, short := x, x
+		for i := range KernelRounds {
+			want = step(want)
+			if i < KernelRounds-1 {
+				short = step(short)
+			}
+		}
+		if got := Kernel(x); got != want || got == short {
+			t.Errorf("Kernel(%#x) = %#x, want %#x (%d steps)", x, got, want, KernelRounds)
+		}
+		if Spin(x, KernelRounds) != want {
+			t.Errorf("Spin(%#x, %d) is not Kernel", x, KernelRounds)
+		}
+	}
+	if Kernel(1) == Kernel(2) {
+		t.Error("Kernel(1) == Kernel(2)")
 	}
 }
 

@@ -1,7 +1,7 @@
 // Command histgen writes the synthetic git histories that measure
 // benchctl bisect, and summarizes the bisections run over them.
 //
-//	histgen write --dir D --commits 64 --change 40:1.03 [--broken 5,9] [--rounds 1000]
+//	histgen write --dir D --commits 64 --change 40:1.03 [--broken 5,9] [--rounds 1000] [--noise 0.2]
 //	histgen summarize TRUTH.json...
 //
 // write makes D a git repository (see package histgen), prints its good
@@ -62,6 +62,7 @@ func write(args []string) error {
 	kind := fs.String("kind", "", "the history's kind, for summarize")
 	commits := fs.Int("commits", 32, "commits after the good end")
 	rounds := fs.Int("rounds", 1000, "Work's rounds at the good end")
+	noise := fs.Float64("noise", 0, "each process runs Work's rounds times a factor drawn in [1-noise, 1+noise]")
 	var changes, broken multi
 	fs.Var(&changes, "change", "AT:FACTOR, a planted change (repeatable)")
 	fs.Var(&broken, "broken", "a commit that does not compile (repeatable)")
@@ -73,7 +74,7 @@ func write(args []string) error {
 		return fmt.Errorf("%s exists", *dir)
 	}
 	_, self, _, _ := runtime.Caller(0)
-	s := histgen.Spec{Commits: *commits, Rounds: *rounds, Harness: filepath.Dir(filepath.Dir(filepath.Dir(self)))}
+	s := histgen.Spec{Commits: *commits, Rounds: *rounds, Noise: *noise, Harness: filepath.Dir(filepath.Dir(filepath.Dir(self)))}
 	for _, c := range changes {
 		at, f, ok := strings.Cut(c, ":")
 		n, err1 := strconv.Atoi(at)

@@ -292,3 +292,129 @@ func atOrBefore(cursors map[string]Position, p Position) int {
 	}
 	return n
 }
+
+// TestConcurrentWritersOnSharedNames: four goroutines add, move, remove
+// and query the same 16 cursors at once. Operations on one name are
+// serialized by the test (a lock per name), so a model of each name is
+// exact and every answer is checked against it: Add is ErrDuplicate
+// exactly when the name is tracked, Update ErrUnknown exactly when it is
+// not, Remove true exactly when it was, and a tracked name counts at
+// least itself and at most every name. Operations on different names
+// run concurrently inside the container, which shares its list, counters
+// and pending changes between them. At the end, every count, the size and
+// the slowest position match the model.
+func TestConcurrentWritersOnSharedNames(t *testing.T) {
+	forEach(t, func(t *testing.T, name string, c Container) {
+		const goroutines, names, ops = 4, 16, 3000
+		var locks [names]sync.Mutex
+		var model [names]*Position
+		var wg sync.WaitGroup
+		errs := make(chan error, goroutines)
+		for g := range goroutines {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r := rand.New(rand.NewPCG(uint64(g), 30))
+				for range ops {
+					k := r.IntN(names)
+					n := fmt.Sprint("c", k)
+					locks[k].Lock()
+					err := step(c, name, n, &model[k], r, names)
+					locks[k].Unlock()
+					if err != nil {
+						errs <- err
+						return
+					}
+					if r.IntN(8) == 0 {
+						if p, ok := c.Slowest(); ok && p.Ledger != 0 {
+							errs <- fmt.Errorf("slowest %v: no cursor was ever on ledger %d", p, p.Ledger)
+							return
+						}
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		final := map[string]Position{}
+		for k, p := range model {
+			if p != nil {
+				final[fmt.Sprint("c", k)] = *p
+			}
+		}
+		if c.Size() != len(final) {
+			t.Fatalf("size %d, model %d", c.Size(), len(final))
+		}
+		if p, ok := c.Slowest(); ok != (len(final) > 0) || ok && p != slowestOf(final) {
+			t.Fatalf("slowest %v %v, model %v", p, ok, slowestOf(final))
+		}
+		if name == "heap" {
+			return
+		}
+		for n, p := range final {
+			if got, _ := c.CountAtOrBefore(n); got != atOrBefore(final, p) {
+				t.Fatalf("%s at %v: count %d, model %d", n, p, got, atOrBefore(final, p))
+			}
+		}
+	})
+}
+
+// step does one random operation on cursor n, whose model is *m (nil:
+// not tracked), and checks its answer against the model.
+func step(c Container, impl, n string, m **Position, r *rand.Rand, names int) error {
+	switch op := r.IntN(10); {
+	case op < 3: // add
+		p := Position{0, int64(r.IntN(50))}
+		err := c.Add(n, p)
+		switch {
+		case *m != nil && !errors.Is(err, ErrDuplicate):
+			return fmt.Errorf("Add of tracked %s: %v, want ErrDuplicate", n, err)
+		case *m == nil && err != nil:
+			return fmt.Errorf("Add of untracked %s: %v", n, err)
+		case *m == nil:
+			*m = &p
+		}
+	case op < 7: // move forward
+		var p Position
+		if *m != nil {
+			p = (*m).After(int64(1 + r.IntN(5)))
+		}
+		err := c.Update(n, p)
+		switch {
+		case *m == nil && !errors.Is(err, ErrUnknown):
+			return fmt.Errorf("Update of untracked %s: %v, want ErrUnknown", n, err)
+		case *m != nil && err != nil:
+			return fmt.Errorf("Update of tracked %s: %v", n, err)
+		case *m != nil:
+			*m = &p
+		}
+	case op < 8: // remove
+		if got := c.Remove(n); got != (*m != nil) {
+			return fmt.Errorf("Remove(%s) = %v, tracked %v", n, got, *m != nil)
+		}
+		*m = nil
+	default: // count
+		got, ok := c.CountAtOrBefore(n)
+		if ok && impl == "heap" {
+			return fmt.Errorf("the heap counted %s", n)
+		}
+		if ok && *m != nil && (got < 1 || got > names) {
+			return fmt.Errorf("count of tracked %s: %d, want 1 to %d", n, got, names)
+		}
+	}
+	return nil
+}
+
+func slowestOf(cs map[string]Position) Position {
+	var s Position
+	first := true
+	for _, p := range cs {
+		if first || p.Compare(s) < 0 {
+			s, first = p, false
+		}
+	}
+	return s
+}

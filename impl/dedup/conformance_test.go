@@ -295,25 +295,114 @@ func TestPurgeAndBound(t *testing.T) {
 func TestPurgeRacesAdmission(t *testing.T) {
 	forEach(t, func(t *testing.T, newA func() Admission) {
 		a := newA()
+		var seqs atomic.Int64 // every admission's sequence, in the order taken
 		var wg sync.WaitGroup
+		errs := make(chan error, 4)
 		for g := 0; g < 4; g++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				r := rand.New(rand.NewPCG(uint64(g), 1))
-				for i := 0; i < 3000; i++ {
+				for range 3000 {
 					if r.IntN(10) == 0 {
 						a.Delete("p")
-					} else {
-						a.Admit("p", int64(i), int64(i))
+						continue
+					}
+					seq := seqs.Add(1)
+					// Rejected only by a pushed sequence at least as high:
+					// whatever a purge did meanwhile.
+					if ok, pushed := a.Admit("p", seq, seq); !ok && pushed < seq {
+						errs <- fmt.Errorf("seq %d rejected by pushed %d", seq, pushed)
+						return
+					}
+					if n := a.Len(); n > 1 {
+						errs <- fmt.Errorf("one producer tracked %d times", n)
+						return
 					}
 				}
 			}()
 		}
 		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
 		a.Delete("p")
+		if _, ok := a.Pushed("p"); ok || a.Len() != 0 {
+			t.Fatalf("after the race and a purge: tracked, len=%d", a.Len())
+		}
 		if ok, _ := a.Admit("p", 1, 1); !ok || a.Len() != 1 {
 			t.Fatalf("after the race: accepted=%v len=%d", ok, a.Len())
+		}
+	})
+}
+
+// TestAdmissionsBetweenPurges: admissions run concurrently in epochs that
+// purges end (a purge waits for the epoch's admissions, as the test's
+// lock orders them, not the implementation). Within an epoch the
+// producer's pushed sequence ends at the highest sequence accepted, every
+// rejection names a pushed sequence at least as high as its own that was
+// accepted in the same epoch, and after the purge the producer is
+// forgotten: the next epoch starts over at any sequence.
+func TestAdmissionsBetweenPurges(t *testing.T) {
+	forEach(t, func(t *testing.T, newA func() Admission) {
+		a := newA()
+		var epoch sync.RWMutex
+		var seqs atomic.Int64
+		for e := range 50 {
+			base := int64(1_000_000 * (50 - e)) // each epoch's sequences are lower than the last's
+			seqs.Store(base)
+			var mu sync.Mutex
+			accepted := map[int64]bool{}
+			var rejectedBy []int64
+			var wg sync.WaitGroup
+			for range 4 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range 100 {
+						epoch.RLock()
+						seq := seqs.Add(1)
+						ok, pushed := a.Admit("p", seq, seq)
+						epoch.RUnlock()
+						mu.Lock()
+						if ok {
+							accepted[seq] = true
+						} else {
+							rejectedBy = append(rejectedBy, pushed)
+							if pushed < seq {
+								t.Errorf("epoch %d: seq %d rejected by pushed %d", e, seq, pushed)
+							}
+						}
+						mu.Unlock()
+					}
+				}()
+			}
+			wg.Wait()
+			epoch.Lock()
+			high := int64(0)
+			for s := range accepted {
+				high = max(high, s)
+			}
+			if p, ok := a.Pushed("p"); !ok || p != high {
+				t.Fatalf("epoch %d: pushed %d %v, the highest accepted is %d", e, p, ok, high)
+			}
+			for _, p := range rejectedBy {
+				if !accepted[p] {
+					t.Fatalf("epoch %d: a rejection named pushed %d, which no admission of the epoch stored", e, p)
+				}
+			}
+			if len(accepted) == 0 {
+				// Every sequence of this epoch is below the last epoch's:
+				// had the purge not forgotten the producer, all would be
+				// rejected.
+				t.Fatalf("epoch %d: no admission accepted after the purge", e)
+			}
+			a.Delete("p")
+			if _, ok := a.Pushed("p"); ok || a.Len() != 0 {
+				t.Fatalf("epoch %d: the purge left the producer (len %d)", e, a.Len())
+			}
+			epoch.Unlock()
 		}
 	})
 }

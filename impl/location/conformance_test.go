@@ -2,12 +2,14 @@ package location_test
 
 import (
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/impl/location"
@@ -329,5 +331,132 @@ func TestOpenBadInput(t *testing.T) {
 	}
 	if _, err := s.Get(make([]byte, 17), nil); !errors.Is(err, location.ErrKeySize) {
 		t.Errorf("17-byte key: %v", err)
+	}
+}
+
+// TestConcurrentWriters: three writers at once, two sharing a ledger
+// (one the even entries, one the odd), one its own; a fourth goroutine
+// flushes and compacts, a fifth deletes a ledger written before; two
+// readers check what each writer has made durable. Afterwards, and again
+// after the index is reopened, every entry holds its own location and the
+// deleted ledger is gone.
+func TestConcurrentWriters(t *testing.T) {
+	for _, im := range impls {
+		t.Run(im.name, func(t *testing.T) {
+			dir := t.TempDir()
+			x := im.open(t, dir)
+			const perWriter, batch = 1500, 50
+			loc := func(l, e int64) uint64 { return uint64(l)<<32 | uint64(e)*3 + 1 }
+			var doomed []location.Location
+			for e := int64(0); e < 500; e++ {
+				doomed = append(doomed, location.Location{Ledger: 9, Entry: e, Location: loc(9, e)})
+			}
+			if err := x.AddLocations(doomed); err != nil {
+				t.Fatal(err)
+			}
+			type writer struct {
+				ledger, first, stride int64
+				done                  atomic.Int64 // entries made durable, in order
+			}
+			writers := []*writer{{ledger: 1, first: 0, stride: 2}, {ledger: 1, first: 1, stride: 2}, {ledger: 2, first: 0, stride: 1}}
+			entry := func(w *writer, i int64) int64 { return w.first + i*w.stride }
+			var wg sync.WaitGroup
+			errs := make(chan error, 16)
+			stop := make(chan struct{})
+			for _, w := range writers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := int64(0); i < perWriter; i += batch {
+						var b []location.Location
+						for k := i; k < i+batch; k++ {
+							b = append(b, location.Location{Ledger: w.ledger, Entry: entry(w, k), Location: loc(w.ledger, entry(w, k))})
+						}
+						if err := x.AddLocations(b); err != nil {
+							errs <- err
+							return
+						}
+						w.done.Store(i + batch)
+					}
+				}()
+			}
+			var side sync.WaitGroup
+			side.Add(3)
+			go func() { // flushes and compactions
+				defer side.Done()
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					if err := x.Flush(); err != nil {
+						errs <- err
+						return
+					}
+					if err := x.Compact(); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+			go func() { // a purge of a ledger written before
+				defer side.Done()
+				if err := x.DeleteLedger(9); err != nil {
+					errs <- err
+				}
+			}()
+			go func() { // a reader of what every writer made durable
+				defer side.Done()
+				r := rand.New(rand.NewPCG(5, 5))
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					w := writers[r.IntN(len(writers))]
+					n := w.done.Load()
+					if n == 0 {
+						continue
+					}
+					e := entry(w, r.Int64N(n))
+					if got, err := x.GetLocation(w.ledger, e); err != nil || got != loc(w.ledger, e) {
+						errs <- fmt.Errorf("get (%d, %d) = %d, %v; want %d", w.ledger, e, got, err, loc(w.ledger, e))
+						return
+					}
+				}
+			}()
+			wg.Wait()
+			close(stop)
+			side.Wait()
+			close(errs)
+			for err := range errs {
+				t.Fatal(err)
+			}
+			check := func(x location.Index, when string) {
+				for _, w := range writers {
+					for i := int64(0); i < perWriter; i++ {
+						e := entry(w, i)
+						if got, err := x.GetLocation(w.ledger, e); err != nil || got != loc(w.ledger, e) {
+							t.Fatalf("%s: get (%d, %d) = %d, %v", when, w.ledger, e, got, err)
+						}
+					}
+				}
+				if last, err := x.LastEntry(1); err != nil || last != 2*perWriter-1 {
+					t.Fatalf("%s: last entry of the shared ledger %d, %v; want %d", when, last, err, 2*perWriter-1)
+				}
+				if _, err := x.GetLocation(9, 7); err == nil {
+					t.Fatalf("%s: an entry of the deleted ledger is still there", when)
+				}
+			}
+			check(x, "after the writers")
+			if err := x.Close(); err != nil {
+				t.Fatal(err)
+			}
+			x = im.open(t, dir)
+			defer x.Close()
+			check(x, "reopened")
+		})
 	}
 }

@@ -21,6 +21,11 @@ type Spec struct {
 	Broken []int
 	// Rounds is Work's rounds at the good end (default 1000).
 	Rounds int
+	// Noise, when above 0, makes each process run Work's rounds times a
+	// factor it draws once, uniform in [1-Noise, 1+Noise]: a benchmark
+	// whose work varies from process to process (its memory layout, a
+	// cache it warms) while no commit changes it.
+	Noise float64
 	// Harness is the root of this module's source, vendored into the
 	// history.
 	Harness string
@@ -32,6 +37,27 @@ type Change struct {
 	At     int
 	Factor float64
 }
+
+// noisyWork is Work with a per-process factor (Spec.Noise) on its rounds.
+const noisyWork = `package tiny
+
+import "math/rand/v2"
+
+// scale is this process's own factor on Work's rounds.
+var scale = 1 + %g*(2*rand.Float64()-1)
+
+// Work runs its rounds of a mixing step.
+//
+//go:noinline
+func Work(x uint64) uint64 {
+	n := int(float64(%d) * scale)
+	for i := 0; i < n; i++ {
+		x ^= x >> 29
+		x *= 0xbf58476d1ce4e5b9
+	}
+	return x
+}
+`
 
 // Work is the module's code under test.
 const work = `package tiny
@@ -105,7 +131,7 @@ func Write(dir string, s Spec) ([]string, error) {
 	g.write("bench/bench.go", bench)
 	g.write("cmd/bench/main.go", program)
 	rounds := float64(s.Rounds)
-	g.write("work.go", fmt.Sprintf(work, s.Rounds))
+	g.write("work.go", s.source(s.Rounds))
 	g.run("add", ".")
 	g.run("commit", "-q", "-m", fmt.Sprintf("good: Work of %d rounds", s.Rounds))
 	commits := []string{g.run("rev-parse", "HEAD")}
@@ -117,7 +143,7 @@ func Write(dir string, s Spec) ([]string, error) {
 				subject = fmt.Sprintf("commit %d: Work of %d rounds (×%g)", i, int(math.Round(rounds)), c.Factor)
 			}
 		}
-		src := fmt.Sprintf(work, int(math.Round(rounds)))
+		src := s.source(int(math.Round(rounds)))
 		for _, b := range s.Broken {
 			if b == i {
 				src += "\nfunc broken() { undefined() }\n"
@@ -131,6 +157,14 @@ func Write(dir string, s Spec) ([]string, error) {
 		commits = append(commits, g.run("rev-parse", "HEAD"))
 	}
 	return commits, g.err
+}
+
+// source is work.go with Work of the given rounds.
+func (s Spec) source(rounds int) string {
+	if s.Noise > 0 {
+		return fmt.Sprintf(noisyWork, s.Noise, rounds)
+	}
+	return fmt.Sprintf(work, rounds)
 }
 
 // gitter writes files and runs git in a repository, keeping the first
