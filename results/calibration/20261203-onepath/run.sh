@@ -14,7 +14,9 @@
 #    (5 rounds), 60 comparisons each: ab's verdicts per row.
 # 3. The self suite's A/A at 10 ms, 60 comparisons of 5 rounds: ab's
 #    verdicts suite-wide (any row changed; exit 1).
-# Raw files (ab.txt, aa.txt) stay out of git, in $WORK.
+# Raw files (ab.txt, aa.txt) stay out of git, in $WORK. ab runs with
+# --allow-dirty: both sides are the commit, built from git, whatever the
+# working tree holds meanwhile.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -32,7 +34,7 @@ ab_aa() { # mode seed [flags]
 	[ -s "$d/ab.txt" ] && return
 	rm -rf "$d"
 	"$work/benchctl" ab --base "$head" --head "$head" --suite self --bench '^BenchmarkSpin$' -p extra=0 \
-		--warmup 1x100ms --measure 5x100ms --seed "$seed" --out "$d" "$@" >"$d.log" 2>&1 || true
+		--warmup 1x100ms --measure 5x100ms --seed "$seed" --allow-dirty --out "$d" "$@" >"$d.log" 2>&1 || true
 }
 for seed in $(seq 1 20); do
 	ab_aa duet "$seed" --duet
