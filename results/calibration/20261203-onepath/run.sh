@@ -4,6 +4,7 @@
 # under compare.ABOptions). On this project's AMD EPYC VM, otherwise idle.
 #
 #   bash results/calibration/20261203-onepath/run.sh   # about 75 min
+#   STEP=ab bash …/run.sh    # part 1 only;  STEP=cal bash …/run.sh: 2 and 3
 #
 # 1. ab itself, 20 times, the same commit on both sides (an A/A), Spin at
 #    1x100ms warmup and 5x100ms measured: duet (ab --duet's default 10
@@ -36,6 +37,8 @@ ab_aa() { # mode seed [flags]
 	"$work/benchctl" ab --base "$head" --head "$head" --suite self --bench '^BenchmarkSpin$' -p extra=0 \
 		--warmup 1x100ms --measure 5x100ms --seed "$seed" --allow-dirty --out "$d" "$@" >"$d.log" 2>&1 || true
 }
+step=${STEP:-all}
+if [ "$step" != cal ]; then
 for seed in $(seq 1 20); do
 	ab_aa duet "$seed" --duet
 	ab_aa interleaved "$seed"
@@ -51,6 +54,8 @@ done
 		"$work/abtally" "$work"/ab-$mode-*/ab.txt
 	done
 } >"$here/ab-aa.md"
+fi
+[ "$step" = ab ] && exit 0
 
 cal() { # name [flags]
 	local name=$1
@@ -67,10 +72,11 @@ pair() { # name [flags]
 	cal "$name" --warmup 1x100ms --measure 3x100ms --suite all \
 		--bench '^BenchmarkSpin$|^BenchmarkReadRange$' -p extra=0 -p impl=paged -p batchSize=1000 -p hitPercent=100 --trials 60 --group 5 "$@"
 }
+# In the order of what they tell: false positives first, then power.
 pair aa-duet --duet
 pair aa-interleaved
+cal suite-aa-10ms --warmup 1x10ms --measure 3x10ms --suite self --trials 60 --group 5
 pair plant2-duet --duet --plant 2%
+pair plant5-interleaved --plant 5%
 pair plant5-duet --duet --plant 5%
 pair plant2-interleaved --plant 2%
-pair plant5-interleaved --plant 5%
-cal suite-aa-10ms --warmup 1x10ms --measure 3x10ms --suite self --trials 60 --group 5
