@@ -62,19 +62,7 @@ func (a *app) compareCmd() *cobra.Command {
 				return failedError{strings.Join(tables.Damaged, "; ")}
 			}
 			if chartPath != "" {
-				unit, bars := tables.ChangeBars(1)
-				if len(bars) == 0 {
-					return failedError{"--chart: no time or throughput rows present in both of the first two columns"}
-				}
-				cb := make([]chart.ChangeBar, len(bars))
-				for i, b := range bars {
-					cb[i] = chart.ChangeBar{Name: b.Name, Change: b.Change, Lo: b.Lo, Hi: b.Hi}
-				}
-				title := fmt.Sprintf("%s against %s: change in %s (whiskers: slowest to fastest runs)", tables.ColName(1, nameList), tables.ColName(0, nameList), unit)
-				if err := chart.WriteChangeChart(chartPath, title, cb); err != nil {
-					return failedError{err.Error()}
-				}
-				a.say("chart written to %s", chartPath)
+				return a.compareChart(tables, chartPath, nameList)
 			}
 			return nil
 		},
@@ -92,6 +80,25 @@ func (a *app) compareCmd() *cobra.Command {
 	fl.StringVar(&chartPath, "chart", "", "also draw the change of the second column per benchmark, with whiskers, to this .svg or .png")
 	fl.StringVar(&names, "names", "", "column names, comma-separated, baseline first (\"Master,This change\")")
 	return c
+}
+
+// compareChart draws the change of the second column against the first,
+// per benchmark, into path.
+func (a *app) compareChart(tables *compare.Tables, path string, nameList []string) error {
+	unit, bars := tables.ChangeBars(1)
+	if len(bars) == 0 {
+		return failedError{"--chart: no time or throughput rows present in both of the first two columns"}
+	}
+	cb := make([]chart.ChangeBar, len(bars))
+	for i, b := range bars {
+		cb[i] = chart.ChangeBar{Name: b.Name, Change: b.Change, Lo: b.Lo, Hi: b.Hi}
+	}
+	title := fmt.Sprintf("%s against %s: change in %s (whiskers: slowest to fastest runs)", tables.ColName(1, nameList), tables.ColName(0, nameList), unit)
+	if err := chart.WriteChangeChart(path, title, cb); err != nil {
+		return failedError{err.Error()}
+	}
+	a.say("chart written to %s", path)
+	return nil
 }
 
 // checkStats refuses a significance level outside (0, 1), NaN included,

@@ -3,6 +3,7 @@ package calibrate
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/aclements/go-moremath/stats"
 	"golang.org/x/perf/benchmath"
@@ -107,9 +108,11 @@ func Detect(base, changed Forks, group int, alpha float64) Rate {
 	return rate(hits, n)
 }
 
+// p is the Mann-Whitney U test's p-value of a against b; NewSample
+// sorts what it is given, so it gets copies.
 func p(a, b []float64) float64 {
 	thr := benchmath.DefaultThresholds
-	return benchmath.AssumeNothing.Compare(benchmath.NewSample(a, &thr), benchmath.NewSample(b, &thr)).P
+	return benchmath.AssumeNothing.Compare(benchmath.NewSample(slices.Clone(a), &thr), benchmath.NewSample(slices.Clone(b), &thr)).P
 }
 
 func medians(fs Forks) []float64 {

@@ -35,7 +35,7 @@ ab_aa() { # mode seed [flags]
 	[ -s "$d/ab.txt" ] && return
 	rm -rf "$d"
 	"$work/benchctl" ab --base "$head" --head "$head" --suite self --bench '^BenchmarkSpin$' -p extra=0 \
-		--warmup 1x100ms --measure 5x100ms --seed "$seed" --allow-dirty --out "$d" "$@" >"$d.log" 2>&1 || true
+		--warmup 1x100ms --measure 5x100ms --seed "$seed" --allow-dirty --wait-lock 30m --out "$d" "$@" >"$d.log" 2>&1 || true
 }
 step=${STEP:-all}
 if [ "$step" != cal ]; then
