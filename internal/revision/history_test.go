@@ -76,3 +76,31 @@ func TestBuildCacheKeysByTreeAndRefusesOutsideReplacements(t *testing.T) {
 		t.Error("a failed put left an entry")
 	}
 }
+
+// TestMerged: a merge commit names the range of the branch it merged
+// (the merge base and the branch's tip); a commit of one parent does not.
+func TestMerged(t *testing.T) {
+	r, c := repo(t)
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := Git(r.Root, append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com"}, args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	run("checkout", "-q", "-b", "side", c[0])
+	os.WriteFile(filepath.Join(r.Root, "g.txt"), []byte("side"), 0o644)
+	run("add", ".")
+	run("commit", "-q", "-m", "side")
+	tip := run("rev-parse", "HEAD")
+	run("checkout", "-q", c[1])
+	run("merge", "-q", "--no-ff", "-m", "merge side", tip)
+	merge := run("rev-parse", "HEAD")
+	if base, got, ok := r.Merged(merge); !ok || base != c[0] || got != tip {
+		t.Errorf("Merged(merge) = %.7s %.7s %v, want %.7s %.7s", base, got, ok, c[0], tip)
+	}
+	if _, _, ok := r.Merged(c[1]); ok {
+		t.Error("a commit of one parent is a merge")
+	}
+}
