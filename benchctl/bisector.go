@@ -243,7 +243,7 @@ func (bs *bisector) confirm(ctx context.Context) error {
 	case rev != nil:
 		bs.rep.Confirm.Change, bs.rep.Confirm.Verdict = changeOf(rev.total.Change), rev.total.Verdict.String()
 	default:
-		bs.rep.Confirm.Verdict = "no change"
+		bs.rep.Confirm.Verdict = "not changed"
 	}
 	if t == nil {
 		if rev != nil {
