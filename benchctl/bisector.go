@@ -518,8 +518,7 @@ func (bs *bisector) own(ctx context.Context, culprit revision.Commit) error {
 	bs.rep.Own = own
 	if sr.unbuilt != nil {
 		own.Note = "not measured: " + sr.unbuilt.Error()
-		bs.rep.Candidate, bs.rep.Culprit = bs.rep.Culprit, nil
-		return bisectError("no culprit claimed: the search ended at %s, whose own A/B against its parent %s could not run (%v)", revision.Short(culprit.Hash), revision.Short(parent.Hash), sr.unbuilt)
+		return bs.unclaim("the search ended at %s, whose own A/B against its parent %s could not run (%v)", revision.Short(culprit.Hash), revision.Short(parent.Hash), sr.unbuilt)
 	}
 	if rel, err := filepath.Rel(bs.out, filepath.Join(sr.dir, "ab.txt")); err == nil {
 		own.File = rel
@@ -532,8 +531,7 @@ func (bs *bisector) own(ctx context.Context, culprit revision.Commit) error {
 	d := bs.decision(sr.ts)
 	if d == nil {
 		own.Note = "the culprit's A/B has no " + bs.track.row + " row"
-		bs.rep.Candidate, bs.rep.Culprit = bs.rep.Culprit, nil
-		return bisectError("no culprit claimed: the A/B of %s against its parent has no %s %s row", revision.Short(culprit.Hash), bs.track.row, bs.track.unit)
+		return bs.unclaim("the A/B of %s against its parent has no %s %s row", revision.Short(culprit.Hash), bs.track.row, bs.track.unit)
 	}
 	own.Change, own.Verdict = changeOf(d.Change), d.Verdict.String()
 	e := quotient(d.Change, bs.track.total.Change)
@@ -542,7 +540,9 @@ func (bs *bisector) own(ctx context.Context, culprit revision.Commit) error {
 		// The search ended here, but the commit's own change is not the
 		// change searched for: claiming it would blame a commit for the
 		// noise of the steps.
-		return bs.unclaimed(culprit, parent, d)
+		way := map[bool]string{true: "worse", false: "better"}[bs.track.total.Worse]
+		return bs.unclaim("the search ended at %s, but its own A/B against its parent %s is %s, %+.2f %% [%+.2f, %+.2f], not a change for the %s: the range's change may be spread over several commits, or within the noise of the steps",
+			revision.Short(culprit.Hash), revision.Short(parent.Hash), d.Verdict, d.Change.Pct(), ratioPct(d.Change.Lo), ratioPct(d.Change.Hi), way)
 	}
 	if base, tip, ok := bs.repo.Merged(culprit.Hash); ok {
 		own.Note = fmt.Sprintf("%s is a merge: its change came with the branch it merged; bisect that branch with --good %s --bad %s",
@@ -569,14 +569,12 @@ func restNote(e bisect.Position, culprit, parent, good, bad revision.Commit) str
 	return note
 }
 
-// unclaimed ends a search whose last bad commit's own A/B against its
-// parent did not find the change searched for (d): no culprit is
-// claimed, the commit is named as the search's candidate, exit 1.
-func (bs *bisector) unclaimed(candidate, parent revision.Commit, d *compare.Decision) error {
+// unclaim ends a search whose last bad commit its own A/B against its
+// parent does not confirm, saying why: no culprit is claimed, the commit
+// is named as where the search ended (Candidate), exit 1.
+func (bs *bisector) unclaim(why string, args ...any) error {
 	bs.rep.Candidate, bs.rep.Culprit = bs.rep.Culprit, nil
-	way := map[bool]string{true: "worse", false: "better"}[bs.track.total.Worse]
-	return bisectError("no culprit claimed: the search ended at %s, but its own A/B against its parent %s is %s, %+.2f %% [%+.2f, %+.2f], not a change for the %s: the range's change may be spread over several commits, or within the noise of the steps",
-		revision.Short(candidate.Hash), revision.Short(parent.Hash), d.Verdict, d.Change.Pct(), ratioPct(d.Change.Lo), ratioPct(d.Change.Hi), way)
+	return bisectError("no culprit claimed: "+why, args...)
 }
 
 // shortList names commits by their short hashes.
