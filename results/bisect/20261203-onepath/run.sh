@@ -3,7 +3,7 @@
 # its own confirmed A/B (2026-12-03, late), on synthetic histories:
 # 8 commits of comment-only changes to a benchmark whose work varies ±20 %
 # from process to process (no culprit to find), 10 seeds; and 16 commits
-# with a +10 % slowdown at a commit drawn from the seed, 2 seeds. Each
+# with a +10 % slowdown at a commit drawn from the seed, 5 seeds. Each
 # bisection runs the history's own benchmark program, duet, 1 warmup and
 # 3 measured iterations of 100 ms, from 5 rounds a step, --budget 2m.
 #
@@ -41,7 +41,7 @@ bisect_one() { # kind seed commits [histgen flags]
 for seed in $(seq 1 10); do
 	bisect_one "8 commits, no change, ±20 % a process" "$seed" 8 --noise 0.2
 done
-for seed in $(seq 1 2); do
+for seed in $(seq 1 5); do
 	RANDOM=$((seed + 400))
 	bisect_one "16 commits, +10 %" "$seed" 16 --change "$((RANDOM % 16 + 1)):1.10"
 done
