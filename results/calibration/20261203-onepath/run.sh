@@ -61,6 +61,7 @@ cal() { # name [flags]
 	local name=$1
 	shift
 	[ -s "$here/$name/calibration.json" ] && return
+	rm -rf "$work/$name" # an interrupted run's forks: made again
 	mkdir -p "$work/$name"
 	"$work/benchctl" calibrate "$@" --out "$work/$name" >/dev/null
 	mkdir -p "$here/$name"
