@@ -14,6 +14,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 
@@ -35,14 +36,31 @@ func main() {
 		fmt.Fprintln(os.Stderr, "usage: abtally [--alpha A] [--min-change P] ab.txt...")
 		os.Exit(2)
 	}
-	rows := map[string]*tally{}
-	var order []string
-	anyChanged := 0
-	for _, p := range flag.Args() {
-		ts, err := compare.Build([]string{p}, compare.ABOptions(*alpha, *minChange))
+	rows, withChange, err := count(flag.Args(), compare.ABOptions(*alpha, *minChange))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "abtally:", err)
+		os.Exit(1)
+	}
+	fmt.Printf("%d files decided as ab decides them (α = %g, margin ±%g %%).\n\n", flag.NArg(), *alpha, *minChange)
+	fmt.Println("| row (sec/op) | files | changed | 95 % interval | of which slower | same | unknown |")
+	fmt.Println("|:--|--:|--:|--:|--:|--:|--:|")
+	for _, name := range slices.Sorted(maps.Keys(rows)) {
+		r := rows[name]
+		lo, hi := calibrate.ClopperPearson(r.changed, r.files, 0.95)
+		fmt.Printf("| %s | %d | %d (%.1f %%) | [%.1f, %.1f] %% | %d | %d | %d |\n", name, r.files, r.changed, 100*float64(r.changed)/float64(r.files), 100*lo, 100*hi, r.slower, r.same, r.unknown)
+	}
+	lo, hi := calibrate.ClopperPearson(withChange, flag.NArg(), 0.95)
+	fmt.Printf("\nFiles with withChange row changed: %d of %d, [%.1f, %.1f] %%.\n", withChange, flag.NArg(), 100*lo, 100*hi)
+}
+
+// count decides every file's sec/op rows under o and tallies their
+// verdicts by row; withChange counts the files with a row changed.
+func count(paths []string, o compare.Options) (rows map[string]*tally, withChange int, err error) {
+	rows = map[string]*tally{}
+	for _, p := range paths {
+		ts, err := compare.Build([]string{p}, o)
 		if err != nil {
-			fmt.Fprintln(os.Stderr, "abtally:", err)
-			os.Exit(1)
+			return nil, 0, err
 		}
 		changed := false
 		for _, t := range ts.Tables {
@@ -54,12 +72,11 @@ func main() {
 				if d == nil || d.Err != nil {
 					continue
 				}
-				name := row.StringValues()
-				if rows[name] == nil {
-					rows[name] = &tally{}
-					order = append(order, name)
+				r := rows[row.StringValues()]
+				if r == nil {
+					r = &tally{}
+					rows[row.StringValues()] = r
 				}
-				r := rows[name]
 				r.files++
 				switch d.Verdict {
 				case verdict.Changed:
@@ -76,18 +93,8 @@ func main() {
 			}
 		}
 		if changed {
-			anyChanged++
+			withChange++
 		}
 	}
-	slices.Sort(order)
-	fmt.Printf("%d files decided as ab decides them (α = %g, margin ±%g %%).\n\n", flag.NArg(), *alpha, *minChange)
-	fmt.Println("| row (sec/op) | files | changed | 95 % interval | of which slower | same | unknown |")
-	fmt.Println("|:--|--:|--:|--:|--:|--:|--:|")
-	for _, name := range order {
-		r := rows[name]
-		lo, hi := calibrate.ClopperPearson(r.changed, r.files, 0.95)
-		fmt.Printf("| %s | %d | %d (%.1f %%) | [%.1f, %.1f] %% | %d | %d | %d |\n", name, r.files, r.changed, 100*float64(r.changed)/float64(r.files), 100*lo, 100*hi, r.slower, r.same, r.unknown)
-	}
-	lo, hi := calibrate.ClopperPearson(anyChanged, flag.NArg(), 0.95)
-	fmt.Printf("\nFiles with any row changed: %d of %d, [%.1f, %.1f] %%.\n", anyChanged, flag.NArg(), 100*lo, 100*hi)
+	return rows, withChange, nil
 }
