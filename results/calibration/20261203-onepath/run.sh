@@ -13,7 +13,7 @@
 # 2. calibrate at 100 ms (Spin and the paged cache's ReadRange), A/A and a
 #    planted +2 % and +5 %, duet (5 rounds a comparison) and interleaved
 #    (5 rounds), 60 comparisons each: ab's verdicts per row.
-# 3. The self suite's A/A at 10 ms, 60 comparisons of 5 rounds: ab's
+# 3. The self suite's A/A at 10 ms, 30 comparisons of 5 rounds: ab's
 #    verdicts suite-wide (any row changed; exit 1).
 # Raw files (ab.txt, aa.txt) stay out of git, in $WORK. ab runs with
 # --allow-dirty: both sides are the commit, built from git, whatever the
@@ -76,7 +76,7 @@ pair() { # name [flags]
 # In the order of what they tell: false positives first, then power.
 pair aa-duet --duet
 pair aa-interleaved
-cal suite-aa-10ms --warmup 1x10ms --measure 3x10ms --suite self --trials 60 --group 5
+cal suite-aa-10ms --warmup 1x10ms --measure 3x10ms --suite self --trials 30 --group 5
 pair plant2-duet --duet --plant 2%
 pair plant5-interleaved --plant 5%
 pair plant5-duet --duet --plant 5%
