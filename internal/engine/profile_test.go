@@ -183,8 +183,12 @@ func TestSummarizeBadFile(t *testing.T) {
 // fork's start-up and setup too.
 func TestPerfCountsTheMeasuredLoopOnly(t *testing.T) {
 	events := []string{"task-clock", "context-switches"}
+	testenv.MustHave(t, "perf") // CI installs it
 	if ok, why := profile.PerfStatus(events); !ok {
-		testenv.Missing(t, "perf: "+why)
+		// Installed, but this kernel does not let it count (a VM's
+		// perf_event_paranoid, say): the machine's limit, not a tool
+		// missing.
+		t.Skip(why)
 	}
 	o := engine.DefaultOptions()
 	o.Bench, o.Forks, o.Profiles, o.PerfEvents, o.InstructionOps = "^BenchmarkSpin$", 1, []profile.Kind{profile.Perf}, events, 50000
