@@ -108,6 +108,19 @@ type CaseResult struct {
 	Notes    []string
 }
 
+// ScoresByFork are the primary scores (in the case's mode) of the
+// measured iterations, by fork number: the key by which two sides' forks
+// of one round pair.
+func (cr *CaseResult) ScoresByFork() map[int][]float64 {
+	out := map[int][]float64{}
+	for _, it := range cr.Iterations {
+		if !it.Warmup {
+			out[it.Fork] = append(out[it.Fork], it.Total.Score(cr.Mode))
+		}
+	}
+	return out
+}
+
 // ForkScores are the primary scores (in the case's mode) of the measured
 // iterations of each fork, in fork order: one slice per fork.
 func (cr *CaseResult) ForkScores() [][]float64 {

@@ -93,7 +93,7 @@ func decideOne(a, b Forks, lo, hi int, o compare.Options) *compare.Decision {
 // failed fork leaves its round out of both), in fork order, so the i-th
 // fork of each side is one round.
 func Rounds(a, b *result.CaseResult) (Forks, Forks) {
-	x, y := byFork(a), byFork(b)
+	x, y := a.ScoresByFork(), b.ScoresByFork()
 	var forks []int
 	for f := range x {
 		if _, ok := y[f]; ok {
@@ -106,15 +106,4 @@ func Rounds(a, b *result.CaseResult) (Forks, Forks) {
 		fa, fb = append(fa, x[f]), append(fb, y[f])
 	}
 	return fa, fb
-}
-
-// byFork are a case's measured scores by fork number.
-func byFork(cr *result.CaseResult) map[int][]float64 {
-	out := map[int][]float64{}
-	for _, it := range cr.Iterations {
-		if !it.Warmup {
-			out[it.Fork] = append(out[it.Fork], it.Total.Score(cr.Mode))
-		}
-	}
-	return out
 }

@@ -87,12 +87,7 @@ func HalfWidth(c verdict.Change) float64 {
 
 // roundMedians are a case's forks' medians by fork number.
 func roundMedians(cr *result.CaseResult) map[int]float64 {
-	byFork := map[int][]float64{}
-	for _, it := range cr.Iterations {
-		if !it.Warmup {
-			byFork[it.Fork] = append(byFork[it.Fork], it.Total.Score(cr.Mode))
-		}
-	}
+	byFork := cr.ScoresByFork()
 	out := make(map[int]float64, len(byFork))
 	for f, xs := range byFork {
 		out[f] = stats.Sample{Xs: xs}.Copy().Sort().Quantile(0.5)
