@@ -14,9 +14,13 @@ type Admission interface {
 	Set(name string, seq int64)
 	// Delete forgets name (purge of an inactive producer).
 	Delete(name string)
-	// Len is the number of producers tracked.
+	// Len is the number of producers tracked. It is exact when no Admit,
+	// Set or Delete runs concurrently; meanwhile it may count a producer
+	// deleted and re-admitted in flight twice (CAS sums per-stripe
+	// counters). Range's count is the one that holds under concurrency.
 	Len() int
-	// Range calls fn for every producer until fn returns false.
+	// Range calls fn for every producer until fn returns false, visiting
+	// each name at most once even while others admit and delete.
 	Range(fn func(name string, seq int64) bool)
 }
 

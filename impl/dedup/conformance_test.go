@@ -290,8 +290,10 @@ func TestPurgeAndBound(t *testing.T) {
 }
 
 // TestPurgeRacesAdmission deletes and admits one producer concurrently:
-// every admission answers, and afterwards the maps agree with a last
-// sequential admission.
+// every admission answers, Range never sees the producer twice, and
+// afterwards Len and the maps agree with a last sequential admission.
+// (Len is not checked meanwhile: CAS's sums striped counters, which a
+// delete and a re-admission in flight can both still be counted in.)
 func TestPurgeRacesAdmission(t *testing.T) {
 	forEach(t, func(t *testing.T, newA func() Admission) {
 		a := newA()
@@ -315,8 +317,10 @@ func TestPurgeRacesAdmission(t *testing.T) {
 						errs <- fmt.Errorf("seq %d rejected by pushed %d", seq, pushed)
 						return
 					}
-					if n := a.Len(); n > 1 {
-						errs <- fmt.Errorf("one producer tracked %d times", n)
+					n := 0
+					a.Range(func(string, int64) bool { n++; return true })
+					if n > 1 {
+						errs <- fmt.Errorf("one producer visited %d times by Range", n)
 						return
 					}
 				}
