@@ -1,27 +1,18 @@
 package benchctl
 
 import (
-	"errors"
 	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/internal/bisect"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
-	"github.com/ledgerbench/ledgerbench/internal/revision"
 )
-
-// bisectFlags are the flags of `bisect` beyond the run flags.
-type bisectFlags struct {
-	good, bad, cmd, metric, direction, buildCache string
-	minChange, alpha                              float64
-}
 
 func (a *app) bisectCmd() *cobra.Command {
 	var f runFlags
-	var b bisectFlags
+	b := bisect.Defaults()
 	c := &cobra.Command{
 		Use:   "bisect --good REV --bad REV [--bench RE] [--cmd ./path/to/main] [run flags] [PACKAGES...]",
 		Short: "Find the commit that made a change between two revisions",
@@ -63,106 +54,25 @@ interrupted, a failed fork), 2 on bad usage.`,
 			if err != nil {
 				return err
 			}
-			if err := forksWithoutProfiles(o, "bisect needs forks: --forks 0 cannot run two binaries",
-				"--prof is not supported by bisect: profile the culprit and its parent with run --prof"); err != nil {
-				return err
+			b.Cases, b.Packages, b.Engine, b.Budget, b.Dir, b.Out, b.Host = cases, args, o, f.budget, a.dir, f.out, f.hostOptions()
+			rep, err := bisect.Run(cmd.Context(), a.env(), b)
+			if rep != nil {
+				rep.Markdown(a.stdout)
 			}
-			if err := b.check(); err != nil {
-				return err
-			}
-			if o.Forks < engine.PrecisionForks {
-				return usageError{fmt.Errorf("--forks %d: a bisection's steps add rounds, starting from at least %d", o.Forks, engine.PrecisionForks)}
-			}
-			return a.doBisect(cmd, o, cases, &f, &b, args)
+			return err
 		},
 	}
 	a.addRunFlags(c, &f, engine.ABOptions())
 	c.Flags().Lookup("budget").Usage = "the most machine time one step (the confirmation, a commit, the culprit's own A/B) may spend adding rounds"
 	fl := c.Flags()
-	fl.StringVar(&b.good, "good", "", "a revision without the change")
-	fl.StringVar(&b.bad, "bad", "", "a revision with the change, on whose first-parent history good lies")
-	fl.StringVar(&b.cmd, "cmd", "", "the benchmark program's main package (default: the one this binary was built from)")
-	fl.StringVar(&b.metric, "metric", "", "the unit to follow: sec/op, ops/s, B/op, allocs/op, or a custom unit (default: the time or throughput)")
-	fl.StringVar(&b.direction, "direction", "worse", "the change to find: worse (slower, more bytes) or better")
-	fl.StringVar(&b.buildCache, "build-cache", defaultBuildCache(), `where builds are kept by tree hash ("off": build every step afresh)`)
+	fl.StringVar(&b.Good, "good", "", "a revision without the change")
+	fl.StringVar(&b.Bad, "bad", "", "a revision with the change, on whose first-parent history good lies")
+	fl.StringVar(&b.Program, "cmd", "", "the benchmark program's main package (default: the one this binary was built from)")
+	fl.StringVar(&b.Metric, "metric", "", "the unit to follow: sec/op, ops/s, B/op, allocs/op, or a custom unit (default: the time or throughput)")
+	fl.StringVar(&b.Direction, "direction", "worse", "the change to find: worse (slower, more bytes) or better")
+	fl.StringVar(&b.BuildCache, "build-cache", bisect.DefaultBuildCache(), `where builds are kept by tree hash ("off": build every step afresh)`)
 	fl.BoolVar(&f.duet, "duet", false, "run each step's two forks at the same time, each pinned to half of the CPUs (swapped every round)")
-	fl.Float64Var(&b.minChange, "min-change", compare.DefaultMinChange, "the smallest change, in percent, the confirmation counts as one")
-	fl.Float64Var(&b.alpha, "alpha", 0.05, "significance level of each A/B")
+	fl.Float64Var(&b.MinChange, "min-change", compare.DefaultMinChange, "the smallest change, in percent, the confirmation counts as one")
+	fl.Float64Var(&b.Alpha, "alpha", 0.05, "significance level of each A/B")
 	return c
-}
-
-func defaultBuildCache() string {
-	d, err := revision.DefaultCacheDir()
-	if err != nil {
-		return "off"
-	}
-	return d
-}
-
-// check refuses bad flag values before anything is built.
-func (b *bisectFlags) check() error {
-	switch {
-	case b.good == "" || b.bad == "":
-		return usageError{errors.New("--good and --bad are required")}
-	case b.good == "." || b.bad == ".":
-		return usageError{errors.New("bisect measures commits, not the working tree: commit the changes and name the commit")}
-	case b.direction != "worse" && b.direction != "better":
-		return usageError{fmt.Errorf("--direction %q: worse or better", b.direction)}
-	}
-	return checkStats(b.alpha, b.minChange)
-}
-
-// doBisect resolves the range, confirms its ends, searches it and writes
-// the report.
-func (a *app) doBisect(cmd *cobra.Command, o engine.Options, cases []engine.Case, f *runFlags, bf *bisectFlags, patterns []string) error {
-	repo, err := a.openRepo()
-	if err != nil {
-		return err
-	}
-	bs := &bisector{a: a, o: o, f: f, bf: bf, repo: repo, cases: cases, patterns: patterns, start: time.Now()}
-	if err := bs.resolve(); err != nil {
-		return err
-	}
-	if len(patterns) == 0 {
-		if bs.prog, err = a.findProgram(repo, bf.cmd); err != nil {
-			return err
-		}
-	} else if bf.cmd != "" {
-		return usageError{errors.New("--cmd names a benchmark program; with package arguments bisect builds their test binaries")}
-	}
-	if bf.buildCache != "off" && bf.buildCache != "" {
-		bs.cache = &revision.BuildCache{Dir: bf.buildCache}
-	}
-	s, err := a.prepare(cmd.Context(), &bs.o, f)
-	if err != nil {
-		return err
-	}
-	defer s.release()
-	bs.s = s
-	if err := checkDuet(bs.o); err != nil {
-		return err
-	}
-	if bs.out, err = f.outDir("bisect"); err != nil {
-		return err
-	}
-	return bs.run(cmd.Context())
-}
-
-// bisectSteps is the directory of the steps' raw files.
-const bisectSteps = "steps"
-
-// bisectError ends a bisection that found no culprit, after its report.
-func bisectError(format string, args ...any) error { return failedError{fmt.Sprintf(format, args...)} }
-
-// stepNote says what a step's verdict means, for the report.
-func stepNote(v bisect.Verdict) string {
-	switch v {
-	case bisect.Bad:
-		return "has the change"
-	case bisect.Good:
-		return "has not"
-	case bisect.Skipped:
-		return "not measured"
-	}
-	return "undecided within the budget"
 }

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness"
-	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/harness/history"
 	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
 	"github.com/ledgerbench/ledgerbench/harness/result"
@@ -24,7 +23,6 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/payload"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
 	"github.com/ledgerbench/ledgerbench/internal/store"
-	"github.com/ledgerbench/ledgerbench/internal/verdict"
 )
 
 func init() {
@@ -52,13 +50,13 @@ func historyRepo(t *testing.T, n, culprit int, factor float64, broken ...int) (d
 	return dir, commits
 }
 
-func readBisect(t *testing.T, out string) bisectReport {
+func readBisect(t *testing.T, out string) bisect.Report {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(out, "bisect.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var r bisectReport
+	var r bisect.Report
 	if err := json.Unmarshal(b, &r); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +85,7 @@ func TestBisectFindsThePlantedCommit(t *testing.T) {
 	if r.Own == nil || r.Own.Change == nil || r.Own.Explains == nil || r.Own.Parent.Hash != c[5] || r.Own.Explains.Share < 0.8 || r.Own.Explains.Share > 1.2 {
 		t.Errorf("its own change: %+v", r.Own)
 	}
-	if r.Total == nil || r.Total.Ratio < 2 || rowName(r.Benchmark) != "WorkLoop" || r.Unit != "sec/op" {
+	if r.Total == nil || r.Total.Ratio < 2 || bisect.RowName(r.Benchmark) != "WorkLoop" || r.Unit != "sec/op" {
 		t.Errorf("whole change: %+v of %q %q", r.Total, r.Benchmark, r.Unit)
 	}
 	for _, want := range []string{"## Culprit: " + c[6][:12], "| parent (" + c[5][:12] + ") | culprit (" + c[6][:12] + ") |", "## Steps", "the ends"} {
@@ -311,7 +309,7 @@ func TestNightlyBisectsANewRegression(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.release()
+	defer s.Release()
 	repo, err := revision.Open(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -367,33 +365,6 @@ func TestNightlyBisectsANewRegression(t *testing.T) {
 	}
 }
 
-// TestAgainPrecision: an unknown step is measured again only when its
-// estimate lies away from the midpoint (a commit between two changes
-// carries part of the whole), to an interval that would place it.
-func TestAgainPrecision(t *testing.T) {
-	total := math.Log(1.09)
-	for _, c := range []struct {
-		p    bisect.Position
-		want bool
-	}{
-		{bisect.Position{Share: 0.36, Lo: 0.21, Hi: 0.51}, true}, // a +3 % commit of +3 % and +6 %
-		{bisect.Position{Share: 0.64, Lo: 0.45, Hi: 0.83}, true},
-		{bisect.Position{Share: 0.52, Lo: 0.30, Hi: 0.74}, false}, // at the midpoint: stays unknown
-		{bisect.Position{Share: 0.35, Lo: 0.34, Hi: 0.36}, false}, // decided: good
-		{bisect.Position{Share: 0.96, Lo: 0.95, Hi: 0.98}, false}, // decided: bad
-	} {
-		prec, ok := againPrecision(c.p, total)
-		if ok != c.want {
-			t.Errorf("%+v: again %v, want %v", c.p, ok, c.want)
-			continue
-		}
-		// The interval asked for, around the same estimate, excludes ½.
-		if h := prec / total; ok && (c.p.Share+h >= 0.5) == (c.p.Share-h <= 0.5) {
-			t.Errorf("%+v: precision ±%.3f of the change still holds ½", c.p, h)
-		}
-	}
-}
-
 // TestBisectClaimsOnlyAConfirmedCulprit: two slowdowns, ×1.25 at commit
 // 1 and ×1.75 at commit 3, and a --min-change of 90 %: the ends differ by
 // +119 %, a change; the search ends at commit 3 (it carries 71 % of the
@@ -425,42 +396,6 @@ func TestBisectClaimsOnlyAConfirmedCulprit(t *testing.T) {
 	}
 	if r.Confirm == nil || r.Confirm.Verdict != "changed" || r.Confirm.Change == nil {
 		t.Errorf("the ends' step lacks its verdict: %+v", r.Confirm)
-	}
-}
-
-// TestConfirms: a second A/B confirms the ends' change only when it is
-// changed the same way; the contradicting re-measurement of the ends
-// (+11.4 % first, −12.4 % again) and an unknown one do not.
-func TestConfirms(t *testing.T) {
-	total := &compare.Decision{Verdict: verdict.Changed, Worse: true, Change: verdict.Change{Ratio: 1.114}}
-	for _, tc := range []struct {
-		d    *compare.Decision
-		want bool
-	}{
-		{&compare.Decision{Verdict: verdict.Changed, Worse: true, Change: verdict.Change{Ratio: 1.09}}, true},
-		{&compare.Decision{Verdict: verdict.Changed, Worse: false, Change: verdict.Change{Ratio: 0.876}}, false},
-		{&compare.Decision{Verdict: verdict.Unknown, Worse: true, Change: verdict.Change{Ratio: 1.02}}, false},
-		{&compare.Decision{Verdict: verdict.Same, Change: verdict.Change{Ratio: 1}}, false},
-		{&compare.Decision{Verdict: verdict.Changed, Worse: true, Err: verdict.ErrNotPositive}, false},
-		{nil, false},
-	} {
-		if got := confirms(tc.d, total); got != tc.want {
-			t.Errorf("confirms(%+v) = %v, want %v", tc.d, got, tc.want)
-		}
-	}
-}
-
-// TestRestNote: a culprit that explains part of the change points at the
-// rest; when its parent is the good end, there is no part before it to
-// bisect (--good X --bad X would be refused).
-func TestRestNote(t *testing.T) {
-	good, c1, c2, bad := revision.Commit{Hash: "aaaa"}, revision.Commit{Hash: "bbbb"}, revision.Commit{Hash: "cccc"}, revision.Commit{Hash: "dddd"}
-	e := bisect.Position{Share: 0.6, Lo: 0.5, Hi: 0.7}
-	if n := restNote(e, c1, good, good, bad); strings.Contains(n, "before it") || !strings.Contains(n, "--good bbbb --bad dddd") {
-		t.Errorf("culprit right after good: %q", n)
-	}
-	if n := restNote(e, c2, c1, good, bad); !strings.Contains(n, "the part before it with --good aaaa --bad bbbb") {
-		t.Errorf("culprit after another commit: %q", n)
 	}
 }
 

@@ -18,9 +18,11 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/harness/report"
 	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/calibrate"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/measure"
+	"github.com/ledgerbench/ledgerbench/internal/session"
 	"github.com/ledgerbench/ledgerbench/internal/verdict"
 )
 
@@ -112,13 +114,13 @@ func (a *app) runCalibrate(cmd *cobra.Command, f *runFlags, cf *calFlags) error 
 		return err
 	}
 	if cmd.Flags().Changed("forks") || o.Precision > 0 {
-		return usageError{errors.New("--forks and --precision do not apply to calibrate: it runs --trials × --group forks a side")}
+		return usageError(errors.New("--forks and --precision do not apply to calibrate: it runs --trials × --group forks a side"))
 	}
 	switch {
 	case cf.trials < 1 || cf.group < verdict.MinSamples:
-		return usageError{fmt.Errorf("--trials %d --group %d: want at least 1 comparison of at least %d forks a side", cf.trials, cf.group, verdict.MinSamples)}
+		return usageError(fmt.Errorf("--trials %d --group %d: want at least 1 comparison of at least %d forks a side", cf.trials, cf.group, verdict.MinSamples))
 	case cf.trials*cf.group > engine.MaxForks:
-		return usageError{fmt.Errorf("--trials %d × --group %d = %d forks a side: at most %d", cf.trials, cf.group, cf.trials*cf.group, engine.MaxForks)}
+		return usageError(fmt.Errorf("--trials %d × --group %d = %d forks a side: at most %d", cf.trials, cf.group, cf.trials*cf.group, engine.MaxForks))
 	}
 	if err := checkStats(cf.alpha, cf.minChange); err != nil {
 		return err
@@ -126,15 +128,15 @@ func (a *app) runCalibrate(cmd *cobra.Command, f *runFlags, cf *calFlags) error 
 	o.Forks = cf.trials * cf.group
 	pair, err := parsePair(cf.pair, cases)
 	if err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	if cf.plantArg != "" {
 		if cf.plant, err = percentArg("--plant", cf.plantArg, 100*measure.MaxPlant, true); err != nil {
-			return usageError{err}
+			return usageError(err)
 		}
 	}
 	if pair != nil && cf.plant != 0 {
-		return usageError{errors.New("--pair and --plant: one known change at a time")}
+		return usageError(errors.New("--pair and --plant: one known change at a time"))
 	}
 	return a.doCalibrate(cmd, o, cases, f, cf, pair)
 }
@@ -227,15 +229,15 @@ func (a *app) doCalibrate(cmd *cobra.Command, o engine.Options, cases []engine.C
 	if err != nil {
 		return err
 	}
-	defer s.release()
-	if err := checkDuet(o); err != nil {
+	defer s.Release()
+	if err := ab.CheckDuet(o); err != nil {
 		return err
 	}
 	out, err := f.outDir("calibration")
 	if err != nil {
 		return err
 	}
-	exe, err := a.selfExecutable()
+	exe, err := a.env().SelfExecutable()
 	if err != nil {
 		return err
 	}
@@ -256,25 +258,25 @@ func (a *app) doCalibrate(cmd *cobra.Command, o engine.Options, cases []engine.C
 	// Thousands of fork logs stay out of the results directory.
 	logs, err := os.MkdirTemp("", "benchctl-calibrate-logs-")
 	if err != nil {
-		return failedError{err.Error()}
+		return failedError(err.Error())
 	}
-	r, err := a.measure(cmd.Context(), s, &measurement{o: o, cases: cases, dir: a.dir, logDir: logs, sides: sides, notes: notes,
-		out: resultsFile{filepath.Join(out, "aa.txt"), replaceFile}})
+	r, err := s.Measure(cmd.Context(), &session.Measurement{Options: o, Cases: cases, Dir: a.dir, LogDir: logs, Sides: sides, Notes: notes,
+		Out: session.ResultsFile{Path: filepath.Join(out, "aa.txt"), Put: session.ReplaceFile}})
 	keepLogs(a, logs, r, err)
 	if err != nil {
 		return err
 	}
-	if r.interrupted != nil {
+	if r.Interrupted != nil {
 		// Rates over the forks that ran would pass for the asked-for run.
-		a.say("no calibration report: the run was interrupted; the forks that ran are in %s", r.path)
-		return r.interrupted
+		a.say("no calibration report: the run was interrupted; the forks that ran are in %s", r.Path)
+		return r.Interrupted
 	}
-	rep := newCalReport(r.header, cf, o.Warmup.String(), o.Measure.String(), modeName(o), r.runs[0].End.Sub(r.runs[0].Start).Seconds()/float64(o.Forks))
+	rep := newCalReport(r.Header, cf, o.Warmup.String(), o.Measure.String(), modeName(o), r.Runs[0].End.Sub(r.Runs[0].Start).Seconds()/float64(o.Forks))
 	rep.Planted = cf.plant
-	if err := a.writeCalibration(rep, cf, pair != nil || cf.plant != 0, s.check.Note(), r.runs, out); err != nil {
+	if err := a.writeCalibration(rep, cf, pair != nil || cf.plant != 0, s.Check.Note(), r.Runs, out); err != nil {
 		return err
 	}
-	return r.outcome(nil, out)
+	return r.Outcome(nil, out)
 }
 
 // calibrateFrom reports again on an earlier run's raw results, into the
@@ -282,7 +284,7 @@ func (a *app) doCalibrate(cmd *cobra.Command, o engine.Options, cases []engine.C
 func (a *app) calibrateFrom(f *runFlags, cf *calFlags) error {
 	runs, h, roundSeconds, err := readCalibration(cf.from)
 	if err != nil {
-		return usageError{fmt.Errorf("--from: %w", err)}
+		return usageError(fmt.Errorf("--from: %w", err))
 	}
 	data, _ := os.ReadFile(cf.from)
 	warmup, measure, mode := "?", "?", "interleaved"
@@ -294,7 +296,7 @@ func (a *app) calibrateFrom(f *runFlags, cf *calFlags) error {
 	}
 	rounds := roundsOf(runs[0])
 	if cf.group < verdict.MinSamples || rounds/cf.group == 0 {
-		return usageError{fmt.Errorf("--group %d: %s holds %d rounds", cf.group, cf.from, rounds)}
+		return usageError(fmt.Errorf("--group %d: %s holds %d rounds", cf.group, cf.from, rounds))
 	}
 	cf.trials = rounds / cf.group
 	rep := newCalReport(h, cf, warmup, measure, mode, roundSeconds)
@@ -303,7 +305,7 @@ func (a *app) calibrateFrom(f *runFlags, cf *calFlags) error {
 		out = filepath.Dir(cf.from)
 	}
 	if err := os.MkdirAll(out, 0o755); err != nil {
-		return failedError{err.Error()}
+		return failedError(err.Error())
 	}
 	if m := regexp.MustCompile(`\n# benchctl: planted=(\S+):`).FindSubmatch(data); m != nil {
 		rep.Planted, _ = strconv.ParseFloat(string(m[1]), 64)
@@ -356,11 +358,11 @@ func (a *app) writeCalibration(rep calReport, cf *calFlags, pair bool, hostNote 
 	a.stdout.Write(md.Bytes())
 	js, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
-		return failedError{fmt.Sprintf("encoding calibration.json: %v", err)}
+		return failedError(fmt.Sprintf("encoding calibration.json: %v", err))
 	}
 	for name, data := range map[string][]byte{"calibration.md": md.Bytes(), "calibration.json": append(js, '\n')} {
 		if err := report.WriteFileAtomic(filepath.Join(out, name), data); err != nil {
-			return failedError{err.Error()}
+			return failedError(err.Error())
 		}
 	}
 	raw := filepath.Join(out, "aa.txt")
@@ -547,7 +549,7 @@ func (cf *calFlags) parseDetect(f *runFlags) error {
 	}
 	d, err := percentArg("--detect", cf.detectArg, 100, false)
 	if err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	cf.detect, cf.budget = d, f.budget
 	return nil

@@ -12,17 +12,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
-	"github.com/ledgerbench/ledgerbench/harness/report"
 )
 
-func (a *app) localHost() *hostcheck.Host {
-	if a.host != nil {
-		return a.host()
-	}
-	return hostcheck.Local(report.Version, hostcheck.Probe)
-}
-
-func (a *app) hostReport() *hostcheck.Report { return hostcheck.Check(a.localHost()) }
+func (a *app) hostReport() *hostcheck.Report { return hostcheck.Check(a.env().LocalHost()) }
 
 func (a *app) checkCmd() *cobra.Command {
 	var asJSON, strict bool
@@ -40,13 +32,13 @@ Exit status: 0 when pinned; 1 when not pinned and --strict; 0 otherwise.`,
 				enc := json.NewEncoder(a.stdout)
 				enc.SetIndent("", "  ")
 				if err := enc.Encode(r); err != nil {
-					return failedError{err.Error()}
+					return failedError(err.Error())
 				}
 			} else if err := writeFindings(a.stdout, r); err != nil {
-				return failedError{err.Error()}
+				return failedError(err.Error())
 			}
 			if strict && !r.Pinned {
-				return failedError{"host not pinned: " + r.Note()}
+				return failedError("host not pinned: " + r.Note())
 			}
 			return nil
 		},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/internal/chart"
+	"github.com/ledgerbench/ledgerbench/internal/session"
 )
 
 func (a *app) compareCmd() *cobra.Command {
@@ -35,10 +36,10 @@ func (a *app) compareCmd() *cobra.Command {
 				return err
 			}
 			if o.Samples != compare.Forks && o.Samples != compare.Iterations {
-				return usageError{fmt.Errorf("--samples %q: want %s or %s", o.Samples, compare.Forks, compare.Iterations)}
+				return usageError(fmt.Errorf("--samples %q: want %s or %s", o.Samples, compare.Forks, compare.Iterations))
 			}
 			if !(o.Confidence > 0 && o.Confidence < 1) {
-				return usageError{fmt.Errorf("--confidence %g: must be between 0 and 1", o.Confidence)}
+				return usageError(fmt.Errorf("--confidence %g: must be between 0 and 1", o.Confidence))
 			}
 			render := map[string]func(*compare.Tables) error{
 				"text": func(t *compare.Tables) error { return t.Text(a.stdout, nameList) },
@@ -46,20 +47,20 @@ func (a *app) compareCmd() *cobra.Command {
 				"md":   func(t *compare.Tables) error { return t.Markdown(a.stdout, nameList) },
 			}[format]
 			if render == nil {
-				return usageError{fmt.Errorf("--format %q: valid formats are text, csv, md", format)}
+				return usageError(fmt.Errorf("--format %q: valid formats are text, csv, md", format))
 			}
 			tables, err := compare.Build(files, o)
 			if err != nil {
-				return usageError{err}
+				return usageError(err)
 			}
 			if len(tables.Tables) == 0 {
-				return failedError{"no benchmark results in " + strings.Join(files, ", ")}
+				return failedError("no benchmark results in " + strings.Join(files, ", "))
 			}
 			if err := render(tables); err != nil {
-				return failedError{err.Error()}
+				return failedError(err.Error())
 			}
 			if len(tables.Damaged) > 0 {
-				return failedError{strings.Join(tables.Damaged, "; ")}
+				return failedError(strings.Join(tables.Damaged, "; "))
 			}
 			if chartPath != "" {
 				return a.compareChart(tables, chartPath, nameList)
@@ -87,7 +88,7 @@ func (a *app) compareCmd() *cobra.Command {
 func (a *app) compareChart(tables *compare.Tables, path string, nameList []string) error {
 	unit, bars := tables.ChangeBars(1)
 	if len(bars) == 0 {
-		return failedError{"--chart: no time or throughput rows present in both of the first two columns"}
+		return failedError("--chart: no time or throughput rows present in both of the first two columns")
 	}
 	cb := make([]chart.ChangeBar, len(bars))
 	for i, b := range bars {
@@ -95,21 +96,11 @@ func (a *app) compareChart(tables *compare.Tables, path string, nameList []strin
 	}
 	title := fmt.Sprintf("%s against %s: change in %s (whiskers: slowest to fastest runs)", tables.ColName(1, nameList), tables.ColName(0, nameList), unit)
 	if err := chart.WriteChangeChart(path, title, cb); err != nil {
-		return failedError{err.Error()}
+		return failedError(err.Error())
 	}
 	a.say("chart written to %s", path)
 	return nil
 }
 
-// checkStats refuses a significance level outside (0, 1), NaN included,
-// and a minimum change outside [0, 100): a change of 100 % or more is no
-// margin of sameness.
-func checkStats(alpha, minChange float64) error {
-	if !(alpha > 0 && alpha < 1) {
-		return usageError{fmt.Errorf("--alpha %g: must be between 0 and 1", alpha)}
-	}
-	if !(minChange >= 0 && minChange < 100) {
-		return usageError{fmt.Errorf("--min-change %g: must be a percentage from 0 up to (not including) 100", minChange)}
-	}
-	return nil
-}
+// checkStats refuses a significance level or a margin out of range.
+func checkStats(alpha, minChange float64) error { return session.CheckVerdicts(alpha, minChange) }

@@ -3,7 +3,6 @@ package benchctl
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -31,8 +30,8 @@ func (a *app) outsideHome(cmd *cobra.Command) error {
 	if mod != "" {
 		where = "in module " + mod
 	}
-	return usageError{fmt.Errorf("the registered benchmarks of %s are %s's own, and you are %s: to measure your module's testing.B benchmarks, name their packages (`%s %s ./...`); to run %s's suites anyway, pass --suite (%s)",
-		a.name, a.home, where, a.name, cmd.Name(), a.home, strings.Join(engine.Suites(a.registry), ", "))}
+	return usageError(fmt.Errorf("the registered benchmarks of %s are %s's own, and you are %s: to measure your module's testing.B benchmarks, name their packages (`%s %s ./...`); to run %s's suites anyway, pass --suite (%s)",
+		a.name, a.home, where, a.name, cmd.Name(), a.home, strings.Join(engine.Suites(a.registry), ", ")))
 }
 
 // moduleOf is the module path of the Go module holding dir ("" outside
@@ -57,7 +56,3 @@ func moduleOf(dir string) string {
 	}
 	return ""
 }
-
-// errRootOut refuses the default output directory when the working
-// directory is the file system's root.
-var errRootOut = errors.New("the working directory is /, where results/ would be made at the top of the file system: name the output directory with --out")

@@ -35,12 +35,12 @@ func (a *app) listCmd() *cobra.Command {
 			if bench != "" {
 				var err error
 				if re, err = regexp.Compile(bench); err != nil {
-					return usageError{fmt.Errorf("--bench %q: %w", bench, err)}
+					return usageError(fmt.Errorf("--bench %q: %w", bench, err))
 				}
 			}
 			benches, err := engine.Select(a.registry, suite, re)
 			if err != nil {
-				return usageError{flagError(err)}
+				return usageError(flagError(err))
 			}
 			if asJSON {
 				out := make([]revision.Listed, len(benches))
@@ -77,7 +77,7 @@ func (a *app) listCmd() *cobra.Command {
 // that run would measure, after building the test binaries.
 func (a *app) listPackages(cmd *cobra.Command, bench string, timeout time.Duration, asJSON bool, patterns []string) error {
 	if cmd.Flags().Changed("suite") {
-		return usageError{errors.New("--suite applies to registered benchmarks; go test benchmarks (package arguments) have no suites")}
+		return usageError(errors.New("--suite applies to registered benchmarks; go test benchmarks (package arguments) have no suites"))
 	}
 	o := engine.DefaultOptions()
 	o.Bench, o.Timeout = bench, timeout
@@ -107,7 +107,7 @@ func (a *app) listPackages(cmd *cobra.Command, bench string, timeout time.Durati
 		return err
 	}
 	if len(tp.Broken) > 0 {
-		return failedError{fmt.Sprintf("%d package(s) did not build: %s", len(tp.Broken), strings.Join(tp.Broken, ", "))}
+		return failedError(fmt.Sprintf("%d package(s) did not build: %s", len(tp.Broken), strings.Join(tp.Broken, ", ")))
 	}
 	return nil
 }

@@ -16,10 +16,12 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness/history"
 	"github.com/ledgerbench/ledgerbench/harness/report"
+	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 	"github.com/ledgerbench/ledgerbench/internal/chart"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
+	"github.com/ledgerbench/ledgerbench/internal/session"
 )
 
 func (a *app) nightlyCmd() *cobra.Command {
@@ -49,7 +51,7 @@ tree, and from the anchor as ab builds its baseline.`,
 				return err
 			}
 			if err := report.CheckWritable(nf.results); err != nil {
-				return usageError{fmt.Errorf("--results %s: %w", nf.results, err)}
+				return usageError(fmt.Errorf("--results %s: %w", nf.results, err))
 			}
 			return a.doNightly(cmd, o, cases, &f, &nf, args)
 		},
@@ -75,13 +77,13 @@ type nightlyFlags struct {
 }
 
 func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Case, f *runFlags, nf *nightlyFlags, patterns []string) error {
-	repo, err := a.openRepo()
+	repo, err := ab.OpenRepo(a.dir)
 	if err != nil {
-		return usageError{fmt.Errorf("nightly records commits: %w", err)}
+		return usageError(fmt.Errorf("nightly records commits: %w", err))
 	}
 	head, err := repo.Head()
 	if err != nil {
-		return usageError{err}
+		return usageError(err)
 	}
 	anchor := nf.anchor
 	if anchor == "" {
@@ -90,7 +92,7 @@ func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Cas
 			anchor = tag
 		}
 	}
-	exe, err := a.selfExecutable()
+	exe, err := a.env().SelfExecutable()
 	if err != nil {
 		return err
 	}
@@ -98,11 +100,11 @@ func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Cas
 	if err != nil {
 		return err
 	}
-	defer s.release()
-	if !s.check.Pinned && !nf.allowUnpinned {
-		return failedError{"nightly: refusing a host that is not pinned (--allow-unpinned to record anyway): " + s.check.Note()}
+	defer s.Release()
+	if !s.Check.Pinned && !nf.allowUnpinned {
+		return failedError("nightly: refusing a host that is not pinned (--allow-unpinned to record anyway): " + s.Check.Note())
 	}
-	set := &sideSet{sides: []engine.Side{{Launch: engine.Program{Executable: exe}}}, cases: cases}
+	set := &ab.Sides{Sides: []engine.Side{{Launch: engine.Program{Executable: exe}}}, Cases: cases}
 	switch {
 	case len(patterns) > 0 && anchor == "none":
 		// The packages' benchmarks in the working tree, which is HEAD.
@@ -111,9 +113,9 @@ func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Cas
 			return err
 		}
 		defer cleanup()
-		set = &sideSet{sides: []engine.Side{{Launch: tp.Bins}}, cases: tp.Cases, notes: tp.Notes, broken: tp.Broken}
+		set = &ab.Sides{Sides: []engine.Side{{Launch: tp.Bins}}, Cases: tp.Cases, Notes: tp.Notes, Broken: tp.Broken}
 	case anchor != "none":
-		ws, err := a.workspace(repo, "nightly", f)
+		ws, err := ab.NewWorkspace(s, repo, "nightly")
 		if err != nil {
 			return err
 		}
@@ -134,7 +136,7 @@ func (a *app) doNightly(cmd *cobra.Command, o engine.Options, cases []engine.Cas
 // the anchor needs one, takes the declarations from there too), the
 // packages' test binaries built from the working tree otherwise.
 func (a *app) anchorSides(ctx context.Context, repo *revision.Repo, ws *revision.Workspace, anchor, head, exe, cmdFlag string,
-	cases []engine.Case, o engine.Options, patterns []string) (*sideSet, error) {
+	cases []engine.Case, o engine.Options, patterns []string) (*ab.Sides, error) {
 	rs, err := repo.Anchor(anchor, head)
 	if err != nil {
 		return nil, revisionError(err)
@@ -144,7 +146,7 @@ func (a *app) anchorSides(ctx context.Context, repo *revision.Repo, ws *revision
 	if len(patterns) > 0 {
 		rs[1].Tree = true // the working tree, recorded as HEAD
 	} else {
-		if prog, err = a.findProgram(repo, cmdFlag); err != nil {
+		if prog, err = ab.FindProgram(a.dir, repo, cmdFlag); err != nil {
 			return nil, err
 		}
 		self = &revision.Built{Rev: revision.Revision{Name: "experiment", Rev: "HEAD", Commit: rs[1].Commit, Tree: true}, Bin: exe}
@@ -152,12 +154,12 @@ func (a *app) anchorSides(ctx context.Context, repo *revision.Repo, ws *revision
 			self.Benches = append(self.Benches, revision.Describe(b))
 		}
 	}
-	set, err := a.pairSides(ctx, ws, rs, prog, self, cases, o, patterns)
+	set, err := ab.BuildPair(ctx, a.env(), ws, a.dir, rs, prog, self, cases, o, patterns)
 	if err != nil {
 		return nil, err
 	}
-	if len(set.cases) == 0 {
-		return nil, failedError{"no selected benchmark is in both the anchor and HEAD"}
+	if len(set.Cases) == 0 {
+		return nil, failedError("no selected benchmark is in both the anchor and HEAD")
 	}
 	return set, nil
 }
@@ -165,29 +167,29 @@ func (a *app) anchorSides(ctx context.Context, repo *revision.Repo, ws *revision
 // recordNightly runs set, records the run append-only in the machine's
 // history, regenerates the results README and ends with nightly's exit
 // status.
-func (a *app) recordNightly(ctx context.Context, s *session, o engine.Options, set *sideSet, resultsDir, root, head string, patterns []string, nb *nightlyBisect) error {
-	check := s.check
+func (a *app) recordNightly(ctx context.Context, s *session.Session, o engine.Options, set *ab.Sides, resultsDir, root, head string, patterns []string, nb *nightlyBisect) error {
+	check := s.Check
 	path := history.NightlyPath(resultsDir, check.MachineID, a.clock(), head)
 	if _, err := os.Stat(path); err == nil {
-		return failedError{path + " exists: nightly results are append-only"}
+		return failedError(path + " exists: nightly results are append-only")
 	}
 	// Fork logs stay out of the append-only results tree.
 	logs, err := os.MkdirTemp("", "benchctl-nightly-logs-")
 	if err != nil {
-		return failedError{err.Error()}
+		return failedError(err.Error())
 	}
-	r, err := a.measure(ctx, s, &measurement{o: o, cases: set.cases, sides: set.sides, revs: set.revs, notes: set.notes,
-		dir: root, logDir: logs, out: resultsFile{path, recordNew}})
+	r, err := s.Measure(ctx, &session.Measurement{Options: o, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs, Notes: set.Notes,
+		Dir: root, LogDir: logs, Out: session.ResultsFile{Path: path, Put: recordNew}})
 	keepLogs(a, logs, r, err)
 	if err != nil {
 		return err
 	}
-	if r.interrupted != nil {
-		return r.interrupted
+	if r.Interrupted != nil {
+		return r.Interrupted
 	}
-	fmt.Fprintf(a.stdout, "recorded %s\n", r.path)
+	fmt.Fprintf(a.stdout, "recorded %s\n", r.Path)
 	if err := history.WriteMachine(resultsDir, check.MachineID, check.Facts); err != nil {
-		return failedError{err.Error()}
+		return failedError(err.Error())
 	}
 	regs, news, err := a.writeHistory(resultsDir, check.MachineID, patterns)
 	if err != nil {
@@ -202,11 +204,11 @@ func (a *app) recordNightly(ctx context.Context, s *session, o engine.Options, s
 	for _, reg := range regs {
 		a.say("NEW REGRESSION %s", reg)
 	}
-	if err := r.outcome(set.broken, r.path); err != nil {
+	if err := r.Outcome(set.Broken, r.Path); err != nil {
 		return err
 	}
 	if len(regs) > 0 {
-		return failedError{fmt.Sprintf("%d new regression(s) on machine %s; see %s", len(regs), check.MachineID, filepath.Join(resultsDir, "README.md"))}
+		return failedError(fmt.Sprintf("%d new regression(s) on machine %s; see %s", len(regs), check.MachineID, filepath.Join(resultsDir, "README.md")))
 	}
 	return nil
 }
@@ -216,21 +218,21 @@ func (a *app) recordNightly(ctx context.Context, s *session, o engine.Options, s
 func (a *app) writeHistory(resultsDir, machine string, patterns []string) ([]string, []history.Regression, error) {
 	reports, err := machineReports(resultsDir)
 	if err != nil {
-		return nil, nil, failedError{err.Error()}
+		return nil, nil, failedError(err.Error())
 	}
 	for _, m := range reports {
 		m.BisectCommand = func(r history.Regression) string { return a.bisectCommand(r, patterns) }
 		m.Bisected = func(r history.Regression) string { return bisectedLine(resultsDir, m.MachineID, r) }
 		if err := writeCharts(resultsDir, m); err != nil {
-			return nil, nil, failedError{err.Error()}
+			return nil, nil, failedError(err.Error())
 		}
 	}
 	var buf bytes.Buffer
 	if err := history.WriteREADME(&buf, resultsDir, reports); err != nil {
-		return nil, nil, failedError{err.Error()}
+		return nil, nil, failedError(err.Error())
 	}
 	if err := report.WriteFileAtomic(filepath.Join(resultsDir, "README.md"), buf.Bytes()); err != nil {
-		return nil, nil, failedError{err.Error()}
+		return nil, nil, failedError(err.Error())
 	}
 	var regs []string
 	var news []history.Regression
@@ -276,8 +278,8 @@ func writeCharts(resultsDir string, m *history.MachineReport) error {
 // keepLogs keeps a temporary directory of fork logs when something went
 // wrong and says where it is; otherwise it removes it, so a machine that
 // runs every night does not pile them up.
-func keepLogs(a *app, logs string, r *measured, err error) {
-	if err == nil && r.failed == 0 && r.interrupted == nil {
+func keepLogs(a *app, logs string, r *session.Measured, err error) {
+	if err == nil && r.Failed == 0 && r.Interrupted == nil {
 		os.RemoveAll(logs)
 		return
 	}

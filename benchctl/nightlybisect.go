@@ -11,12 +11,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/harness/history"
 	"github.com/ledgerbench/ledgerbench/harness/report"
+	"github.com/ledgerbench/ledgerbench/internal/ab"
+	"github.com/ledgerbench/ledgerbench/internal/bisect"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/payload"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
+	"github.com/ledgerbench/ledgerbench/internal/session"
 )
 
 // nightlyBisect is what `nightly --bisect` needs to bisect the
@@ -42,7 +44,7 @@ func bisectDir(resultsDir, machine string, r history.Regression) string {
 // the other, until the budget is spent or the run is interrupted. A
 // bisection that finds no culprit is reported, not an error: nightly
 // already fails on the regression.
-func (nb *nightlyBisect) bisectNew(ctx context.Context, s *session, regs []history.Regression, resultsDir, machine string) {
+func (nb *nightlyBisect) bisectNew(ctx context.Context, s *session.Session, regs []history.Regression, resultsDir, machine string) {
 	a, start := nb.a, time.Now()
 	// A bisection's A/B files are no nightly runs: --server must not
 	// upload them as such. What it uploads of a bisection is its
@@ -53,8 +55,8 @@ func (nb *nightlyBisect) bisectNew(ctx context.Context, s *session, regs []histo
 	var prog *revision.Program
 	if len(nb.patterns) == 0 {
 		var err error
-		if prog, err = a.findProgram(nb.repo, nb.nf.cmd); err != nil {
-			a.say("--bisect: %v", err)
+		if prog, err = ab.FindProgram(a.dir, nb.repo, nb.nf.cmd); err != nil {
+			a.say("--bisect: %s", flagWords(err))
 			return
 		}
 	}
@@ -74,18 +76,18 @@ func (nb *nightlyBisect) bisectNew(ctx context.Context, s *session, regs []histo
 		if _, err := os.Stat(filepath.Join(dir, "bisect.json")); err == nil {
 			continue // bisected by an earlier night
 		}
-		bs, ok := nb.bisector(s, prog, r, dir)
+		bo, ok := nb.options(r, dir)
 		if !ok {
 			a.say("--bisect: %s: no planned case is that benchmark", what)
 			continue
 		}
 		a.say("--bisect: %s, commits %s..%s → %s", what, revision.Short(r.Good), revision.Short(r.Bad), dir)
-		if err := bs.resolve(); err != nil {
-			a.say("--bisect: %s: %v", what, err)
-			continue
+		rep, err := bisect.Within(ctx, s, nb.repo, prog, bo)
+		if rep != nil {
+			rep.Markdown(a.stdout)
 		}
-		if err := bs.run(ctx); err != nil {
-			a.say("--bisect: %s: %v", what, err)
+		if err != nil {
+			a.say("--bisect: %s: %s", what, flagWords(err))
 		}
 		if p, err := writeServerFile(dir, r); err == nil {
 			found = append(found, p)
@@ -105,7 +107,7 @@ func writeServerFile(dir string, r history.Regression) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var rep bisectReport
+	var rep bisect.Report
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return "", fmt.Errorf("%s: %v", filepath.Join(dir, "bisect.json"), err)
 	}
@@ -150,31 +152,28 @@ func writeServerFile(dir string, r history.Regression) (string, error) {
 	return p, report.WriteFileAtomic(p, []byte(f.String()))
 }
 
-// bisector is the bisection of one regression: its benchmark alone, its
-// unit when it is not the time, with the night's options.
-func (nb *nightlyBisect) bisector(s *session, prog *revision.Program, r history.Regression, dir string) (*bisector, bool) {
-	bf := &bisectFlags{good: r.Good, bad: r.Bad, direction: "worse", minChange: compare.DefaultMinChange, alpha: 0.05}
+// options are the bisection of one regression: its benchmark alone, its
+// unit when it is not the time, with the night's options, into dir.
+func (nb *nightlyBisect) options(r history.Regression, dir string) (bisect.Options, bool) {
+	bo := bisect.Defaults()
+	bo.Good, bo.Bad, bo.Out, bo.Dir, bo.Packages = r.Good, r.Bad, dir, nb.a.dir, nb.patterns
+	bo.BuildCache, bo.Budget = bisect.DefaultBuildCache(), nb.f.budget
 	if u := r.Series.Unit; u != "sec/op" && u != "ops/s" {
-		bf.metric = u
+		bo.Metric = u
 	}
-	o := nb.o
-	o.Forks = max(o.Forks, engine.PrecisionForks)
-	var cases []engine.Case
+	bo.Engine = nb.o
+	bo.Engine.Forks = max(bo.Engine.Forks, engine.PrecisionForks)
 	for _, c := range nb.cases {
-		if rowName(c.Name()) == rowName(r.Series.Benchmark) {
-			cases = append(cases, c)
+		if bisect.RowName(c.Name()) == bisect.RowName(r.Series.Benchmark) {
+			bo.Cases = append(bo.Cases, c)
 		}
 	}
 	if len(nb.patterns) > 0 {
-		o.Bench = "^Benchmark" + regexp.QuoteMeta(rowName(r.Series.Benchmark)) + "$"
-	} else if len(cases) == 0 {
-		return nil, false
+		bo.Engine.Bench = "^Benchmark" + regexp.QuoteMeta(bisect.RowName(r.Series.Benchmark)) + "$"
+	} else if len(bo.Cases) == 0 {
+		return bo, false
 	}
-	bs := &bisector{a: nb.a, s: s, o: o, f: nb.f, bf: bf, repo: nb.repo, prog: prog, cases: cases, patterns: nb.patterns, out: dir, start: time.Now()}
-	if d := defaultBuildCache(); d != "off" {
-		bs.cache = &revision.BuildCache{Dir: d}
-	}
-	return bs, true
+	return bo, true
 }
 
 // bisectedLine says what the bisection of r found, for the README: the
@@ -186,7 +185,7 @@ func bisectedLine(resultsDir, machine string, r history.Regression) string {
 	if err != nil {
 		return ""
 	}
-	var rep bisectReport
+	var rep bisect.Report
 	if err := json.Unmarshal(b, &rep); err != nil {
 		return ""
 	}

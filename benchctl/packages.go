@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"runtime"
 	"slices"
 	"strings"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/gotest"
 	"github.com/ledgerbench/ledgerbench/internal/profile"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
+	"github.com/ledgerbench/ledgerbench/internal/session"
 )
 
 // checkPackageFlags refuses the run flags that mean nothing for go test
@@ -24,42 +24,21 @@ func checkPackageFlags(cmd *cobra.Command, o engine.Options) error {
 	set := cmd.Flags().Changed
 	for _, fl := range []string{"suite", "param", "mode"} {
 		if set(fl) {
-			return usageError{fmt.Errorf("--%s applies to registered benchmarks; go test benchmarks (package arguments) have no suites, parameters or modes (their sub-benchmarks are selected with --bench)", fl)}
+			return usageError(fmt.Errorf("--%s applies to registered benchmarks; go test benchmarks (package arguments) have no suites, parameters or modes (their sub-benchmarks are selected with --bench)", fl))
 		}
 	}
 	if o.Forks == 0 {
-		return usageError{errors.New("--forks 0: go test benchmarks run in their test binaries' own processes; give 1 or more")}
+		return usageError(errors.New("--forks 0: go test benchmarks run in their test binaries' own processes; give 1 or more"))
 	}
 	for _, k := range o.Profiles {
 		if k == profile.OffCPU || k == profile.Perf {
-			return usageError{fmt.Errorf("--prof %s is not available for go test benchmarks (it needs benchctl's own worker process); cpu, block, mutex, allocs and instructions are", k)}
+			return usageError(fmt.Errorf("--prof %s is not available for go test benchmarks (it needs benchctl's own worker process); cpu, block, mutex, allocs and instructions are", k))
 		}
 	}
 	if _, err := gotest.Split(o.Bench); err != nil {
-		return usageError{fmt.Errorf("--bench %w", err)}
+		return usageError(fmt.Errorf("--bench %w", err))
 	}
 	return nil
-}
-
-// testProcs is the -test.cpu of every go test benchmark: --threads, else
-// the number of CPUs of a duet's side, else the number of --cpus, else this
-// process's GOMAXPROCS (the test binary's own default on this host).
-func testProcs(o engine.Options) int {
-	halves, duetErr := engine.DuetCPUs(o.CPUs)
-	switch {
-	case o.Threads > 0:
-		return o.Threads
-	case o.Duet && duetErr == nil:
-		return len(halves[0])
-	case len(o.CPUs) > 0:
-		return len(o.CPUs)
-	}
-	return runtime.GOMAXPROCS(0)
-}
-
-// testSpec is what the options select of go test benchmarks.
-func testSpec(o engine.Options) revision.TestSpec {
-	return revision.TestSpec{Bench: o.Bench, Procs: testProcs(o), Timeout: o.Timeout}
 }
 
 // planPackages resolves the package patterns from dir, builds each
@@ -71,10 +50,10 @@ func testSpec(o engine.Options) revision.TestSpec {
 func (a *app) planPackages(ctx context.Context, dir string, o engine.Options, patterns []string) (*revision.TestPlan, func(), error) {
 	work, err := os.MkdirTemp("", "benchctl-tests-")
 	if err != nil {
-		return nil, nil, failedError{err.Error()}
+		return nil, nil, failedError(err.Error())
 	}
 	cleanup := func() { os.RemoveAll(work) }
-	tp, err := revision.BuildPackages(ctx, dir, work, "", testSpec(o), patterns, a.say)
+	tp, err := revision.BuildPackages(ctx, dir, work, "", session.TestSpec(o), patterns, a.say)
 	if err != nil {
 		err = revisionError(err)
 	} else if len(tp.Cases) == 0 {
@@ -100,13 +79,13 @@ func nothing(tp *revision.TestPlan, bench string, patterns []string) error {
 	}
 	switch {
 	case len(found) == 0 && len(tp.Broken) > 0:
-		return failedError{fmt.Sprintf("no package of %s built: %s", strings.Join(patterns, " "), strings.Join(tp.Broken, ", "))}
+		return failedError(fmt.Sprintf("no package of %s built: %s", strings.Join(patterns, " "), strings.Join(tp.Broken, ", ")))
 	case len(found) == 0:
-		return usageError{fmt.Errorf("%s: no benchmarks (no func BenchmarkX(b *testing.B) in their _test.go files)", strings.Join(patterns, " "))}
+		return usageError(fmt.Errorf("%s: no benchmarks (no func BenchmarkX(b *testing.B) in their _test.go files)", strings.Join(patterns, " ")))
 	case bench != "":
-		return usageError{fmt.Errorf("--bench %s matches no benchmark that runs; the benchmarks are:\n  %s", bench, strings.Join(found, "\n  "))}
+		return usageError(fmt.Errorf("--bench %s matches no benchmark that runs; the benchmarks are:\n  %s", bench, strings.Join(found, "\n  ")))
 	}
-	return failedError{"no benchmark to run (every one skipped itself); the benchmarks are:\n  " + strings.Join(found, "\n  ")}
+	return failedError("no benchmark to run (every one skipped itself); the benchmarks are:\n  " + strings.Join(found, "\n  "))
 }
 
 // runPackages is run with package arguments: the go test benchmarks of
@@ -120,7 +99,7 @@ func (a *app) runPackages(cmd *cobra.Command, f *runFlags, patterns []string) er
 	if err != nil {
 		return err
 	}
-	defer s.release()
+	defer s.Release()
 	tp, cleanup, err := a.planPackages(cmd.Context(), a.srcDir(), o, patterns)
 	if err != nil {
 		return err
@@ -153,12 +132,5 @@ func (a *app) planOrPackages(cmd *cobra.Command, f *runFlags, patterns []string)
 	return o, nil, err
 }
 
-// revisionError is err of package revision as the CLI's error: bad input
-// exits 2, the rest 1.
-func revisionError(err error) error {
-	var ue *revision.UsageError
-	if errors.As(err, &ue) {
-		return usageError{err}
-	}
-	return failedError{err.Error()}
-}
+// revisionError is err of package revision as the command's error.
+func revisionError(err error) error { return session.RevisionError(err) }

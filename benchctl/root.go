@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -13,6 +13,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
 	"github.com/ledgerbench/ledgerbench/harness/report"
+	"github.com/ledgerbench/ledgerbench/internal/session"
 )
 
 // Exit codes.
@@ -23,15 +24,10 @@ const (
 )
 
 // usageError marks bad input: exit code 2.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
+func usageError(err error) error { return session.UsageError{Err: err} }
 
 // failedError marks a run that ran but failed (or regressed): exit 1.
-type failedError struct{ msg string }
-
-func (e failedError) Error() string { return e.msg }
+func failedError(msg string) error { return session.FailedError{Msg: msg} }
 
 // app carries what the commands share.
 type app struct {
@@ -60,17 +56,12 @@ type app struct {
 	home string
 }
 
-// selfExecutable is the binary that forks re-execute: the test's
-// replacement, or this process's own.
-func (a *app) selfExecutable() (string, error) {
-	if a.executable != "" {
-		return a.executable, nil
+// srcDir is the user's source tree.
+func (a *app) srcDir() string {
+	if a.dir == "" {
+		return "."
 	}
-	exe, err := os.Executable()
-	if err != nil {
-		return "", failedError{err.Error()}
-	}
-	return exe, nil
+	return a.dir
 }
 
 func (a *app) clock() time.Time {
@@ -93,8 +84,8 @@ func (a *app) main(ctx context.Context, args []string) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(a.stderr, "%s: %v\n", a.name, err)
-	var fe failedError
+	fmt.Fprintf(a.stderr, "%s: %s\n", a.name, flagWords(err))
+	var fe session.FailedError
 	if errors.As(err, &fe) {
 		return exitFailure
 	}
@@ -126,7 +117,7 @@ Exit codes: 0 ok, 1 a benchmark failed or a regression was found, 2 bad usage.`,
 		SilenceErrors: true,
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError{fmt.Errorf("%w (see `%s --help`)", err, c.CommandPath())}
+		return usageError(fmt.Errorf("%w (see `%s --help`)", err, c.CommandPath()))
 	})
 	root.AddCommand(a.listCmd(), a.runCmd(), a.checkCmd(), a.tuneCmd(), a.resetCmd(), a.compareCmd(), a.abCmd(), a.nightlyCmd(), a.bisectCmd(), a.calibrateCmd(),
 		a.uploadCmd())
@@ -134,4 +125,26 @@ Exit codes: 0 ok, 1 a benchmark failed or a regression was found, 2 bad usage.`,
 		root.AddCommand(a.commands(a.name)...)
 	}
 	return root
+}
+
+// flags names the library's options (as session.InputError words them)
+// by this command line's flags.
+var flags = map[string]string{"Base": "--base", "Head": "--head", "AllowDirty": "--allow-dirty", "Program": "--cmd", "Forks": "--forks",
+	"Profiles": "--prof", "Bench": "--bench", "Duet": "--duet", "Good": "--good", "Bad": "--bad", "Direction": "--direction",
+	"Metric": "--metric", "Alpha": "--alpha", "MinChange": "--min-change", "Out": "--out", "CPUs": "--cpus", "Anyway": "--anyway"}
+
+// flagWords is err's message with the options of its input error named
+// by their flags.
+func flagWords(err error) string {
+	msg := err.Error()
+	var ie session.InputError
+	if !errors.As(err, &ie) {
+		return msg
+	}
+	return strings.Replace(msg, ie.Error(), ie.Render(func(option string) string {
+		if f, ok := flags[option]; ok {
+			return f
+		}
+		return "--" + strings.ToLower(option)
+	}), 1)
 }

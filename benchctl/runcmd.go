@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -18,6 +17,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/gotest"
 	"github.com/ledgerbench/ledgerbench/internal/profile"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
+	"github.com/ledgerbench/ledgerbench/internal/session"
 )
 
 // runFlags are the raw flag values of a run (run, ab, nightly).
@@ -80,7 +80,7 @@ instructions runs callgrind twice, at b.N=K and 2K, and divides the difference b
 			if err != nil {
 				return err
 			}
-			defer s.release()
+			defer s.Release()
 			return a.doRun(cmd, o, cases, &f, s, nil)
 		},
 	}
@@ -169,7 +169,7 @@ func (a *app) plan(cmd *cobra.Command, f *runFlags) (engine.Options, []engine.Ca
 	}
 	cases, err := o.Plan(a.registry)
 	if err != nil {
-		return o, nil, usageError{flagError(err)}
+		return o, nil, usageError(flagError(err))
 	}
 	return o, cases, nil
 }
@@ -179,21 +179,21 @@ func (a *app) plan(cmd *cobra.Command, f *runFlags) (engine.Options, []engine.Ca
 func (a *app) options(cmd *cobra.Command, f *runFlags) (engine.Options, error) {
 	o, err := f.options(cmd)
 	if err != nil {
-		return o, usageError{err}
+		return o, usageError(err)
 	}
 	for name, v := range map[string]float64{"--cooldown": f.cooldown, "--idle-load": f.idleLoad} {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-			return o, usageError{fmt.Errorf("%s %g: must be a finite number, 0 or more", name, v)}
+			return o, usageError(fmt.Errorf("%s %g: must be a finite number, 0 or more", name, v))
 		}
 	}
 	if f.lock.wait < 0 {
-		return o, usageError{fmt.Errorf("--wait-lock %s: must not be negative", f.lock.wait)}
+		return o, usageError(fmt.Errorf("--wait-lock %s: must not be negative", f.lock.wait))
 	}
 	if f.lock.path == "" && !f.ignoreLock {
-		return o, usageError{errors.New("--lock is empty: name the run lock file, or pass --ignore-lock")}
+		return o, usageError(errors.New("--lock is empty: name the run lock file, or pass --ignore-lock"))
 	}
 	if cmd.Flags().Changed("suite") && f.suite == "" {
-		return o, usageError{errors.New("--suite is empty (all runs every benchmark)")}
+		return o, usageError(errors.New("--suite is empty (all runs every benchmark)"))
 	}
 	return o, nil
 }
@@ -201,7 +201,7 @@ func (a *app) options(cmd *cobra.Command, f *runFlags) (engine.Options, error) {
 // validate checks options that will not be planned against the registry.
 func validate(o engine.Options) error {
 	if err := o.Validate(); err != nil {
-		return usageError{flagError(err)}
+		return usageError(flagError(err))
 	}
 	return nil
 }
@@ -276,18 +276,18 @@ func (f *runFlags) options(cmd *cobra.Command) (engine.Options, error) {
 // doRun measures the cases on one side, on the prepared host s, and
 // writes bench.txt and bench.json; tp, for go test benchmarks, holds
 // their test binaries.
-func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f *runFlags, s *session, tp *revision.TestPlan) error {
+func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f *runFlags, s *session.Session, tp *revision.TestPlan) error {
 	out, err := f.outDir("runs")
 	if err != nil {
 		return err
 	}
-	m := &measurement{o: o, cases: cases, dir: a.dir, out: resultsDir(out),
-		logDir: filepath.Join(out, "logs"), profileDir: filepath.Join(out, "profiles")}
+	m := &session.Measurement{Options: o, Cases: cases, Dir: a.dir, Out: session.ResultsDir(out),
+		LogDir: filepath.Join(out, "logs"), ProfileDir: filepath.Join(out, "profiles")}
 	var launch engine.Launcher = engine.Program{}
 	var broken []string
 	switch {
 	case tp != nil:
-		launch, m.notes, broken = tp.Bins, tp.Notes, tp.Broken
+		launch, m.Notes, broken = tp.Bins, tp.Notes, tp.Broken
 		if w := o.Warmup; w.Count > 0 && gotest.Benchtime(w) != gotest.Benchtime(o.Measure) {
 			a.say("go test benchmarks: the %d warmup runs use the measurement's -test.benchtime %s (one process has one benchtime), not %s", w.Count, gotest.Benchtime(o.Measure), gotest.Benchtime(w))
 		}
@@ -295,16 +295,16 @@ func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f
 		launch = engine.InProcess{}
 		a.say("WARNING: --forks 0 runs every benchmark inside this process and gives up what forks give: no --timeout (a hung op hangs the run), signals stop it only between benchmarks, a crash or os.Exit in an op ends %s with the run's results unwritten, and heap, GC and scheduler state carry over between benchmarks", a.name)
 	}
-	m.sides = []engine.Side{{Launch: launch}}
+	m.Sides = []engine.Side{{Launch: launch}}
 	a.say("%d cases × %d forks, warmup %s, measure %s, seed %d → %s", len(cases), max(o.Forks, 1), o.Warmup, o.Measure, o.Seed, out)
-	a.say("host-pinned=%s: %s", s.pinned(), s.check.Note())
+	a.say("host-pinned=%s: %s", s.Pinned(), s.Check.Note())
 	// The tables first: a disk too full for the files must not lose what
 	// was measured.
-	m.before = func(r *measured) error {
-		run := r.runs[0]
+	m.Before = func(r *session.Measured) error {
+		run := r.Runs[0]
 		var table bytes.Buffer
 		if err := report.WriteTable(&table, run); err != nil {
-			return failedError{fmt.Sprintf("rendering the table: %v", err)}
+			return failedError(fmt.Sprintf("rendering the table: %v", err))
 		}
 		a.stdout.Write(table.Bytes())
 		if o.Precision > 0 {
@@ -312,93 +312,32 @@ func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f
 		}
 		// The pull-request table of each declared implementation axis:
 		// what the run was for, after the JMH table.
-		if err := prTables(a.stdout, r.header, run); err != nil {
+		if err := prTables(a.stdout, r.Header, run); err != nil {
 			a.say("the pull-request table could not be made: %v", err)
 		}
 		return nil
 	}
-	r, err := a.measure(cmd.Context(), s, m)
+	r, err := s.Measure(cmd.Context(), m)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(a.stdout, "\nresults: %s and %s\n", filepath.Join(out, "bench.txt"), filepath.Join(out, "bench.json"))
-	run := r.runs[0]
+	run := r.Runs[0]
 	for _, n := range run.ProfileNotes {
 		a.say("profiler %s", n)
 	}
 	if len(o.Profiles) > 0 {
 		summary, err := report.WriteProfileSummary(filepath.Join(out, "profiles"), run)
 		if err != nil {
-			return failedError{fmt.Sprintf("writing the profile summary: %v", err)}
+			return failedError(fmt.Sprintf("writing the profile summary: %v", err))
 		}
 		fmt.Fprintf(a.stdout, "\n%s\nprofiles: %s\n", summary, filepath.Join(out, "profiles"))
 	}
-	return r.outcome(broken, out)
+	return r.Outcome(broken, out)
 }
 
-// reportFailures prints every failed fork of run and returns their number.
-func (a *app) reportFailures(run *result.Run) int {
-	var failed int
-	for _, cr := range run.Cases {
-		for _, fe := range cr.Failures {
-			failed++
-			a.say("FAILED %s", fe.Error())
-		}
-		for _, pr := range cr.Profiles {
-			if pr.Err != nil {
-				failed++
-				a.say("FAILED profiling fork %s of %s: %v", pr.Kind, cr.Case.Name(), pr.Err)
-			}
-		}
-	}
-	return failed
-}
-
-// resultFiles are the files a measuring command writes in its output
-// directory.
-var resultFiles = []string{"bench.txt", "bench.json", "ab.txt", "ab-confirm.txt", "aa.txt", "calibration.md", "calibration.json", "bisect.json", "bisect.md"}
-
-// holdsResults names a results file (a regular file: what a run wrote)
-// that dir already holds, or the steps directory of a bisection (one
-// interrupted before its report was written has only that).
-func holdsResults(dir string) (string, bool) {
-	for _, f := range resultFiles {
-		if fi, err := os.Lstat(filepath.Join(dir, f)); err == nil && fi.Mode().IsRegular() {
-			return f, true
-		}
-	}
-	if fi, err := os.Lstat(filepath.Join(dir, bisectSteps)); err == nil && fi.IsDir() {
-		return bisectSteps + "/", true
-	}
-	return "", false
-}
-
-// outDir is --out, or results/<kind>/<UTC stamp> (-2, -3… when a run of
-// the same second took it), proven writable before anything is measured.
-// An --out that holds an earlier run's results is refused: they would be
-// replaced.
-func (f *runFlags) outDir(kind string) (string, error) {
-	out := f.out
-	if out == "" {
-		if wd, err := os.Getwd(); err == nil && wd == "/" {
-			return "", usageError{errRootOut}
-		}
-		stamp := filepath.Join("results", kind, time.Now().UTC().Format("20060102T150405Z"))
-		out = stamp
-		for i := 2; ; i++ {
-			if _, taken := holdsResults(out); !taken {
-				break
-			}
-			out = fmt.Sprintf("%s-%d", stamp, i)
-		}
-	} else if name, taken := holdsResults(out); taken {
-		return "", usageError{fmt.Errorf("--out %s holds the results of an earlier run (%s): name another directory, or remove it first", out, name)}
-	}
-	if err := report.CheckWritable(out); err != nil {
-		return "", usageError{fmt.Errorf("--out %s: %w", out, err)}
-	}
-	return out, nil
-}
+// outDir is --out, or results/<kind>/<UTC stamp> (see session.OutDir).
+func (f *runFlags) outDir(kind string) (string, error) { return session.OutDir(f.out, kind) }
 
 // reportPrecision says which cases reached the precision asked for, and
 // notes it with each case.

@@ -107,18 +107,25 @@ func TestLibraryErrorsNameNoFlag(t *testing.T) {
 	}
 }
 
-// errorFormat is the format string of an fmt.Errorf or errors.New call.
+// errorFormat is the format string of an fmt.Errorf, errors.New or
+// session.Input call (whose options in braces are no flags).
 func errorFormat(n ast.Node) (string, bool) {
 	call, ok := n.(*ast.CallExpr)
 	if !ok || len(call.Args) == 0 {
 		return "", false
 	}
-	sel, ok := call.Fun.(*ast.SelectorExpr)
-	if !ok {
-		return "", false
+	var pkg, name string // session's own calls of Input are unqualified
+	switch f := call.Fun.(type) {
+	case *ast.Ident:
+		name = f.Name
+	case *ast.SelectorExpr:
+		x, ok := f.X.(*ast.Ident)
+		if !ok {
+			return "", false
+		}
+		pkg, name = x.Name, f.Sel.Name
 	}
-	x, ok := sel.X.(*ast.Ident)
-	if !ok || !(x.Name == "fmt" && sel.Sel.Name == "Errorf" || x.Name == "errors" && sel.Sel.Name == "New") {
+	if !(pkg == "fmt" && name == "Errorf" || pkg == "errors" && name == "New" || (pkg == "session" || pkg == "") && name == "Input") {
 		return "", false
 	}
 	lit, ok := call.Args[0].(*ast.BasicLit)

@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
+	"github.com/ledgerbench/ledgerbench/internal/session"
 )
 
 func (a *app) tuneCmd() *cobra.Command {
@@ -18,7 +19,7 @@ func (a *app) tuneCmd() *cobra.Command {
 		Short: "Pin the clock: performance governor, min frequency = max, turbo/boost off (root; reset restores)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			h := a.localHost()
+			h := a.env().LocalHost()
 			if dryRun {
 				writes, skipped := h.TunePlan()
 				for _, w := range writes {
@@ -27,7 +28,7 @@ func (a *app) tuneCmd() *cobra.Command {
 				printSkipped(a, skipped)
 				return nil
 			}
-			release, err := a.lock(cmd.Context(), lock.path, lock.wait)
+			release, err := session.Lock(cmd.Context(), a.env(), lock.path, lock.wait)
 			if err != nil {
 				return err
 			}
@@ -38,7 +39,7 @@ func (a *app) tuneCmd() *cobra.Command {
 			}
 			printSkipped(a, skipped)
 			if err != nil {
-				return failedError{err.Error()}
+				return failedError(err.Error())
 			}
 			if len(applied) > 0 {
 				fmt.Fprintf(a.stdout, "saved the previous values to %s: `benchctl reset` restores them\n", state)
@@ -76,17 +77,17 @@ func (a *app) resetCmd() *cobra.Command {
 		Short: "Restore the knobs benchctl tune changed",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			release, err := a.lock(cmd.Context(), lock.path, lock.wait)
+			release, err := session.Lock(cmd.Context(), a.env(), lock.path, lock.wait)
 			if err != nil {
 				return err
 			}
 			defer release()
-			restored, err := a.localHost().Reset(state)
+			restored, err := a.env().LocalHost().Reset(state)
 			for _, w := range restored {
 				fmt.Fprintf(a.stdout, "restored /%s to %q\n", w.Path, w.Old)
 			}
 			if err != nil {
-				return failedError{err.Error()}
+				return failedError(err.Error())
 			}
 			return nil
 		},

@@ -51,7 +51,7 @@ func (a *app) addServerFlags(c *cobra.Command) {
 	inner := c.RunE
 	c.RunE = func(cmd *cobra.Command, args []string) error {
 		if err := f.check(); err != nil {
-			return usageError{err}
+			return usageError(err)
 		}
 		a.written = nil
 		err := inner(cmd, args)
@@ -184,33 +184,33 @@ this command's files (with --pending, of the spool) is still not delivered.`,
   %[1]s upload --pending`, a.name),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := f.check(); err != nil {
-				return usageError{err}
+				return usageError(err)
 			}
 			if pending && len(args) > 0 {
-				return usageError{errors.New("--pending retries the spool: give no files with it")}
+				return usageError(errors.New("--pending retries the spool: give no files with it"))
 			}
 			if !pending && (f.server == "" || len(args) == 0) {
-				return usageError{errors.New("want --server URL FILE..., or --pending")}
+				return usageError(errors.New("want --server URL FILE..., or --pending"))
 			}
 			if move && !(pending && f.server != "") {
-				return usageError{errors.New("--move goes with --pending --server URL")}
+				return usageError(errors.New("--move goes with --pending --server URL"))
 			}
 			for _, p := range args {
 				st, err := os.Stat(p)
 				switch {
 				case err != nil:
-					return usageError{err}
+					return usageError(err)
 				case !st.Mode().IsRegular():
-					return usageError{fmt.Errorf("%s: not a result file (a regular file)", p)}
+					return usageError(fmt.Errorf("%s: not a result file (a regular file)", p))
 				case st.Size() > payload.MaxUpload:
-					return usageError{fmt.Errorf("%s: %d bytes, over the upload limit of %d", p, st.Size(), payload.MaxUpload)}
+					return usageError(fmt.Errorf("%s: %d bytes, over the upload limit of %d", p, st.Size(), payload.MaxUpload))
 				}
 			}
 			var left int
 			if pending {
 				sp, err := a.spool(f)
 				if err != nil {
-					return failedError{err.Error()}
+					return failedError(err.Error())
 				}
 				var tried int
 				tried, left = a.flush(cmd.Context(), sp, f.server, move)
@@ -221,7 +221,7 @@ this command's files (with --pending, of the spool) is still not delivered.`,
 				left = a.uploadFiles(cmd.Context(), f, args)
 			}
 			if left > 0 {
-				return failedError{fmt.Sprintf("%d upload(s) not delivered (spooled)", left)}
+				return failedError(fmt.Sprintf("%d upload(s) not delivered (spooled)", left))
 			}
 			return nil
 		},

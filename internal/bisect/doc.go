@@ -26,4 +26,18 @@
 //
 // Search stops at the first error of the prober (an interrupt): the
 // result holds the steps made so far and the error.
+//
+// [Run] is the whole bisection as a library, the one `benchctl bisect`
+// calls: it resolves the range, prepares the host (a [session.Session]),
+// confirms the ends by an A/B of good against bad (internal/ab's builders,
+// decided by compare.ABOptions) and picks the row to follow, measures the
+// ends again when their interval is too wide for the steps (a
+// contradicting second measurement ends the search as ambiguous), probes
+// each commit by an A/B against the bad end, and claims a culprit only
+// when its own A/B against its parent is changed the same way. Every A/B
+// is kept under Out/steps; the [Report] is written to Out as bisect.md and
+// bisect.json and returned. [Within] does the same on a session the caller
+// prepared (nightly's). Their errors are session.UsageError (bad options,
+// named as the option fields) and session.FailedError (no culprit, a
+// failed fork, an interrupt), returned with the report written so far.
 package bisect

@@ -1,4 +1,4 @@
-package benchctl
+package bisect
 
 import (
 	"encoding/json"
@@ -14,13 +14,12 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/ledgerbench/ledgerbench/harness/report"
-	"github.com/ledgerbench/ledgerbench/internal/bisect"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
 	"github.com/ledgerbench/ledgerbench/internal/verdict"
 )
 
-// bisectReport is DIR/bisect.json, and what DIR/bisect.md shows.
-type bisectReport struct {
+// Report is DIR/bisect.json, and what DIR/bisect.md shows.
+type Report struct {
 	Command   string          `json:"command"`
 	Good      revision.Commit `json:"good"`
 	Bad       revision.Commit `json:"bad"`
@@ -31,24 +30,24 @@ type bisectReport struct {
 	Benchmark string     `json:"benchmark,omitempty"`
 	Unit      string     `json:"unit,omitempty"`
 	Config    string     `json:"config,omitempty"`
-	Total     *changeRep `json:"total,omitempty"`
+	Total     *ChangeRep `json:"total,omitempty"`
 	Others    []string   `json:"others,omitempty"` // rows that changed the same way too
 	Reversed  bool       `json:"reversed,omitempty"`
-	Confirm   *stepRep   `json:"confirm,omitempty"`
+	Confirm   *StepRep   `json:"confirm,omitempty"`
 	// Refined is the second A/B of the ends, when the first left the
 	// whole change too uncertain for the steps.
-	Refined *stepRep `json:"refined,omitempty"`
+	Refined *StepRep `json:"refined,omitempty"`
 
 	// Ambiguous is set when the ends, measured again, did not confirm
 	// the change: nothing was searched.
 	Ambiguous bool `json:"ambiguous,omitempty"`
 
-	Steps   []bisect.Step    `json:"steps"`
+	Steps   []Step           `json:"steps"`
 	Culprit *revision.Commit `json:"culprit,omitempty"`
 	// Candidate is where the search ended when the commit's own A/B
 	// against its parent did not find the change: no culprit is claimed.
 	Candidate *revision.Commit  `json:"candidate,omitempty"`
-	Own       *ownChange        `json:"own,omitempty"`
+	Own       *OwnChange        `json:"own,omitempty"`
 	Suspects  []revision.Commit `json:"suspects,omitempty"`
 	Stopped   string            `json:"stopped,omitempty"`
 	// ABRuns counts the A/B runs: the confirmation, the steps and the
@@ -58,8 +57,8 @@ type bisectReport struct {
 	Error  string        `json:"error,omitempty"`
 }
 
-// changeRep is a change as a ratio with its interval and p-value.
-type changeRep struct {
+// ChangeRep is a change as a ratio with its interval and p-value.
+type ChangeRep struct {
 	Ratio float64 `json:"ratio"`
 	Lo    float64 `json:"lo"`
 	Hi    float64 `json:"hi"`
@@ -67,79 +66,77 @@ type changeRep struct {
 	N     int     `json:"n"`
 }
 
-func changeOf(c verdict.Change) *changeRep {
-	return &changeRep{Ratio: c.Ratio, Lo: c.Lo, Hi: c.Hi, P: c.P, N: c.N}
+func changeOf(c verdict.Change) *ChangeRep {
+	return &ChangeRep{Ratio: c.Ratio, Lo: c.Lo, Hi: c.Hi, P: c.P, N: c.N}
 }
 
-func (c *changeRep) String() string {
+func (c *ChangeRep) String() string {
 	return fmt.Sprintf("%+.2f %% [%+.2f, %+.2f]", ratioPct(c.Ratio), ratioPct(c.Lo), ratioPct(c.Hi))
 }
 
-// stepRep is an A/B of the ends: its change of the row followed and
+// StepRep is an A/B of the ends: its change of the row followed and
 // its verdict.
-type stepRep struct {
+type StepRep struct {
 	File    string        `json:"file,omitempty"`
 	Rounds  int           `json:"rounds"`
 	Took    time.Duration `json:"tookNs"`
-	Change  *changeRep    `json:"change,omitempty"`
+	Change  *ChangeRep    `json:"change,omitempty"`
 	Verdict string        `json:"verdict,omitempty"`
 }
 
 // cell is the step's verdict and change, for the steps table.
-func (s *stepRep) cell() string {
+func (s *StepRep) cell() string {
 	if s.Change == nil {
 		return s.Verdict
 	}
 	return s.Verdict + " " + s.Change.String()
 }
 
-func confirmStep(sr *stepRun, out string) *stepRep {
-	s := &stepRep{Rounds: sr.rounds, Took: sr.took}
+func confirmStep(sr *stepRun, out string) *StepRep {
+	s := &StepRep{Rounds: sr.rounds, Took: sr.took}
 	if sr.m != nil {
-		if rel, err := filepath.Rel(out, sr.m.path); err == nil {
+		if rel, err := filepath.Rel(out, sr.m.Path); err == nil {
 			s.File = rel
 		}
 	}
 	return s
 }
 
-// ownChange is the culprit against its parent.
-type ownChange struct {
+// OwnChange is the culprit against its parent.
+type OwnChange struct {
 	Parent  revision.Commit `json:"parent"`
-	Change  *changeRep      `json:"change,omitempty"`
+	Change  *ChangeRep      `json:"change,omitempty"`
 	Verdict string          `json:"verdict,omitempty"`
 	// Explains is the share of the whole change the culprit's own change
 	// is, with its interval.
-	Explains *bisect.Position `json:"explains,omitempty"`
-	Table    string           `json:"-"`
-	File     string           `json:"file,omitempty"`
-	Note     string           `json:"note,omitempty"`
+	Explains *Position `json:"explains,omitempty"`
+	Table    string    `json:"-"`
+	File     string    `json:"file,omitempty"`
+	Note     string    `json:"note,omitempty"`
 }
 
-// writeReport writes DIR/bisect.md and DIR/bisect.json and prints the
-// Markdown.
+// writeReport writes DIR/bisect.md and DIR/bisect.json.
 func (bs *bisector) writeReport() error {
-	if bs.out == "" {
+	if bs.opts.Out == "" {
 		return nil
 	}
 	var md strings.Builder
-	bs.rep.markdown(&md)
+	bs.rep.Markdown(&md)
 	js, err := json.MarshalIndent(&bs.rep, "", "  ")
 	if err != nil {
 		return err
 	}
-	fmt.Fprint(bs.a.stdout, md.String())
-	if err := os.MkdirAll(bs.out, 0o755); err != nil {
+	if err := os.MkdirAll(bs.opts.Out, 0o755); err != nil {
 		return err
 	}
-	if err := report.WriteFileAtomic(filepath.Join(bs.out, "bisect.json"), append(js, '\n')); err != nil {
+	if err := report.WriteFileAtomic(filepath.Join(bs.opts.Out, "bisect.json"), append(js, '\n')); err != nil {
 		return err
 	}
-	p := filepath.Join(bs.out, "bisect.md")
+	p := filepath.Join(bs.opts.Out, "bisect.md")
 	if err := report.WriteFileAtomic(p, []byte(md.String())); err != nil {
 		return err
 	}
-	bs.a.say("report: %s", p)
+	bs.env.Say("report: %s", p)
 	return nil
 }
 
@@ -147,8 +144,8 @@ func commitLine(c revision.Commit) string {
 	return fmt.Sprintf("%s %q (%s)", revision.Short(c.Hash), c.Subject, c.Date.UTC().Format("2006-01-02 15:04"))
 }
 
-// markdown renders the report.
-func (r *bisectReport) markdown(w io.Writer) {
+// Markdown renders the report, as DIR/bisect.md holds it.
+func (r *Report) Markdown(w io.Writer) {
 	what := "the time or throughput"
 	if r.Benchmark != "" {
 		what = r.Benchmark + " " + r.Unit
@@ -188,7 +185,7 @@ func (r *bisectReport) markdown(w io.Writer) {
 }
 
 // ownMarkdown is the culprit's own change and table.
-func (r *bisectReport) ownMarkdown(w io.Writer) {
+func (r *Report) ownMarkdown(w io.Writer) {
 	o := r.Own
 	if o == nil {
 		return
@@ -209,7 +206,7 @@ func (r *bisectReport) ownMarkdown(w io.Writer) {
 }
 
 // stepsTable is every A/B of the search, the confirmation first.
-func (r *bisectReport) stepsTable(w io.Writer) {
+func (r *Report) stepsTable(w io.Writer) {
 	align := []tw.Align{tw.AlignRight, tw.AlignLeft, tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft}
 	t := tablewriter.NewTable(w,
 		tablewriter.WithRenderer(renderer.NewMarkdown()),

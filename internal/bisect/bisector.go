@@ -1,4 +1,4 @@
-package benchctl
+package bisect
 
 import (
 	"context"
@@ -12,31 +12,27 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
-	"github.com/ledgerbench/ledgerbench/internal/bisect"
+	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
+	"github.com/ledgerbench/ledgerbench/internal/session"
 	"github.com/ledgerbench/ledgerbench/internal/verdict"
 )
 
 // bisector is one bisection: its range, its host and what it follows.
 type bisector struct {
-	a        *app
-	s        *session
-	o        engine.Options
-	f        *runFlags
-	bf       *bisectFlags
-	repo     *revision.Repo
-	prog     *revision.Program
-	cache    *revision.BuildCache
-	cases    []engine.Case
-	patterns []string
-	out      string
-	start    time.Time
+	env   *session.Env
+	s     *session.Session
+	opts  Options
+	o     engine.Options // opts.Engine, its CPUs resolved by the session
+	repo  *revision.Repo
+	prog  *revision.Program
+	start time.Time
 
 	good, bad revision.Commit
 	commits   []revision.Commit // good (excluded) to bad, oldest first
 	track     *tracked          // the row followed, from the confirmation
-	rep       bisectReport
+	rep       Report
 	steps     int // A/B runs made, the confirmation included
 	probes    int // commits probed
 }
@@ -51,25 +47,25 @@ type tracked struct {
 // logTotal is the log of the whole change's ratio.
 func (t *tracked) logTotal() float64 { return math.Log(t.total.Change.Ratio) }
 
-// resolve resolves --good and --bad and lists the range.
+// resolve resolves the good and bad ends and lists the range.
 func (bs *bisector) resolve() error {
 	var ends [2]string
-	for i, rev := range []string{bs.bf.good, bs.bf.bad} {
+	for i, rev := range []string{bs.opts.Good, bs.opts.Bad} {
 		c, err := bs.repo.Resolve(rev)
 		if err != nil {
-			return revisionError(err)
+			return session.RevisionError(err)
 		}
 		ends[i] = c
 	}
 	var err error
 	if bs.good, err = bs.repo.Describe(ends[0]); err != nil {
-		return failedError{err.Error()}
+		return failedError(err.Error())
 	}
 	if bs.bad, err = bs.repo.Describe(ends[1]); err != nil {
-		return failedError{err.Error()}
+		return failedError(err.Error())
 	}
 	if bs.commits, err = bs.repo.FirstParents(ends[0], ends[1]); err != nil {
-		return revisionError(err)
+		return session.RevisionError(err)
 	}
 	return nil
 }
@@ -77,14 +73,13 @@ func (bs *bisector) resolve() error {
 // run confirms the ends, searches the range, measures the culprit
 // against its parent and writes the report.
 func (bs *bisector) run(ctx context.Context) error {
-	a := bs.a
-	bs.rep = bisectReport{Command: a.name + " " + strings.Join(a.args, " "), Good: bs.good, Bad: bs.bad, Commits: len(bs.commits),
-		Log2: int(math.Ceil(math.Log2(float64(len(bs.commits))))), Direction: bs.bf.direction}
-	a.say("bisecting %d commits from good %s to bad %s → %s", len(bs.commits), revision.Short(bs.good.Hash), revision.Short(bs.bad.Hash), bs.out)
+	bs.rep = Report{Command: bs.env.Command, Good: bs.good, Bad: bs.bad, Commits: len(bs.commits),
+		Log2: int(math.Ceil(math.Log2(float64(len(bs.commits))))), Direction: bs.opts.Direction}
+	bs.env.Say("bisecting %d commits from good %s to bad %s → %s", len(bs.commits), revision.Short(bs.good.Hash), revision.Short(bs.bad.Hash), bs.opts.Out)
 	if err := bs.confirm(ctx); err != nil {
 		return bs.finish(err)
 	}
-	res, err := bisect.Search(ctx, bs.commits, bisect.ProbeFunc(bs.probe))
+	res, err := Search(ctx, bs.commits, ProbeFunc(bs.probe))
 	if res != nil {
 		bs.rep.Steps, bs.rep.Culprit, bs.rep.Suspects, bs.rep.Stopped = res.Steps, res.Culprit, res.Suspects, res.Stopped
 	}
@@ -92,7 +87,7 @@ func (bs *bisector) run(ctx context.Context) error {
 		return bs.finish(err)
 	}
 	if res.Culprit == nil {
-		return bs.finish(bisectError("no culprit decided: the change is in one of %d commits (%s); see %s", len(res.Suspects), shortList(res.Suspects), filepath.Join(bs.out, "bisect.md")))
+		return bs.finish(bisectError("no culprit decided: the change is in one of %d commits (%s); see %s", len(res.Suspects), shortList(res.Suspects), filepath.Join(bs.opts.Out, "bisect.md")))
 	}
 	return bs.finish(bs.own(ctx, *res.Culprit))
 }
@@ -108,7 +103,7 @@ func (bs *bisector) finish(err error) error {
 		if err != nil {
 			return fmt.Errorf("%w (and the report could not be written: %v)", err, werr)
 		}
-		return failedError{"writing the report: " + werr.Error()}
+		return failedError("writing the report: " + werr.Error())
 	}
 	return err
 }
@@ -117,8 +112,8 @@ func (bs *bisector) finish(err error) error {
 // and the comparison.
 type stepRun struct {
 	ts      *compare.Tables
-	m       *measured
-	set     *sideSet
+	m       *session.Measured
+	set     *ab.Sides
 	dir     string
 	rounds  int
 	took    time.Duration
@@ -130,17 +125,17 @@ type stepRun struct {
 // DIR/steps/NAME, adding rounds until the change's interval is within
 // what add asks (or the budget is spent).
 func (bs *bisector) ab(ctx context.Context, name string, base, head revision.Commit, add adding) (*stepRun, error) {
-	a, start := bs.a, time.Now()
+	start := time.Now()
 	bs.steps++
-	sr := &stepRun{dir: filepath.Join(bs.out, bisectSteps, name)}
-	ws, err := a.workspace(bs.repo, "bisect", bs.f)
+	sr := &stepRun{dir: filepath.Join(bs.opts.Out, StepsDir, name)}
+	ws, err := ab.NewWorkspace(bs.s, bs.repo, "bisect")
 	if err != nil {
 		return nil, err
 	}
 	defer ws.Close()
-	ws.Cache = bs.cache
+	ws.Cache = bs.opts.buildCache()
 	revs := [2]revision.Revision{{Name: "baseline", Rev: revision.Short(base.Hash), Commit: base.Hash}, {Name: "experiment", Rev: revision.Short(head.Hash), Commit: head.Hash}}
-	set, err := a.pairSides(ctx, ws, revs, bs.prog, nil, bs.cases, bs.o, bs.patterns)
+	set, err := ab.BuildPair(ctx, bs.env, ws, bs.opts.Dir, revs, bs.prog, nil, bs.opts.Cases, bs.o, bs.opts.Packages)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, bisectError("interrupted while building %s", revision.Short(base.Hash))
@@ -150,34 +145,34 @@ func (bs *bisector) ab(ctx context.Context, name string, base, head revision.Com
 	}
 	sr.set = set
 	if bs.track != nil {
-		set.cases = trackedCases(set.cases, bs.track.row)
+		set.Cases = trackedCases(set.Cases, bs.track.row)
 	}
-	if len(set.cases) == 0 {
+	if len(set.Cases) == 0 {
 		sr.unbuilt, sr.took = unbuiltReason(set, base), time.Since(start)
 		return sr, nil
 	}
 	o := bs.o
 	// Within the budget even when the plan says the detectable change
 	// cannot be reached: the verdict then says what was found.
-	o.Precision, o.Detect, o.Budget, o.Anyway = add.precision, add.detect, bs.f.budget, true
-	r, err := a.measure(ctx, bs.s, &measurement{o: o, cases: set.cases, sides: set.sides, revs: set.revs, notes: set.notes, dir: bs.repo.Root,
-		logDir: filepath.Join(sr.dir, "logs"), out: resultsFile{filepath.Join(sr.dir, "ab.txt"), replaceFile}})
+	o.Precision, o.Detect, o.Budget, o.Anyway = add.precision, add.detect, bs.opts.Budget, true
+	r, err := bs.s.Measure(ctx, &session.Measurement{Options: o, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs, Notes: set.Notes, Dir: bs.repo.Root,
+		LogDir: filepath.Join(sr.dir, "logs"), Out: session.ResultsFile{Path: filepath.Join(sr.dir, "ab.txt"), Put: session.ReplaceFile}})
 	if err != nil {
 		return nil, err
 	}
-	if r.interrupted != nil {
-		return nil, r.interrupted
+	if r.Interrupted != nil {
+		return nil, r.Interrupted
 	}
-	if r.failed > 0 {
-		return nil, bisectError("%d fork(s) of the A/B of %s against %s failed; its results are in %s", r.failed, revision.Short(base.Hash), revision.Short(head.Hash), r.path)
+	if r.Failed > 0 {
+		return nil, bisectError("%d fork(s) of the A/B of %s against %s failed; its results are in %s", r.Failed, revision.Short(base.Hash), revision.Short(head.Hash), r.Path)
 	}
-	ts, err := compare.BuildData(r.path, r.data, compare.ABOptions(bs.bf.alpha, bs.bf.minChange))
+	ts, err := compare.BuildData(r.Path, r.Data, compare.ABOptions(bs.opts.Alpha, bs.opts.MinChange))
 	if err != nil {
-		return nil, failedError{err.Error()}
+		return nil, failedError(err.Error())
 	}
 	sr.ts, sr.m, sr.took = ts, r, time.Since(start)
-	if len(r.runs) > 0 && len(r.runs[0].Cases) > 0 {
-		sr.rounds = len(r.runs[0].Cases[0].ForkScores())
+	if len(r.Runs) > 0 && len(r.Runs[0].Cases) > 0 {
+		sr.rounds = len(r.Runs[0].Cases[0].ForkScores())
 	}
 	return sr, nil
 }
@@ -187,9 +182,9 @@ func (bs *bisector) ab(ctx context.Context, name string, base, head revision.Com
 type adding struct{ precision, detect float64 }
 
 // unbuiltReason says why a step has no case to run.
-func unbuiltReason(set *sideSet, base revision.Commit) error {
-	if len(set.broken) > 0 {
-		return fmt.Errorf("does not build: %s", strings.Join(set.broken, ", "))
+func unbuiltReason(set *ab.Sides, base revision.Commit) error {
+	if len(set.Broken) > 0 {
+		return fmt.Errorf("does not build: %s", strings.Join(set.Broken, ", "))
 	}
 	return fmt.Errorf("%s runs none of the benchmark's cases, even with the bad end's declarations overlaid", revision.Short(base.Hash))
 }
@@ -199,7 +194,7 @@ func unbuiltReason(set *sideSet, base revision.Commit) error {
 func trackedCases(cases []engine.Case, row string) []engine.Case {
 	var out []engine.Case
 	for _, c := range cases {
-		if rowName(c.Name()) == rowName(row) {
+		if RowName(c.Name()) == RowName(row) {
 			out = append(out, c)
 		}
 	}
@@ -211,29 +206,30 @@ func trackedCases(cases []engine.Case, row string) []engine.Case {
 
 var procsSuffix = regexp.MustCompile(`-\d+$`)
 
-func rowName(name string) string {
+// RowName is a result's row name: without "Benchmark" and its
+// GOMAXPROCS suffix.
+func RowName(name string) string {
 	return procsSuffix.ReplaceAllString(strings.TrimPrefix(name, "Benchmark"), "")
 }
 
 // confirm runs good against bad and picks the row to follow.
 func (bs *bisector) confirm(ctx context.Context) error {
-	a := bs.a
-	a.say("confirming the ends: good %s against bad %s", revision.Short(bs.good.Hash), revision.Short(bs.bad.Hash))
-	sr, err := bs.ab(ctx, "00-confirm", bs.good, bs.bad, adding{detect: bs.bf.minChange / 100})
+	bs.env.Say("confirming the ends: good %s against bad %s", revision.Short(bs.good.Hash), revision.Short(bs.bad.Hash))
+	sr, err := bs.ab(ctx, "00-confirm", bs.good, bs.bad, adding{detect: bs.opts.MinChange / 100})
 	if err != nil {
 		return err
 	}
 	if sr.unbuilt != nil {
-		if sr.set != nil && sr.set.headCases == 0 && len(sr.set.broken) == 0 {
-			return usageError{fmt.Errorf("the selection (--bench %q) matches no benchmark of the bad end %s", bs.o.Bench, revision.Short(bs.bad.Hash))}
+		if sr.set != nil && sr.set.HeadCases == 0 && len(sr.set.Broken) == 0 {
+			return session.Input("the selection ({Bench} %q) matches no benchmark of the bad end %s", bs.o.Bench, revision.Short(bs.bad.Hash))
 		}
 		return bisectError("the A/B of the ends %s..%s: %v", revision.Short(bs.good.Hash), revision.Short(bs.bad.Hash), sr.unbuilt)
 	}
-	bs.rep.Confirm = confirmStep(sr, bs.out)
-	if len(sr.set.cases) == 0 {
-		return usageError{errors.New("no selected benchmark is declared by the bad end")}
+	bs.rep.Confirm = confirmStep(sr, bs.opts.Out)
+	if len(sr.set.Cases) == 0 {
+		return usageError(errors.New("no selected benchmark is declared by the bad end"))
 	}
-	t, rev, err := pickTracked(sr.ts, bs.bf.metric, bs.bf.direction == "better")
+	t, rev, err := pickTracked(sr.ts, bs.opts.Metric, bs.opts.Direction == "better")
 	if err != nil {
 		return err
 	}
@@ -247,12 +243,12 @@ func (bs *bisector) confirm(ctx context.Context) error {
 	}
 	if t == nil {
 		if rev != nil {
-			other := map[string]string{"worse": "better", "better": "worse"}[bs.bf.direction]
+			other := map[string]string{"worse": "better", "better": "worse"}[bs.opts.Direction]
 			bs.rep.Reversed = true
 			return bisectError("good and bad are reversed for %s %s: bad is %+.1f %% against good, which is %s; --direction %s bisects that change",
 				rev.row, rev.unit, rev.total.Change.Pct(), other, other)
 		}
-		return bisectError("no change between these revisions: no %s row changed by at least --min-change %g %% (%s)", unitName(bs.bf.metric), bs.bf.minChange, sr.m.path)
+		return bisectError("no change between these revisions: no %s row changed by at least --min-change %g %% (%s)", unitName(bs.opts.Metric), bs.opts.MinChange, sr.m.Path)
 	}
 	bs.track = t
 	if err := bs.refine(ctx); err != nil {
@@ -261,7 +257,7 @@ func (bs *bisector) confirm(ctx context.Context) error {
 	bs.rep.Benchmark, bs.rep.Unit, bs.rep.Config = t.row, t.unit, t.config
 	bs.rep.Total = changeOf(t.total.Change)
 	bs.rep.Others = t.others
-	a.say("following %s %s: %+.2f %% [%+.2f, %+.2f] from good to bad", t.row, t.unit, t.total.Change.Pct(), ratioPct(t.total.Change.Lo), ratioPct(t.total.Change.Hi))
+	bs.env.Say("following %s %s: %+.2f %% [%+.2f, %+.2f] from good to bad", t.row, t.unit, t.total.Change.Pct(), ratioPct(t.total.Change.Lo), ratioPct(t.total.Change.Hi))
 	return nil
 }
 
@@ -279,7 +275,7 @@ func (bs *bisector) refine(ctx context.Context) error {
 	if (math.Log(c.Hi)-math.Log(c.Lo))/2 <= total/refineShare {
 		return nil
 	}
-	bs.a.say("the whole change's interval [%+.2f, %+.2f] %% is wide for the steps: measuring the ends again until it is within ±%.0f %% of the change",
+	bs.env.Say("the whole change's interval [%+.2f, %+.2f] %% is wide for the steps: measuring the ends again until it is within ±%.0f %% of the change",
 		ratioPct(c.Lo), ratioPct(c.Hi), 100.0/refineShare)
 	sr, err := bs.ab(ctx, "00-confirm-again", bs.good, bs.bad, adding{precision: total / refineShare})
 	if err != nil {
@@ -288,7 +284,7 @@ func (bs *bisector) refine(ctx context.Context) error {
 	if sr.unbuilt != nil {
 		return bisectError("the A/B of the ends %s..%s: %v", revision.Short(bs.good.Hash), revision.Short(bs.bad.Hash), sr.unbuilt)
 	}
-	bs.rep.Refined = confirmStep(sr, bs.out)
+	bs.rep.Refined = confirmStep(sr, bs.opts.Out)
 	d := bs.decision(sr.ts)
 	if d != nil {
 		bs.rep.Refined.Change, bs.rep.Refined.Verdict = changeOf(d.Change), d.Verdict.String()
@@ -302,7 +298,7 @@ func (bs *bisector) refine(ctx context.Context) error {
 			again = fmt.Sprintf("%s %+.2f %% [%+.2f, %+.2f]", d.Verdict, d.Change.Pct(), ratioPct(d.Change.Lo), ratioPct(d.Change.Hi))
 		}
 		return bisectError("ambiguous: the ends measured again do not confirm the change of %s %s (first %+.2f %% [%+.2f, %+.2f], again %s): nothing is searched; the ends differ by less than the noise of their builds and processes, or the change comes and goes (%s)",
-			t.row, t.unit, c.Pct(), ratioPct(c.Lo), ratioPct(c.Hi), again, filepath.Join(bs.out, bisectSteps))
+			t.row, t.unit, c.Pct(), ratioPct(c.Lo), ratioPct(c.Hi), again, filepath.Join(bs.opts.Out, StepsDir))
 	}
 	t.total = d
 	return nil
@@ -359,7 +355,7 @@ func pickTracked(ts *compare.Tables, metric string, better bool) (found, reverse
 		}
 	}
 	if !seen && metric != "" {
-		return nil, nil, usageError{fmt.Errorf("--metric %s: the A/B of the ends measured no such unit (%s)", metric, strings.Join(units(ts), ", "))}
+		return nil, nil, session.Input("{Metric} %s: the A/B of the ends measured no such unit (%s)", metric, strings.Join(units(ts), ", "))
 	}
 	return found, reversed, nil
 }
@@ -402,38 +398,37 @@ func (bs *bisector) decision(ts *compare.Tables) *compare.Decision {
 // probe is one step: commit c against the bad end. The change of bad
 // against c is what c lacks of the whole change, so c carries
 // 1 − log(bad/c) / log(bad/good) of it.
-func (bs *bisector) probe(ctx context.Context, i int, c revision.Commit) (bisect.Step, error) {
-	a := bs.a
+func (bs *bisector) probe(ctx context.Context, i int, c revision.Commit) (Step, error) {
 	bs.probes++
-	a.say("step %d: commit %d of %d, %s %s", bs.probes, i+1, len(bs.commits), revision.Short(c.Hash), c.Subject)
+	bs.env.Say("step %d: commit %d of %d, %s %s", bs.probes, i+1, len(bs.commits), revision.Short(c.Hash), c.Subject)
 	name := fmt.Sprintf("%02d-%s", bs.steps, revision.Short(c.Hash))
 	sr, err := bs.ab(ctx, name, c, bs.bad, adding{precision: math.Abs(bs.track.logTotal()) / 4})
 	if err != nil {
-		return bisect.Step{}, err
+		return Step{}, err
 	}
-	st := bisect.Step{Commit: c, Index: i, Took: sr.took, Rounds: sr.rounds}
-	if rel, err := filepath.Rel(bs.out, sr.dir); err == nil {
+	st := Step{Commit: c, Index: i, Took: sr.took, Rounds: sr.rounds}
+	if rel, err := filepath.Rel(bs.opts.Out, sr.dir); err == nil {
 		st.Dir = rel
 	}
 	if sr.unbuilt != nil {
-		st.Verdict, st.Reason, st.Dir = bisect.Skipped, sr.unbuilt.Error(), ""
-		a.say("  skipped: %v", sr.unbuilt)
+		st.Verdict, st.Reason, st.Dir = Skipped, sr.unbuilt.Error(), ""
+		bs.env.Say("  skipped: %v", sr.unbuilt)
 		return st, nil
 	}
 	d := bs.decision(sr.ts)
 	if d == nil {
-		st.Verdict, st.Reason = bisect.Skipped, "the A/B has no "+bs.track.row+" "+bs.track.unit+" row"
+		st.Verdict, st.Reason = Skipped, "the A/B has no "+bs.track.row+" "+bs.track.unit+" row"
 		return st, nil
 	}
 	p := share(d.Change, bs.track.total.Change)
 	if p, err = bs.again(ctx, name, c, p, &st); err != nil {
-		return bisect.Step{}, err
+		return Step{}, err
 	}
-	st.Position, st.Verdict = &p, bisect.Classify(p)
-	if st.Verdict == bisect.Unknown {
+	st.Position, st.Verdict = &p, Classify(p)
+	if st.Verdict == Unknown {
 		st.Reason = fmt.Sprintf("its interval [%.0f %%, %.0f %%] of the change holds one half after %d rounds", 100*p.Lo, 100*p.Hi, st.Rounds)
 	}
-	a.say("  %s: carries %.0f %% [%.0f, %.0f] of the change (%d rounds, %s)", st.Verdict, 100*p.Share, 100*p.Lo, 100*p.Hi, st.Rounds, st.Took.Round(time.Second))
+	bs.env.Say("  %s: carries %.0f %% [%.0f, %.0f] of the change (%d rounds, %s)", st.Verdict, 100*p.Share, 100*p.Lo, 100*p.Hi, st.Rounds, st.Took.Round(time.Second))
 	return st, nil
 }
 
@@ -442,12 +437,12 @@ func (bs *bisector) probe(ctx context.Context, i int, c revision.Commit) (bisect
 // as between two changes), until its interval is narrow enough to tell
 // which side it is on; it returns the position to decide by, and counts
 // the second A/B's rounds and time in st.
-func (bs *bisector) again(ctx context.Context, name string, c revision.Commit, p bisect.Position, st *bisect.Step) (bisect.Position, error) {
+func (bs *bisector) again(ctx context.Context, name string, c revision.Commit, p Position, st *Step) (Position, error) {
 	prec, ok := againPrecision(p, bs.track.logTotal())
 	if !ok {
 		return p, nil
 	}
-	bs.a.say("  unknown: carries %.0f %% [%.0f, %.0f] of the change; measuring it again to ±%.0f %%", 100*p.Share, 100*p.Lo, 100*p.Hi, 100*prec/math.Abs(bs.track.logTotal()))
+	bs.env.Say("  unknown: carries %.0f %% [%.0f, %.0f] of the change; measuring it again to ±%.0f %%", 100*p.Share, 100*p.Lo, 100*p.Hi, 100*prec/math.Abs(bs.track.logTotal()))
 	sr, err := bs.ab(ctx, name+"-again", c, bs.bad, adding{precision: prec})
 	if err != nil {
 		return p, err
@@ -461,7 +456,7 @@ func (bs *bisector) again(ctx context.Context, name string, c revision.Commit, p
 		return p, nil
 	}
 	st.Rounds += sr.rounds
-	if rel, err := filepath.Rel(bs.out, sr.dir); err == nil {
+	if rel, err := filepath.Rel(bs.opts.Out, sr.dir); err == nil {
 		st.Dir = rel
 	}
 	return share(d.Change, bs.track.total.Change), nil
@@ -472,9 +467,9 @@ func (bs *bisector) again(ctx context.Context, name string, c revision.Commit, p
 // estimate lies at least 1/16 of the change from the midpoint, an
 // interval of 0.7 of that distance would place it on one side. Nearer
 // the midpoint it stays unknown.
-func againPrecision(p bisect.Position, logTotal float64) (float64, bool) {
+func againPrecision(p Position, logTotal float64) (float64, bool) {
 	d := math.Abs(p.Share - 0.5)
-	if bisect.Classify(p) != bisect.Unknown || d < 1.0/16 {
+	if Classify(p) != Unknown || d < 1.0/16 {
 		return 0, false
 	}
 	return 0.7 * d * math.Abs(logTotal), true
@@ -484,43 +479,42 @@ func againPrecision(p bisect.Position, logTotal float64) (float64, bool) {
 // it, given the whole change (bad against good): 1 − log c / log total,
 // with an interval that carries the uncertainty of both (their log
 // half-widths combined in quadrature, as for a quotient).
-func share(c, total verdict.Change) bisect.Position {
+func share(c, total verdict.Change) Position {
 	q := quotient(c, total)
-	return bisect.Position{Share: 1 - q.Share, Lo: 1 - q.Hi, Hi: 1 - q.Lo}
+	return Position{Share: 1 - q.Share, Lo: 1 - q.Hi, Hi: 1 - q.Lo}
 }
 
 // quotient is log a / log b with its interval.
-func quotient(a, b verdict.Change) bisect.Position {
+func quotient(a, b verdict.Change) Position {
 	la, lb := math.Log(a.Ratio), math.Log(b.Ratio)
 	ha, hb := (math.Log(a.Hi)-math.Log(a.Lo))/2, (math.Log(b.Hi)-math.Log(b.Lo))/2
 	q := la / lb
 	h := math.Hypot(ha/lb, q*hb/lb)
-	return bisect.Position{Share: q, Lo: q - h, Hi: q + h}
+	return Position{Share: q, Lo: q - h, Hi: q + h}
 }
 
 // own measures the culprit against its parent: its pull-request table
 // and the share of the whole change it explains.
 func (bs *bisector) own(ctx context.Context, culprit revision.Commit) error {
-	a := bs.a
 	parent := bs.good
 	if p := bs.repo.Parent(culprit.Hash); p != "" && p != bs.good.Hash {
 		var err error
 		if parent, err = bs.repo.Describe(p); err != nil {
-			return failedError{err.Error()}
+			return failedError(err.Error())
 		}
 	}
-	a.say("culprit %s %s: measuring it against its parent %s", revision.Short(culprit.Hash), culprit.Subject, revision.Short(parent.Hash))
+	bs.env.Say("culprit %s %s: measuring it against its parent %s", revision.Short(culprit.Hash), culprit.Subject, revision.Short(parent.Hash))
 	sr, err := bs.ab(ctx, fmt.Sprintf("%02d-culprit-%s", bs.steps, revision.Short(culprit.Hash)), parent, culprit, adding{precision: math.Abs(bs.track.logTotal()) / 4})
 	if err != nil {
 		return err
 	}
-	own := &ownChange{Parent: parent}
+	own := &OwnChange{Parent: parent}
 	bs.rep.Own = own
 	if sr.unbuilt != nil {
 		own.Note = "not measured: " + sr.unbuilt.Error()
 		return bs.unclaim("the search ended at %s, whose own A/B against its parent %s could not run (%v)", revision.Short(culprit.Hash), revision.Short(parent.Hash), sr.unbuilt)
 	}
-	if rel, err := filepath.Rel(bs.out, filepath.Join(sr.dir, "ab.txt")); err == nil {
+	if rel, err := filepath.Rel(bs.opts.Out, filepath.Join(sr.dir, "ab.txt")); err == nil {
 		own.File = rel
 	}
 	var table strings.Builder
@@ -547,12 +541,12 @@ func (bs *bisector) own(ctx context.Context, culprit revision.Commit) error {
 	if base, tip, ok := bs.repo.Merged(culprit.Hash); ok {
 		own.Note = fmt.Sprintf("%s is a merge: its change came with the branch it merged; bisect that branch with --good %s --bad %s",
 			revision.Short(culprit.Hash), revision.Short(base), revision.Short(tip))
-		a.say("%s", own.Note)
+		bs.env.Say("%s", own.Note)
 	}
 	if e.Hi < 0.8 {
 		note := restNote(e, culprit, parent, bs.good, bs.bad)
 		own.Note = strings.TrimSpace(own.Note + " " + note)
-		a.say("%s", note)
+		bs.env.Say("%s", note)
 	}
 	return nil
 }
@@ -560,7 +554,7 @@ func (bs *bisector) own(ctx context.Context, culprit revision.Commit) error {
 // restNote says that a culprit explains only share e of the whole change
 // from good to bad, and how to bisect the rest: after the culprit, and
 // before it unless its parent is the good end (no range is left there).
-func restNote(e bisect.Position, culprit, parent, good, bad revision.Commit) string {
+func restNote(e Position, culprit, parent, good, bad revision.Commit) string {
 	note := fmt.Sprintf("it explains only %.0f %% of the change: the range holds another; bisect the rest with --good %s --bad %s",
 		100*e.Share, revision.Short(culprit.Hash), revision.Short(bad.Hash))
 	if parent.Hash != good.Hash {

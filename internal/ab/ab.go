@@ -1,0 +1,236 @@
+package ab
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/ledgerbench/ledgerbench/harness/compare"
+	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/profile"
+	"github.com/ledgerbench/ledgerbench/internal/revision"
+	"github.com/ledgerbench/ledgerbench/internal/session"
+)
+
+// Options are one A/B comparison's.
+type Options struct {
+	// Base and Head are the revisions; Head "." is the working tree as
+	// it is. AllowDirty measures Head = HEAD over uncommitted changes.
+	Base, Head string
+	AllowDirty bool
+	// Program is the benchmark program's main package ("" = the one the
+	// running binary was built from); Packages, instead, are Go package
+	// patterns whose test binaries are compared.
+	Program  string
+	Packages []string
+	// Cases are the program's planned cases (ignored for Packages).
+	Cases []engine.Case
+	// Engine runs the forks: Forks is the number of rounds.
+	Engine engine.Options
+	// Alpha is the false-discovery rate of the verdicts and MinChange
+	// their margin, in percent (compare.ABOptions).
+	Alpha, MinChange float64
+	// Confirm runs a second A/B (seed+1) when a row regressed, and keeps
+	// the regressions it finds too.
+	Confirm bool
+	// Dir is the user's source tree ("" = the current directory); Out
+	// the directory of ab.txt, its logs and profiles ("" =
+	// results/ab/<UTC stamp>; one that holds results is refused).
+	Dir, Out string
+	// Host is how to prepare the host.
+	Host session.HostOptions
+}
+
+// Result is what an A/B comparison found.
+type Result struct {
+	// Tables are ab.txt's rows with their verdicts.
+	Tables *compare.Tables
+	Revs   []revision.Revision
+	// Notes are the builds' (a baseline built with the experiment's
+	// benchmark declarations, benchmarks on one side only).
+	Notes []string
+	// File is ab.txt, in Out.
+	File, Out string
+	Runs      []*result.Run
+	// Host is the host check made before the run.
+	Host *hostcheck.Report
+	// Engine are the options the run used (CPUs resolved).
+	Engine engine.Options
+	// Regressions are the time or throughput rows changed for the worse
+	// (with Confirm, those found by both runs); Confirmed says a second
+	// run was made.
+	Regressions []compare.Regression
+	Confirmed   bool
+	// Failed counts failed forks of both runs; Broken names packages
+	// that did not build.
+	Failed int
+	Broken []string
+}
+
+// Check refuses options ab cannot run.
+func (o *Options) Check() error {
+	if o.Base == "" {
+		return session.Input("{Base} is required")
+	}
+	if o.Program != "" && len(o.Packages) > 0 {
+		return session.Input("{Program} names a benchmark program; with package arguments ab builds their test binaries")
+	}
+	if err := session.CheckVerdicts(o.Alpha, o.MinChange); err != nil {
+		return err
+	}
+	return CheckProfiles(o.Engine)
+}
+
+// CheckProfiles refuses what ab cannot run: no forks, or a profiler other
+// than instructions (whose counts the table puts beside the time; the
+// other profiles are for run --prof, one revision at a time).
+func CheckProfiles(o engine.Options) error {
+	if o.Forks == 0 {
+		return session.Input("ab needs forks: {Forks} 0 cannot run two binaries")
+	}
+	for _, k := range o.Profiles {
+		if k != profile.Instructions {
+			return session.Input("{Profiles} %s is not supported by ab: ab counts instructions ({Profiles} instructions) to set beside the time; profile each revision with run {Profiles}", k)
+		}
+	}
+	return nil
+}
+
+// Run compares the two revisions of o in env and decides every row. The
+// Result comes back with any error raised after the first run was
+// measured: its table can be shown whatever went wrong next.
+func Run(ctx context.Context, env *session.Env, o Options) (*Result, error) {
+	if err := o.Check(); err != nil {
+		return nil, err
+	}
+	repo, err := OpenRepo(o.Dir)
+	if err != nil {
+		return nil, err
+	}
+	revs, err := ResolvePair(repo, o.Base, o.Head, o.AllowDirty)
+	if err != nil {
+		return nil, err
+	}
+	var prog *revision.Program
+	if len(o.Packages) == 0 {
+		if prog, err = FindProgram(o.Dir, repo, o.Program); err != nil {
+			return nil, err
+		}
+	}
+	s, err := session.Prepare(ctx, env, o.Host, &o.Engine)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Release()
+	if err := CheckDuet(o.Engine); err != nil {
+		return nil, err
+	}
+	if o.Out, err = session.OutDir(o.Out, "ab"); err != nil {
+		return nil, err
+	}
+	ws, err := NewWorkspace(s, repo, "ab")
+	if err != nil {
+		return nil, err
+	}
+	defer ws.Close()
+	set, err := BuildPair(ctx, env, ws, o.Dir, revs, prog, nil, o.Cases, o.Engine, o.Packages)
+	if err != nil {
+		return nil, err
+	}
+	if len(set.Cases) == 0 && set.HeadCases == 0 && len(set.Broken) == 0 {
+		return nil, session.Input("the selection ({Bench} %q) matches no benchmark of the experiment %s", o.Engine.Bench, revision.Short(set.Revs[1].Commit))
+	}
+	if len(set.Cases) == 0 {
+		return nil, session.FailedError{Msg: "no selected benchmark is declared by both revisions"}
+	}
+	return Compare(ctx, s, o, set, repo.Root)
+}
+
+// Compare runs an A/B of set's two sides on the prepared session,
+// confirms its regressions when asked, and ends with ab's error: the
+// run's failures, or the regressions found.
+func Compare(ctx context.Context, s *session.Session, o Options, set *Sides, root string) (*Result, error) {
+	res := &Result{Revs: set.Revs, Notes: set.Notes, Host: s.Check, Engine: o.Engine, Broken: set.Broken, Out: o.Out, File: filepath.Join(o.Out, "ab.txt")}
+	ts, r, err := measure(ctx, s, o, set, root, o.Engine.Seed, "ab.txt")
+	if ts == nil {
+		return nil, err
+	}
+	res.Tables, res.Runs, res.Failed = ts, r.Runs, r.Failed
+	if err != nil {
+		return res, err // the table was decided; ab.txt could not be written
+	}
+	regs := ts.Regressions()
+	if len(regs) > 0 && o.Confirm {
+		s.Env.Say("%d possible regression(s); confirming with a second A/B run", len(regs))
+		again, r2, err := measure(ctx, s, o, set, root, o.Engine.Seed+1, "ab-confirm.txt")
+		if err != nil {
+			return res, err
+		}
+		res.Failed += r2.Failed
+		res.Confirmed = true
+		regs = confirmed(regs, again.Regressions())
+	}
+	res.Regressions = regs
+	r.Failed = res.Failed
+	if err := r.Outcome(set.Broken, o.Out); err != nil {
+		return res, err
+	}
+	if len(regs) > 0 {
+		return res, session.FailedError{Msg: fmt.Sprintf("%d significant regression(s) beyond --min-change %g %%", len(regs), o.MinChange)}
+	}
+	return res, nil
+}
+
+// measure runs one A/B of set with seed into file of o.Out and decides it.
+func measure(ctx context.Context, s *session.Session, o Options, set *Sides, root string, seed uint64, file string) (*compare.Tables, *session.Measured, error) {
+	eo := o.Engine
+	eo.Seed = seed
+	path := filepath.Join(o.Out, file)
+	var ts *compare.Tables
+	r, err := s.Measure(ctx, &session.Measurement{Options: eo, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs, Notes: set.Notes,
+		Dir: root, LogDir: filepath.Join(o.Out, "logs"), ProfileDir: filepath.Join(o.Out, "profiles"),
+		Out: session.ResultsFile{Path: path, Put: session.ReplaceFile},
+		Before: func(r *session.Measured) error {
+			t, err := compare.BuildData(path, r.Data, compare.ABOptions(o.Alpha, o.MinChange))
+			if err != nil {
+				return session.FailedError{Msg: err.Error()}
+			}
+			ts = t
+			return nil
+		}})
+	if err == nil && r.Interrupted != nil {
+		err = r.Interrupted
+	}
+	return ts, r, err
+}
+
+// confirmed keeps the regressions that the second run found too.
+func confirmed(regs, again []compare.Regression) []compare.Regression {
+	seen := map[string]bool{}
+	for _, r := range again {
+		seen[r.Unit+" "+r.Benchmark] = true
+	}
+	var kept []compare.Regression
+	for _, r := range regs {
+		if seen[r.Unit+" "+r.Benchmark] {
+			kept = append(kept, r)
+		}
+	}
+	return kept
+}
+
+// Reached counts the cases of an A/B run that added rounds which reached
+// what was asked (a detectable change, or an interval's precision).
+func Reached(o engine.Options, runs []*result.Run) (reached, cases int) {
+	if len(runs) != 2 {
+		return 0, 0
+	}
+	for i := range runs[0].Cases {
+		if engine.Precise(o, runs, i) {
+			reached++
+		}
+	}
+	return reached, len(runs[0].Cases)
+}

@@ -1,0 +1,14 @@
+// Package ab is the A/B comparison of two revisions, callable without the
+// CLI: [Run] builds the benchmark program (or the packages' test binaries)
+// at both revisions, runs their forks interleaved or in a duet on a
+// prepared [session.Session], writes ab.txt, and decides every row through
+// [compare.BuildData] under [compare.ABOptions] — the decision every A/B
+// path of the project uses (bisect's steps, calibrate's comparisons). With
+// Confirm, a regression must be found again by a second run.
+//
+// Its helpers build the sides of any command that runs revisions (bisect,
+// nightly): [OpenRepo], [FindProgram], [ResolvePair], [NewWorkspace] and
+// [BuildPair]. Errors are [session.UsageError] (bad input) or
+// [session.FailedError]; a Result is returned with every error raised
+// after the results were obtained, so its table can still be shown.
+package ab
