@@ -33,7 +33,7 @@ func calibrateAgreesWithAB(t *testing.T, path string) {
 			}
 		}
 	}
-	runs, _, _, err := readCalibration(path)
+	runs, _, _, err := calibrate.ReadRuns(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -180,7 +180,7 @@ func (a *app) recordNightly(ctx context.Context, s *session.Session, o engine.Op
 	}
 	r, err := s.Measure(ctx, &session.Measurement{Options: o, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs, Notes: set.Notes,
 		Dir: root, LogDir: logs, Out: session.ResultsFile{Path: path, Put: recordNew}})
-	keepLogs(a, logs, r, err)
+	a.env().KeepLogs(logs, r, err)
 	if err != nil {
 		return err
 	}
@@ -273,17 +273,6 @@ func writeCharts(resultsDir string, m *history.MachineReport) error {
 		m.Charts[s] = p
 	}
 	return nil
-}
-
-// keepLogs keeps a temporary directory of fork logs when something went
-// wrong and says where it is; otherwise it removes it, so a machine that
-// runs every night does not pile them up.
-func keepLogs(a *app, logs string, r *session.Measured, err error) {
-	if err == nil && r.Failed == 0 && r.Interrupted == nil {
-		os.RemoveAll(logs)
-		return
-	}
-	a.say("fork logs in %s", logs)
 }
 
 // recordNew records a nightly run at path, or beside it as path-2.txt,

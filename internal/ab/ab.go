@@ -124,7 +124,7 @@ func Run(ctx context.Context, env *session.Env, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer s.Release()
-	if err := CheckDuet(o.Engine); err != nil {
+	if err := session.CheckDuet(o.Engine); err != nil {
 		return nil, err
 	}
 	if o.Out, err = session.OutDir(o.Out, "ab"); err != nil {

@@ -113,18 +113,6 @@ func BuildPair(ctx context.Context, env *session.Env, ws *revision.Workspace, di
 	return set, nil
 }
 
-// CheckDuet refuses a duet where it cannot pair: a side needs a CPU of
-// its own.
-func CheckDuet(o engine.Options) error {
-	if !o.Duet {
-		return nil
-	}
-	if _, err := engine.DuetCPUs(o.CPUs); err != nil {
-		return session.Input("{Duet}: %w", err)
-	}
-	return nil
-}
-
 // Mode says how the sides of an A/B run ran, and why.
 func Mode(o engine.Options) string {
 	if o.Duet {

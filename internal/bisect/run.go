@@ -98,7 +98,7 @@ func Run(ctx context.Context, env *session.Env, o Options) (*Report, error) {
 	}
 	defer s.Release()
 	bs.s = s
-	if err := ab.CheckDuet(bs.o); err != nil {
+	if err := session.CheckDuet(bs.o); err != nil {
 		return nil, err
 	}
 	if bs.opts.Out, err = session.OutDir(o.Out, "bisect"); err != nil {

@@ -23,6 +23,15 @@
 // suite's A/A looks changed row by row, to ab's verdicts, and to ab's
 // exit status; [AdaptiveRounds] replays ab --detect's rule of adding
 // rounds; and [SharedNoise] measures how much of their iterations' noise
-// the two sides of a round have in common, the duet's premise. Every
-// function reads its data and measures nothing itself.
+// the two sides of a round have in common, the duet's premise. These
+// functions read their data and measure nothing themselves.
+//
+// [Run] is `benchctl calibrate` as a library: it prepares the host (a
+// session.Session), runs Trials × Group rounds of the running binary
+// against itself (an A/A, a planted slowdown of side B, or a pair of a
+// parameter's values) as ab runs them, writes aa.txt, and returns the
+// [Report] of the functions above, written as calibration.md and
+// calibration.json. With From it reports again on an earlier aa.txt
+// ([ReadRuns]) and measures nothing. Its errors are session.UsageError
+// (options named as fields) and session.FailedError.
 package calibrate

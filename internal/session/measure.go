@@ -214,3 +214,13 @@ func (r *Measured) Outcome(broken []string, where string) error {
 	}
 	return nil
 }
+
+// KeepLogs removes the fork logs of a measurement that went well, and
+// says where they are otherwise.
+func (e *Env) KeepLogs(logs string, r *Measured, err error) {
+	if err == nil && r != nil && r.Failed == 0 && r.Interrupted == nil {
+		os.RemoveAll(logs)
+		return
+	}
+	e.Say("fork logs in %s", logs)
+}

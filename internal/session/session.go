@@ -145,3 +145,15 @@ func Lock(ctx context.Context, env *Env, path string, wait time.Duration) (func(
 	}
 	return release, nil
 }
+
+// CheckDuet refuses a duet where it cannot pair: a side needs a CPU of
+// its own. It is called once the session resolved the CPUs.
+func CheckDuet(o engine.Options) error {
+	if !o.Duet {
+		return nil
+	}
+	if _, err := engine.DuetCPUs(o.CPUs); err != nil {
+		return Input("{Duet}: %w", err)
+	}
+	return nil
+}

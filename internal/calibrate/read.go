@@ -1,4 +1,4 @@
-package benchctl
+package calibrate
 
 import (
 	"bytes"
@@ -16,7 +16,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness/result"
 )
 
-// readCalibration reads the raw results of an earlier calibrate run (its
+// ReadRuns reads the raw results of an earlier calibrate run (its
 // aa.txt) back into the two sides' runs, for calibrate --from to report
 // on again: the cases of each side in their order in the file (side A's
 // i-th against side B's i-th), each fork's measured scores by the fork
@@ -24,7 +24,7 @@ import (
 // round took is the file's own record of the run's length, else the
 // RoundSeconds of the calibration.json beside it (a file from before that
 // record), else 0.
-func readCalibration(path string) (runs []*result.Run, h report.Header, roundSeconds float64, err error) {
+func ReadRuns(path string) (runs []*result.Run, h report.Header, roundSeconds float64, err error) {
 	if err := compare.CheckResultsFile(path); err != nil {
 		return nil, h, 0, err
 	}

@@ -1,0 +1,121 @@
+package calibrate_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/calibrate"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/session"
+)
+
+var registry = &harness.Registry{}
+
+func init() {
+	registry.Register(&harness.Benchmark{Family: "cal", Name: "Loop", Params: []harness.Param{{Name: "n", Values: []string{"200", "400"}, Kind: harness.Int}}, Setup: func(t *harness.Trial) error {
+		n := t.Int("n")
+		t.Run(func(w *harness.Worker) (func(), error) {
+			x := uint64(1)
+			return func() {
+				for range n {
+					x = x*6364136223846793005 + 1
+				}
+				w.Sink(x)
+			}, nil
+		})
+		return nil
+	}})
+}
+
+// TestMain makes this test binary the forks' program too.
+func TestMain(m *testing.M) {
+	if engine.IsChild() {
+		os.Exit(engine.ChildMain(registry))
+	}
+	os.Exit(m.Run())
+}
+
+// options calibrate Loop at 5 ms iterations, 3 comparisons of 3 rounds.
+func options(t *testing.T, n string) calibrate.Options {
+	t.Helper()
+	o := calibrate.Defaults()
+	o.Trials, o.Group = 3, 3
+	o.Engine.Params = engine.Overrides{"n": strings.Split(n, ",")}
+	o.Engine.Warmup, o.Engine.Measure = result.IterSpec{}, result.IterSpec{Count: 2, Time: 5 * time.Millisecond}
+	cases, err := o.Engine.Plan(registry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.Cases, o.Out = cases, filepath.Join(t.TempDir(), "cal")
+	o.Host = session.HostOptions{Lock: filepath.Join(t.TempDir(), "lock")}
+	return o
+}
+
+// TestRunCalibratesWithoutTheCLI: an A/A of one case gives ab's verdicts
+// on 3 comparisons of 3 rounds, the report written and returned alike;
+// reported again From its aa.txt, the same comparisons give the same
+// counts; a pair of parameter values is a known change whose direction
+// all rounds together find.
+func TestRunCalibratesWithoutTheCLI(t *testing.T) {
+	var say strings.Builder
+	env := &session.Env{Name: "bench", Command: "calibrate test", Stderr: &say}
+	rep, err := calibrate.Run(t.Context(), env, options(t, "200"))
+	if err != nil {
+		t.Fatalf("%v\n%s", err, say.String())
+	}
+	if len(rep.Benchmarks) != 1 || rep.Benchmarks[0].Paired.Hits.N != 3 || rep.Overall.Paired.N != 3 || rep.Trials != 3 || rep.Mode != "interleaved" {
+		t.Fatalf("report %+v", rep)
+	}
+	var md strings.Builder
+	rep.Markdown(&md)
+	written, err := os.ReadFile(rep.File)
+	if err != nil || string(written) != md.String() || !strings.Contains(md.String(), "`calibrate test`") {
+		t.Errorf("calibration.md (%v):\n%s", err, written)
+	}
+	again := calibrate.Defaults()
+	again.From, again.Group, again.Out = rep.Raw, 3, t.TempDir()
+	rep2, err := calibrate.Run(t.Context(), env, again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := rep.Benchmarks[0].Paired.Hits, rep2.Benchmarks[0].Paired.Hits; a != b || rep2.Trials != 3 {
+		t.Errorf("from aa.txt: %+v, measured: %+v", b, a)
+	}
+
+	pair := options(t, "200,400")
+	pair.Pair = "n=200,400"
+	rep, err = calibrate.Run(t.Context(), env, pair)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Pair) != 1 || rep.Pair[0].Change < 0.3 || len(rep.Pair[0].ByRounds) == 0 {
+		t.Errorf("twice the loop: %+v", rep.Pair)
+	}
+}
+
+// TestRunRefuses: options a calibration cannot run are usage errors.
+func TestRunRefuses(t *testing.T) {
+	for name, edit := range map[string]func(*calibrate.Options){
+		"no trials":   func(o *calibrate.Options) { o.Trials = 0 },
+		"small group": func(o *calibrate.Options) { o.Group = 1 },
+		"pair+plant":  func(o *calibrate.Options) { o.Pair, o.Plant = "n=200,400", 0.02 },
+		"bad pair":    func(o *calibrate.Options) { o.Pair = "n" },
+		"absent pair": func(o *calibrate.Options) { o.Pair = "n=1,2" },
+		"alpha":       func(o *calibrate.Options) { o.Alpha = 0 },
+		"no such raw": func(o *calibrate.Options) { o.From = filepath.Join(t.TempDir(), "aa.txt") },
+	} {
+		o := options(t, "200,400")
+		edit(&o)
+		_, err := calibrate.Run(t.Context(), &session.Env{Name: "bench"}, o)
+		var ue session.UsageError
+		if !errors.As(err, &ue) {
+			t.Errorf("%s: error %v, want a usage error", name, err)
+		}
+	}
+}
