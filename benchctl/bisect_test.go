@@ -4,25 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness"
-	"github.com/ledgerbench/ledgerbench/harness/history"
 	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
-	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/bisect"
-	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/histgen"
-	"github.com/ledgerbench/ledgerbench/internal/payload"
-	"github.com/ledgerbench/ledgerbench/internal/revision"
-	"github.com/ledgerbench/ledgerbench/internal/store"
 )
 
 func init() {
@@ -283,85 +274,6 @@ func TestTwoBisectionsAtOnceOnOneHost(t *testing.T) {
 	code := a.main(t.Context(), append([]string{"bisect", "--good", c[0], "--bad", c[2], "--lock", lock, "--out", filepath.Join(t.TempDir(), "b")}, bisectTiming...))
 	if code != 1 || !strings.Contains(stderr.String(), "lock") || strings.Contains(stderr.String(), "building") {
 		t.Errorf("exit %d, want 1 at the lock before any build\n%s", code, stderr.String())
-	}
-}
-
-// TestNightlyBisectsANewRegression: the loop from a nightly alarm to its
-// commit: a new regression of the history's benchmark is bisected into
-// DIR/bisect/<machine>/, the README line names the culprit instead of
-// the command, and a later night does not bisect it again.
-func TestNightlyBisectsANewRegression(t *testing.T) {
-	needGit(t)
-	dir, c := historyRepo(t, 4, 3, 4)
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	var stdout, stderr strings.Builder
-	a := &app{name: "bench", registry: harness.Default, stdout: &stdout, stderr: &stderr, dir: dir}
-	o := engine.ABOptions()
-	o.Bench, o.Forks = "^BenchmarkWorkLoop$", 3
-	o.Warmup, o.Measure = result.IterSpec{Count: 1, Time: 20 * time.Millisecond}, result.IterSpec{Count: 3, Time: 20 * time.Millisecond}
-	cases, err := o.Plan(a.registry)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &runFlags{budget: 20 * time.Second, lock: hostLock{path: filepath.Join(t.TempDir(), "lock")}}
-	s, err := a.prepare(t.Context(), &o, f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Release()
-	repo, err := revision.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nb := &nightlyBisect{a: a, repo: repo, o: o, cases: cases, f: f, nf: &nightlyFlags{cmd: "./cmd/bench", bisectBudget: time.Hour}}
-	results := t.TempDir()
-	ser := &history.Series{Benchmark: "BenchmarkWorkLoop-2", Unit: "sec/op", Points: []history.Point{{Commit: c[0]}, {Commit: c[4]}}}
-	m := &history.MachineReport{MachineID: "m1", Series: []*history.Series{ser}, Shifts: map[*history.Series][]history.Shift{ser: {{Index: 1, Worse: true, New: true}}}}
-	regs := m.NewRegressions()
-	if len(regs) != 1 || regs[0].Good != c[0] || regs[0].Bad != c[4] {
-		t.Fatalf("regressions %+v", regs)
-	}
-	nb.bisectNew(t.Context(), s, regs, results, "m1")
-	m.Bisected = func(r history.Regression) string { return bisectedLine(results, "m1", r) }
-	m.BisectCommand = func(r history.Regression) string { return a.bisectCommand(r, nil) }
-	lines := m.Regressions()
-	if len(lines) != 1 || !strings.Contains(lines[0], "culprit `"+c[3][:12]+"`") || !strings.Contains(lines[0], "bisect report](bisect/m1/") || strings.Contains(lines[0], "bisect it") {
-		t.Fatalf("README line %q\n%s", lines, stderr.String())
-	}
-	// What --server uploads of it is its server file alone, which a
-	// store records as the regression's bisection, not as a run.
-	if len(a.written) != 1 || filepath.Base(a.written[0]) != "bisect.txt" {
-		t.Fatalf("uploads after the bisection: %v, want its bisect.txt alone", a.written)
-	}
-	data, err := os.ReadFile(a.written[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := store.Open(t.Context(), "sqlite:"+filepath.Join(t.TempDir(), "r.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	if _, err := st.Put(t.Context(), []payload.File{{Name: "bisect.txt", Data: data}}, "ci"); err != nil {
-		t.Fatal(err)
-	}
-	machine := regexp.MustCompile(`(?m)^machine-id: (\S+)$`).FindSubmatch(data)
-	if machine == nil {
-		t.Fatalf("no machine-id in the bisection's file:\n%s", data)
-	}
-	bs, err := st.Bisections(t.Context(), string(machine[1]))
-	if err != nil || len(bs) != 1 || bs[0].Culprit != c[3] || bs[0].Good != c[0] || bs[0].Bad != c[4] || bs[0].Benchmark != "BenchmarkWorkLoop-2" || bs[0].Own == "" || math.IsNaN(bs[0].Share) {
-		t.Errorf("the stored bisection: %+v, %v", bs, err)
-	}
-	if ms, _ := st.Machines(t.Context()); len(ms) != 0 {
-		t.Errorf("the bisection counted as a run: %+v", ms)
-	}
-	a.written = nil
-	before := stderr.Len()
-	nb.bisectNew(t.Context(), s, regs, results, "m1")
-	if strings.Contains(stderr.String()[before:], "--bisect: ") {
-		t.Errorf("bisected again:\n%s", stderr.String()[before:])
 	}
 }
 

@@ -4,10 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
-	"os"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -41,51 +37,10 @@ func checkPackageFlags(cmd *cobra.Command, o engine.Options) error {
 	return nil
 }
 
-// planPackages resolves the package patterns from dir, builds each
-// package's test binary once into a temporary directory (removed by the
-// returned cleanup) and lists its benchmarks. A package that does not
-// build is reported and left out (the run fails at its end); a pattern
-// that matches nothing, or a selection that finds no benchmark, is an
-// error.
+// planPackages builds the packages' test binaries and lists their
+// benchmarks (see session.PlanPackages).
 func (a *app) planPackages(ctx context.Context, dir string, o engine.Options, patterns []string) (*revision.TestPlan, func(), error) {
-	work, err := os.MkdirTemp("", "benchctl-tests-")
-	if err != nil {
-		return nil, nil, failedError(err.Error())
-	}
-	cleanup := func() { os.RemoveAll(work) }
-	tp, err := revision.BuildPackages(ctx, dir, work, "", session.TestSpec(o), patterns, a.say)
-	if err != nil {
-		err = revisionError(err)
-	} else if len(tp.Cases) == 0 {
-		err = nothing(tp, o.Bench, patterns)
-	}
-	if err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	for _, n := range tp.Notes {
-		a.say("%s", n)
-	}
-	return tp, cleanup, nil
-}
-
-// nothing is the error of a plan without cases, listing what exists.
-func nothing(tp *revision.TestPlan, bench string, patterns []string) error {
-	var found []string
-	for _, pkg := range slices.Sorted(maps.Keys(tp.Names)) {
-		if len(tp.Names[pkg]) > 0 {
-			found = append(found, fmt.Sprintf("%s: %s", pkg, strings.Join(tp.Names[pkg], " ")))
-		}
-	}
-	switch {
-	case len(found) == 0 && len(tp.Broken) > 0:
-		return failedError(fmt.Sprintf("no package of %s built: %s", strings.Join(patterns, " "), strings.Join(tp.Broken, ", ")))
-	case len(found) == 0:
-		return usageError(fmt.Errorf("%s: no benchmarks (no func BenchmarkX(b *testing.B) in their _test.go files)", strings.Join(patterns, " ")))
-	case bench != "":
-		return usageError(fmt.Errorf("--bench %s matches no benchmark that runs; the benchmarks are:\n  %s", bench, strings.Join(found, "\n  ")))
-	}
-	return failedError("no benchmark to run (every one skipped itself); the benchmarks are:\n  " + strings.Join(found, "\n  "))
+	return session.PlanPackages(ctx, a.env(), dir, o, patterns)
 }
 
 // runPackages is run with package arguments: the go test benchmarks of

@@ -18,7 +18,8 @@ func (a *app) env() *session.Env {
 			p := newProgress(a.stderr)
 			return p.event, p.close
 		},
-		Wrote: func(path string) { a.written = append(a.written, path) }}
+		Wrote:  func(path string) { a.written = append(a.written, path) },
+		Option: flagName}
 }
 
 // hostOptions are the run flags that prepare the host.

@@ -131,20 +131,18 @@ Exit codes: 0 ok, 1 a benchmark failed or a regression was found, 2 bad usage.`,
 // by this command line's flags.
 var flags = map[string]string{"Base": "--base", "Head": "--head", "AllowDirty": "--allow-dirty", "Program": "--cmd", "Forks": "--forks",
 	"Profiles": "--prof", "Bench": "--bench", "Duet": "--duet", "Good": "--good", "Bad": "--bad", "Direction": "--direction",
-	"Metric": "--metric", "Alpha": "--alpha", "MinChange": "--min-change", "Out": "--out", "CPUs": "--cpus", "Anyway": "--anyway"}
+	"Metric": "--metric", "Alpha": "--alpha", "MinChange": "--min-change", "Out": "--out", "CPUs": "--cpus", "Anyway": "--anyway",
+	"LockWait": "--wait-lock", "IgnoreLock": "--ignore-lock", "AllowUnpinned": "--allow-unpinned"}
+
+// flagName is the flag of a library option (as session.InputError names
+// it).
+func flagName(option string) string {
+	if f, ok := flags[option]; ok {
+		return f
+	}
+	return "--" + strings.ToLower(option)
+}
 
 // flagWords is err's message with the options of its input error named
 // by their flags.
-func flagWords(err error) string {
-	msg := err.Error()
-	var ie session.InputError
-	if !errors.As(err, &ie) {
-		return msg
-	}
-	return strings.Replace(msg, ie.Error(), ie.Render(func(option string) string {
-		if f, ok := flags[option]; ok {
-			return f
-		}
-		return "--" + strings.ToLower(option)
-	}), 1)
-}
+func flagWords(err error) string { return (&session.Env{Option: flagName}).Words(err) }

@@ -125,7 +125,7 @@ func errorFormat(n ast.Node) (string, bool) {
 		}
 		pkg, name = x.Name, f.Sel.Name
 	}
-	if !(pkg == "fmt" && name == "Errorf" || pkg == "errors" && name == "New" || (pkg == "session" || pkg == "") && name == "Input") {
+	if !(pkg == "fmt" && name == "Errorf" || pkg == "errors" && name == "New" || (pkg == "session" || pkg == "") && (name == "Input" || name == "Failed")) {
 		return "", false
 	}
 	lit, ok := call.Args[0].(*ast.BasicLit)

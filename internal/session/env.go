@@ -1,9 +1,11 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
 	"github.com/ledgerbench/ledgerbench/harness/report"
@@ -34,6 +36,19 @@ type Env struct {
 	Progress func() (event func(engine.Event), done func())
 	// Wrote, when set, is told of every results file written.
 	Wrote func(path string)
+	// Option, when set, names an option in the words of the caller (a
+	// command line's flag) where commentary quotes an InputError.
+	Option func(name string) string
+}
+
+// Words is err's message, an InputError's options named by e.Option.
+func (e *Env) Words(err error) string {
+	msg := err.Error()
+	var ie InputError
+	if e.Option == nil || !errors.As(err, &ie) {
+		return msg
+	}
+	return strings.Replace(msg, ie.Error(), ie.Render(e.Option), 1)
 }
 
 // Say prints one line of the program's commentary to Stderr.
@@ -63,7 +78,7 @@ func (e *Env) SelfExecutable() (string, error) {
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return "", FailedError{err.Error()}
+		return "", FailedError{Msg: err.Error()}
 	}
 	return exe, nil
 }

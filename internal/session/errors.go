@@ -16,10 +16,29 @@ func (e UsageError) Unwrap() error { return e.Err }
 func (UsageError) ExitCode() int { return 2 }
 
 // FailedError is a run that ran but failed or regressed: the command
-// exits 1.
-type FailedError struct{ Msg string }
+// exits 1. Its message is Msg, or Err's when Msg is empty (an InputError
+// that names options, as [Failed] makes).
+type FailedError struct {
+	Msg string
+	Err error
+}
 
-func (e FailedError) Error() string { return e.Msg }
+func (e FailedError) Error() string {
+	if e.Msg == "" && e.Err != nil {
+		return e.Err.Error()
+	}
+	return e.Msg
+}
+
+func (e FailedError) Unwrap() error { return e.Err }
+
+// Failed is a FailedError worded as [Input] words bad input: options in
+// braces, for each caller to name its way.
+func Failed(format string, args ...any) error {
+	var ue UsageError
+	errors.As(Input(format, args...), &ue)
+	return FailedError{Err: ue.Err}
+}
 
 // ExitCode is 1.
 func (FailedError) ExitCode() int { return 1 }
@@ -34,5 +53,5 @@ func RevisionError(err error) error {
 	if errors.As(err, &ue) {
 		return UsageError{err}
 	}
-	return FailedError{err.Error()}
+	return FailedError{Msg: err.Error()}
 }

@@ -112,7 +112,7 @@ func (s *Session) Measure(ctx context.Context, m *Measurement) (*Measured, error
 	runs, runErr := rn.RunSides(ctx, m.Options, m.Cases, m.Sides)
 	done()
 	if runs == nil {
-		return nil, FailedError{runErr.Error()}
+		return nil, FailedError{Msg: runErr.Error()}
 	}
 	r := &Measured{Runs: runs}
 	var sides []report.Side
@@ -126,7 +126,7 @@ func (s *Session) Measure(ctx context.Context, m *Measurement) (*Measured, error
 	r.Header = sides[0].Header
 	var buf bytes.Buffer
 	if err := report.WriteSides(&buf, sides); err != nil {
-		return r, FailedError{err.Error()}
+		return r, FailedError{Msg: err.Error()}
 	}
 	r.Data = buf.Bytes()
 	for _, run := range runs {
@@ -140,9 +140,9 @@ func (s *Session) Measure(ctx context.Context, m *Measurement) (*Measured, error
 	path, err := m.Out.Write(r.Header, runs, r.Data)
 	if err != nil {
 		if errors.As(err, new(keptError)) {
-			return r, FailedError{err.Error()}
+			return r, FailedError{Msg: err.Error()}
 		}
-		return r, FailedError{err.Error() + env.Rescue(r.Data)}
+		return r, FailedError{Msg: err.Error() + env.Rescue(r.Data)}
 	}
 	r.Path = path
 	if env.Wrote != nil {
@@ -153,7 +153,7 @@ func (s *Session) Measure(ctx context.Context, m *Measurement) (*Measured, error
 	case errors.As(runErr, &planErr):
 		r.Interrupted = Input("%w (the first rounds' results are in %s; {Anyway} measures within the budget regardless)", runErr, path)
 	case runErr != nil:
-		r.Interrupted = FailedError{fmt.Sprintf("run interrupted: %v (results so far are in %s)", runErr, path)}
+		r.Interrupted = FailedError{Msg: fmt.Sprintf("run interrupted: %v (results so far are in %s)", runErr, path)}
 	}
 	return r, nil
 }
@@ -208,9 +208,9 @@ func (r *Measured) Outcome(broken []string, where string) error {
 	case r.Interrupted != nil:
 		return r.Interrupted
 	case r.Failed > 0:
-		return FailedError{fmt.Sprintf("%d fork(s) failed; every result obtained is in %s", r.Failed, where)}
+		return FailedError{Msg: fmt.Sprintf("%d fork(s) failed; every result obtained is in %s", r.Failed, where)}
 	case len(broken) > 0:
-		return FailedError{fmt.Sprintf("%d package(s) did not build (%s); every result obtained is in %s", len(broken), strings.Join(broken, ", "), where)}
+		return FailedError{Msg: fmt.Sprintf("%d package(s) did not build (%s); every result obtained is in %s", len(broken), strings.Join(broken, ", "), where)}
 	}
 	return nil
 }

@@ -52,7 +52,7 @@ func Prepare(ctx context.Context, env *Env, ho HostOptions, o *engine.Options) (
 	}
 	s.Check = hostcheck.Check(s.host)
 	if ho.Strict && !s.Check.Pinned {
-		return nil, FailedError{"--strict: refusing to run on a host that is not pinned: " + strings.Join(s.Check.Reasons, "; ")}
+		return nil, Failed("{Strict}: refusing to run on a host that is not pinned: %s", strings.Join(s.Check.Reasons, "; "))
 	}
 	if !ho.IgnoreLock {
 		release, err := Lock(ctx, env, ho.Lock, ho.LockWait)
@@ -139,9 +139,9 @@ func Lock(ctx context.Context, env *Env, path string, wait time.Duration) (func(
 	}
 	switch {
 	case errors.Is(err, hostcheck.ErrLocked):
-		return nil, FailedError{err.Error() + ": wait for it (--wait-lock), or pass --ignore-lock"}
+		return nil, Failed("%v: wait for it ({LockWait}), or pass {IgnoreLock}", err)
 	case err != nil:
-		return nil, FailedError{err.Error()}
+		return nil, FailedError{Msg: err.Error()}
 	}
 	return release, nil
 }

@@ -1,4 +1,4 @@
-package benchctl
+package nightly
 
 import (
 	"context"
@@ -21,18 +21,6 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/session"
 )
 
-// nightlyBisect is what `nightly --bisect` needs to bisect the
-// regressions it finds: the run's plan and flags.
-type nightlyBisect struct {
-	a        *app
-	repo     *revision.Repo
-	o        engine.Options
-	cases    []engine.Case
-	f        *runFlags
-	nf       *nightlyFlags
-	patterns []string
-}
-
 // bisectDir is where a regression's bisection goes:
 // DIR/bisect/<machine-id>/<bad commit>_<benchmark>_<unit>.
 func bisectDir(resultsDir, machine string, r history.Regression) string {
@@ -41,60 +29,61 @@ func bisectDir(resultsDir, machine string, r history.Regression) string {
 }
 
 // bisectNew bisects each new regression not bisected before, one after
-// the other, until the budget is spent or the run is interrupted. A
-// bisection that finds no culprit is reported, not an error: nightly
-// already fails on the regression.
-func (nb *nightlyBisect) bisectNew(ctx context.Context, s *session.Session, regs []history.Regression, resultsDir, machine string) {
-	a, start := nb.a, time.Now()
-	// A bisection's A/B files are no nightly runs: --server must not
-	// upload them as such. What it uploads of a bisection is its
-	// server file, which the server records beside the regression.
-	written := a.written
-	var found []string
-	defer func() { a.written = append(written, found...) }()
+// the other, until the budget is spent or the run is interrupted, and
+// returns the server files of the bisections made. A bisection that finds
+// no culprit is reported, not an error: nightly already fails on the
+// regression. Its A/B files are no nightly runs: they are not told to the
+// environment as written (--server must not upload them as such).
+func (n *night) bisectNew(ctx context.Context, s *session.Session, regs []history.Regression) []string {
+	start, env := time.Now(), *s.Env
+	env.Wrote = nil
+	quiet := *s
+	quiet.Env = &env
 	var prog *revision.Program
-	if len(nb.patterns) == 0 {
+	if len(n.o.Packages) == 0 {
 		var err error
-		if prog, err = ab.FindProgram(a.dir, nb.repo, nb.nf.cmd); err != nil {
-			a.say("--bisect: %s", flagWords(err))
-			return
+		if prog, err = ab.FindProgram(n.o.Dir, n.repo, n.o.Program); err != nil {
+			env.Say("--bisect: %s", env.Words(err))
+			return nil
 		}
 	}
+	var found []string
 	for i, r := range regs {
 		what := r.Series.Benchmark + " " + r.Series.Unit
 		switch {
 		case ctx.Err() != nil:
-			return
-		case time.Since(start) >= nb.nf.bisectBudget:
-			a.say("--bisect: the budget of %s is spent; %d regression(s) not bisected", nb.nf.bisectBudget, len(regs)-i)
-			return
+			return found
+		case time.Since(start) >= n.o.BisectBudget:
+			env.Say("--bisect: the budget of %s is spent; %d regression(s) not bisected", n.o.BisectBudget, len(regs)-i)
+			return found
 		case strings.HasSuffix(r.Good, "+dirty") || strings.HasSuffix(r.Bad, "+dirty"):
-			a.say("--bisect: %s: a run at the change point measured a working tree with changes, which is no commit to bisect", what)
+			env.Say("--bisect: %s: a run at the change point measured a working tree with changes, which is no commit to bisect", what)
 			continue
 		}
-		dir := bisectDir(resultsDir, machine, r)
+		dir := bisectDir(n.o.Results, n.machine, r)
 		if _, err := os.Stat(filepath.Join(dir, "bisect.json")); err == nil {
 			continue // bisected by an earlier night
 		}
-		bo, ok := nb.options(r, dir)
+		bo, ok := n.bisectOptions(r, dir)
 		if !ok {
-			a.say("--bisect: %s: no planned case is that benchmark", what)
+			env.Say("--bisect: %s: no planned case is that benchmark", what)
 			continue
 		}
-		a.say("--bisect: %s, commits %s..%s → %s", what, revision.Short(r.Good), revision.Short(r.Bad), dir)
-		rep, err := bisect.Within(ctx, s, nb.repo, prog, bo)
-		if rep != nil {
-			rep.Markdown(a.stdout)
+		env.Say("--bisect: %s, commits %s..%s → %s", what, revision.Short(r.Good), revision.Short(r.Bad), dir)
+		rep, err := bisect.Within(ctx, &quiet, n.repo, prog, bo)
+		if rep != nil && n.o.Report != nil {
+			n.o.Report(rep)
 		}
 		if err != nil {
-			a.say("--bisect: %s: %s", what, flagWords(err))
+			env.Say("--bisect: %s: %s", what, env.Words(err))
 		}
 		if p, err := writeServerFile(dir, r); err == nil {
 			found = append(found, p)
 		} else if !os.IsNotExist(err) {
-			a.say("--bisect: %s: %v", what, err)
+			env.Say("--bisect: %s: %v", what, err)
 		}
 	}
+	return found
 }
 
 // writeServerFile writes DIR/bisect.txt, what --server uploads of the
@@ -152,23 +141,23 @@ func writeServerFile(dir string, r history.Regression) (string, error) {
 	return p, report.WriteFileAtomic(p, []byte(f.String()))
 }
 
-// options are the bisection of one regression: its benchmark alone, its
-// unit when it is not the time, with the night's options, into dir.
-func (nb *nightlyBisect) options(r history.Regression, dir string) (bisect.Options, bool) {
+// bisectOptions are the bisection of one regression: its benchmark alone,
+// its unit when it is not the time, with the night's options, into dir.
+func (n *night) bisectOptions(r history.Regression, dir string) (bisect.Options, bool) {
 	bo := bisect.Defaults()
-	bo.Good, bo.Bad, bo.Out, bo.Dir, bo.Packages = r.Good, r.Bad, dir, nb.a.dir, nb.patterns
-	bo.BuildCache, bo.Budget = bisect.DefaultBuildCache(), nb.f.budget
+	bo.Good, bo.Bad, bo.Out, bo.Dir, bo.Packages = r.Good, r.Bad, dir, n.o.Dir, n.o.Packages
+	bo.BuildCache, bo.Budget = bisect.DefaultBuildCache(), n.o.StepBudget
 	if u := r.Series.Unit; u != "sec/op" && u != "ops/s" {
 		bo.Metric = u
 	}
-	bo.Engine = nb.o
+	bo.Engine = n.eo
 	bo.Engine.Forks = max(bo.Engine.Forks, engine.PrecisionForks)
-	for _, c := range nb.cases {
+	for _, c := range n.o.Cases {
 		if bisect.RowName(c.Name()) == bisect.RowName(r.Series.Benchmark) {
 			bo.Cases = append(bo.Cases, c)
 		}
 	}
-	if len(nb.patterns) > 0 {
+	if len(n.o.Packages) > 0 {
 		bo.Engine.Bench = "^Benchmark" + regexp.QuoteMeta(bisect.RowName(r.Series.Benchmark)) + "$"
 	} else if len(bo.Cases) == 0 {
 		return bo, false
@@ -176,10 +165,10 @@ func (nb *nightlyBisect) options(r history.Regression, dir string) (bisect.Optio
 	return bo, true
 }
 
-// bisectedLine says what the bisection of r found, for the README: the
+// BisectedLine says what the bisection of r found, for the README: the
 // culprit with its own change and a link to the report, or why there is
 // none; "" when none ran.
-func bisectedLine(resultsDir, machine string, r history.Regression) string {
+func BisectedLine(resultsDir, machine string, r history.Regression) string {
 	dir := bisectDir(resultsDir, machine, r)
 	b, err := os.ReadFile(filepath.Join(dir, "bisect.json"))
 	if err != nil {
