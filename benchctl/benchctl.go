@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 )
 
@@ -38,6 +39,11 @@ type Config struct {
 	// a benchmark program that leaves Commands nil links no database
 	// driver.
 	Commands func(name string) []*cobra.Command
+	// Charts, when set, draw compare --chart's changes and nightly's
+	// series (the package benchctl/charts has them). A program that leaves
+	// them unset links no plotting package: its nightly README links no
+	// chart, and compare --chart is refused.
+	Charts *Charts
 	// Home, when set, is the module path of the program's registered
 	// benchmarks. Run from another module (or none), a measuring command
 	// that would run them only by default (no package arguments, no
@@ -67,6 +73,14 @@ func (c Config) Main() int {
 		<-ctx.Done()
 		stop()
 	}()
-	a := &app{name: name, registry: reg, stdout: os.Stdout, stderr: os.Stderr, commands: c.Commands, home: c.Home}
+	a := &app{name: name, registry: reg, stdout: os.Stdout, stderr: os.Stderr, commands: c.Commands, home: c.Home, charts: c.Charts}
 	return a.main(ctx, os.Args[1:])
+}
+
+// Charts draw what the commands chart.
+type Charts struct {
+	// Series draws a nightly series with its change points to path.
+	Series func(path, title, unit string, values []float64, changePoints []int) error
+	// Change draws each benchmark's change with its interval to path.
+	Change func(path, title string, bars []compare.Bar) error
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
-	"github.com/ledgerbench/ledgerbench/internal/chart"
 	"github.com/ledgerbench/ledgerbench/internal/session"
 )
 
@@ -86,16 +85,15 @@ func (a *app) compareCmd() *cobra.Command {
 // compareChart draws the change of the second column against the first,
 // per benchmark, into path.
 func (a *app) compareChart(tables *compare.Tables, path string, nameList []string) error {
+	if a.charts == nil || a.charts.Change == nil {
+		return usageError(fmt.Errorf("--chart: %s draws no charts (a program opts in with benchctl.Config{Charts: charts.Draw}, package benchctl/charts)", a.name))
+	}
 	unit, bars := tables.ChangeBars(1)
 	if len(bars) == 0 {
 		return failedError("--chart: no time or throughput rows present in both of the first two columns")
 	}
-	cb := make([]chart.ChangeBar, len(bars))
-	for i, b := range bars {
-		cb[i] = chart.ChangeBar{Name: b.Name, Change: b.Change, Lo: b.Lo, Hi: b.Hi}
-	}
 	title := fmt.Sprintf("%s against %s: change in %s (whiskers: slowest to fastest runs)", tables.ColName(1, nameList), tables.ColName(0, nameList), unit)
-	if err := chart.WriteChangeChart(path, title, cb); err != nil {
+	if err := a.charts.Change(path, title, bars); err != nil {
 		return failedError(err.Error())
 	}
 	a.say("chart written to %s", path)

@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/harness/report"
+	"github.com/ledgerbench/ledgerbench/internal/chart"
 	"github.com/ledgerbench/ledgerbench/internal/servecmd"
 )
 
@@ -26,9 +28,29 @@ func benchctl(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	}
 	var out, errb bytes.Buffer
 	a := &app{registry: harness.Default, stdout: &out, stderr: &errb, executable: exe,
-		header: func(h *report.Header) { h.Machine = "testhost" }, commands: servecmd.Commands}
+		header: func(h *report.Header) { h.Machine = "testhost" }, commands: servecmd.Commands, charts: testCharts}
 	code = a.main(context.Background(), args)
 	return code, out.String(), errb.String()
+}
+
+// testCharts are the charts of package charts (which imports this one).
+var testCharts = &Charts{Series: chart.WriteSeriesChart, Change: func(path, title string, bars []compare.Bar) error {
+	cb := make([]chart.ChangeBar, len(bars))
+	for i, b := range bars {
+		cb[i] = chart.ChangeBar{Name: b.Name, Change: b.Change, Lo: b.Lo, Hi: b.Hi}
+	}
+	return chart.WriteChangeChart(path, title, cb)
+}}
+
+// TestChartsOnlyWhereDrawn: a program without Config.Charts refuses
+// compare --chart, saying how to opt in.
+func TestChartsOnlyWhereDrawn(t *testing.T) {
+	var out, errb bytes.Buffer
+	a := &app{registry: harness.Default, stdout: &out, stderr: &errb}
+	code := a.main(t.Context(), []string{"compare", "--col", "toolchain", "--chart", filepath.Join(t.TempDir(), "c.svg"), "../results/cache/readrange-ab/ab.txt"})
+	if code != 2 || !strings.Contains(errb.String(), "draws no charts (a program opts in with benchctl.Config{Charts: charts.Draw}") {
+		t.Errorf("exit %d\n%s", code, errb.String())
+	}
 }
 
 func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/internal/bisect"
-	"github.com/ledgerbench/ledgerbench/internal/chart"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	nightlylib "github.com/ledgerbench/ledgerbench/internal/nightly"
 )
@@ -35,7 +34,10 @@ tree, and from the anchor as ab builds its baseline.`,
 				return err
 			}
 			no.Engine, no.Cases, no.Packages, no.Registry, no.Dir, no.Host = o, cases, args, a.registry, a.dir, f.hostOptions()
-			no.StepBudget, no.Now, no.Chart = f.budget, a.clock, chart.WriteSeriesChart
+			no.StepBudget, no.Now = f.budget, a.clock
+			if a.charts != nil && a.charts.Series != nil {
+				no.Chart = a.charts.Series
+			}
 			no.Report = func(r *bisect.Report) { r.Markdown(a.stdout) }
 			res, err := nightlylib.Run(cmd.Context(), a.env(), no)
 			if res != nil {

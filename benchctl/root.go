@@ -54,6 +54,8 @@ type app struct {
 	// home is the module the registered benchmarks belong to
 	// (Config.Home).
 	home string
+	// charts draw, when set (Config.Charts).
+	charts *Charts
 }
 
 // srcDir is the user's source tree.

@@ -138,8 +138,10 @@ func errorFormat(n ast.Node) (string, bool) {
 
 // TestProgramLinksNoDatabase: a program of another module whose main is
 // benchctl.Main (examples/counter) builds with no SQL driver (modernc sqlite, pgx, lib/pq, go-sqlite3), no store
-// and no server among its dependencies; they are linked only where
-// Config.Commands adds the server's commands (cmd/benchctl).
+// and no server among its dependencies, and no plotting package (gonum's
+// plot and what it draws with: LaTeX, PDF, fonts); they are linked only
+// where Config.Commands adds the server's commands and Config.Charts the
+// charts (cmd/benchctl).
 func TestProgramLinksNoDatabase(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list on another module")
@@ -153,7 +155,7 @@ func TestProgramLinksNoDatabase(t *testing.T) {
 		}
 		return strings.Fields(string(out))
 	}
-	database := regexp.MustCompile(`^(modernc\.org/sqlite|github\.com/jackc/pgx|github\.com/lib/pq|github\.com/mattn/go-sqlite3|github\.com/ledgerbench/ledgerbench/internal/(store|server)$)`)
+	database := regexp.MustCompile(`^(modernc\.org/sqlite|github\.com/jackc/pgx|github\.com/lib/pq|github\.com/mattn/go-sqlite3|github\.com/ledgerbench/ledgerbench/internal/(store|server|chart)$|gonum\.org/v1/plot|codeberg\.org/go-latex|codeberg\.org/go-pdf|github\.com/go-pdf|golang\.org/x/image)`)
 	var linked []string
 	for _, d := range deps("../examples/counter", ".") {
 		if database.MatchString(d) {
@@ -163,11 +165,12 @@ func TestProgramLinksNoDatabase(t *testing.T) {
 	if len(linked) > 0 {
 		t.Errorf("examples/counter links %v", linked)
 	}
-	var server bool
+	var server, charts bool
 	for _, d := range deps("..", "./cmd/benchctl") {
 		server = server || d == "github.com/ledgerbench/ledgerbench/internal/store"
+		charts = charts || strings.HasPrefix(d, "gonum.org/v1/plot")
 	}
-	if !server {
-		t.Error("cmd/benchctl does not link the store: serve is gone from it")
+	if !server || !charts {
+		t.Errorf("cmd/benchctl links the store: %v, the charts: %v (serve or the charts are gone from it)", server, charts)
 	}
 }

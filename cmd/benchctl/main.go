@@ -18,15 +18,16 @@ import (
 	_ "github.com/ledgerbench/ledgerbench/bench/read"
 	_ "github.com/ledgerbench/ledgerbench/bench/self"
 	"github.com/ledgerbench/ledgerbench/benchctl"
+	"github.com/ledgerbench/ledgerbench/benchctl/charts"
 	"github.com/ledgerbench/ledgerbench/internal/servecmd"
 )
 
 // main is benchctl's CLI with the results server's commands (serve,
-// token), which a benchmark program's own main leaves out. Its registered
+// token) and the charts, which a benchmark program's own main leaves out. Its registered
 // benchmarks are this repository's: run elsewhere, it measures them only
 // when asked for by --suite or --bench.
 func main() {
-	os.Exit(benchctl.Config{Commands: servecmd.Commands, Home: home()}.Main())
+	os.Exit(benchctl.Config{Commands: servecmd.Commands, Charts: charts.Draw, Home: home()}.Main())
 }
 
 // home is the module of this program's package (cmd/benchctl of it),
