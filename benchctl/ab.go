@@ -96,7 +96,7 @@ on a failed fork or on a revision that does not build.`,
 	fl.BoolVar(&af.anyway, "anyway", false, "with --detect, measure within --budget even when the plan says it cannot be reached")
 	fl.BoolVar(&af.confirm, "confirm", false, "confirm a regression with a second A/B run before failing")
 	fl.Float64Var(&af.minChange, "min-change", compare.DefaultMinChange, "the margin of the verdicts, in percent: a smaller change is none, and an interval within ± it is \"same\"")
-	fl.Float64Var(&af.alpha, "alpha", 0.05, "significance level")
+	fl.Float64Var(&af.alpha, "alpha", compare.DefaultAlpha, "the verdicts' false-discovery rate across a unit's rows")
 	return c
 }
 

@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/internal/bisect"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 )
@@ -72,7 +71,7 @@ interrupted, a failed fork), 2 on bad usage.`,
 	fl.StringVar(&b.Direction, "direction", "worse", "the change to find: worse (slower, more bytes) or better")
 	fl.StringVar(&b.BuildCache, "build-cache", bisect.DefaultBuildCache(), `where builds are kept by tree hash ("off": build every step afresh)`)
 	fl.BoolVar(&f.duet, "duet", false, "run each step's two forks at the same time, each pinned to half of the CPUs (swapped every round)")
-	fl.Float64Var(&b.MinChange, "min-change", compare.DefaultMinChange, "the smallest change, in percent, the confirmation counts as one")
-	fl.Float64Var(&b.Alpha, "alpha", 0.05, "significance level of each A/B")
+	fl.Float64Var(&b.MinChange, "min-change", b.MinChange, "the smallest change, in percent, the confirmation counts as one")
+	fl.Float64Var(&b.Alpha, "alpha", b.Alpha, "significance level of each A/B")
 	return c
 }

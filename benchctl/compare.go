@@ -72,7 +72,7 @@ func (a *app) compareCmd() *cobra.Command {
 	fl.StringVar(&o.Row, "row", ".fullname", "split rows by this projection")
 	fl.StringVar(&o.Table, "table", ".config", "split tables by this projection")
 	fl.StringVar(&o.Filter, "filter", "*", "benchproc filter of the results to compare")
-	fl.Float64Var(&o.Alpha, "alpha", 0.05, "significance level of the Mann-Whitney U test")
+	fl.Float64Var(&o.Alpha, "alpha", compare.DefaultAlpha, "significance level: the verdicts' false-discovery rate across a unit's rows, and the level of benchstat's test in the text output")
 	fl.Float64Var(&o.Confidence, "confidence", 0.95, "confidence level of the summaries' intervals")
 	fl.Float64Var(&o.MinChange, "min-change", compare.DefaultMinChange, "the margin of the verdicts, in percent: a smaller change is none, and an interval within ± it is \"same\"")
 	fl.StringVar(&o.Samples, "samples", compare.Forks, "unit of replication: fork (one sample per fork of a benchctl file, the median of its iterations) or iteration (one per result line, benchstat's numbers)")

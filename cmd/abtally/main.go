@@ -29,7 +29,7 @@ type tally struct {
 }
 
 func main() {
-	alpha := flag.Float64("alpha", 0.05, "significance level, as ab's --alpha")
+	alpha := flag.Float64("alpha", compare.DefaultAlpha, "significance level, as ab's --alpha")
 	minChange := flag.Float64("min-change", compare.DefaultMinChange, "the verdicts' margin in percent, as ab's --min-change")
 	flag.Parse()
 	if flag.NArg() == 0 {

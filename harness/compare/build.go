@@ -27,7 +27,7 @@ const OneTable = " "
 type Options struct {
 	Table, Row, Col string  // projections (default .config, .fullname, .file)
 	Filter          string  // benchproc filter (default "*")
-	Alpha           float64 // significance level (default 0.05)
+	Alpha           float64 // significance level (default DefaultAlpha)
 	Confidence      float64 // of the summaries' intervals (default 0.95)
 	// MinChange is the smallest relative change, in percent, reported as
 	// a change in Markdown; smaller significant changes print "~".
@@ -70,7 +70,7 @@ func (o *Options) defaults() {
 		o.Filter = "*"
 	}
 	if o.Alpha == 0 {
-		o.Alpha = 0.05
+		o.Alpha = DefaultAlpha
 	}
 	if o.Confidence == 0 {
 		o.Confidence = 0.95

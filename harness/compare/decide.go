@@ -20,6 +20,10 @@ const Power = 0.8
 // interval lies inside ±1 % is "same".
 const DefaultMinChange = 1.0
 
+// DefaultAlpha is the verdicts' false-discovery rate, and every command's
+// significance level, unless told otherwise.
+const DefaultAlpha = 0.05
+
 // ABOptions are the options under which the commands decide an A/B
 // file's rows (ab, bisect's steps, calibrate's comparisons): the column
 // is the side (toolchain: baseline, experiment), at significance alpha

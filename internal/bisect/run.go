@@ -47,7 +47,7 @@ type Options struct {
 // Defaults are a bisection's defaults beside the engine's: the worse
 // direction, ab's significance level and margin.
 func Defaults() Options {
-	return Options{Direction: "worse", Alpha: 0.05, MinChange: compare.DefaultMinChange, Engine: engine.ABOptions()}
+	return Options{Direction: "worse", Alpha: compare.DefaultAlpha, MinChange: compare.DefaultMinChange, Engine: engine.ABOptions()}
 }
 
 // Check refuses options a bisection cannot run, before anything is built.

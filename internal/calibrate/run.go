@@ -52,7 +52,7 @@ type Options struct {
 // Defaults are a calibration's: 200 comparisons of 5 rounds, ab's
 // significance level and margin.
 func Defaults() Options {
-	return Options{Trials: 200, Group: 5, Alpha: 0.05, MinChange: compare.DefaultMinChange, Engine: engine.DefaultOptions()}
+	return Options{Trials: 200, Group: 5, Alpha: compare.DefaultAlpha, MinChange: compare.DefaultMinChange, Engine: engine.DefaultOptions()}
 }
 
 // compareOptions are the options under which ab decides its rows, at the
