@@ -47,8 +47,8 @@ Each fork is one sample (the median of its iterations), and each round's two for
 the change is the geometric mean of the pairs' ratios, with its interval. Every row gets a verdict
 at the false-discovery rate --alpha across the rows of its unit: changed (significant, and at least
 --min-change), same (the interval within ±--min-change) or unknown, and the smallest change its
-samples could detect at 80 % power. ab runs ` + fmt.Sprint(engine.ABForks) + ` rounds unless --forks (or --quick) says
-otherwise, ` + fmt.Sprint(engine.DuetForks) + ` with --duet, whose rounds take half the machine time.
+samples could detect at 80 % power. ab runs ` + fmt.Sprint(engine.ABRounds) + ` rounds unless --forks (or --quick) says
+otherwise, ` + fmt.Sprint(engine.DuetRounds) + ` with --duet, whose rounds take half the machine time.
 
 --duet runs each round's two forks at the same time, each pinned to half of the CPUs (swapped every
 round), their measured iterations on one schedule, so the host's noise hits both and the pair's
@@ -67,7 +67,7 @@ on a failed fork or on a revision that does not build.`,
 				return err
 			}
 			if o.Duet && !cmd.Flags().Changed("forks") && !f.quick {
-				o.Forks = engine.DuetForks
+				o.Forks = engine.DuetRounds
 			}
 			if err := af.adaptive(cmd, &o, &f); err != nil {
 				return err

@@ -312,7 +312,7 @@ func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f
 		}
 		// The pull-request table of each declared implementation axis:
 		// what the run was for, after the JMH table.
-		if err := prTables(a.stdout, r.Header, run); err != nil {
+		if err := baselineTables(a.stdout, r.Header, run); err != nil {
 			a.say("the pull-request table could not be made: %v", err)
 		}
 		return nil

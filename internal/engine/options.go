@@ -89,17 +89,17 @@ func DefaultOptions() Options {
 	}
 }
 
-// ABForks is the rounds (forks a side) of an A/B comparison by default:
+// ABRounds is the rounds (forks a side) of an A/B comparison by default:
 // each round's two forks are one pair, and 5 pairs give an interval a
 // few times the spread of one pair's ratio.
-const ABForks = 5
+const ABRounds = 5
 
-// DuetForks is the rounds of a duet A/B comparison by default: a duet
-// round runs both forks at once, so twice ABForks take the machine time
-// of ABForks interleaved rounds. On a 2-vCPU VM at 1 s iterations, 5
+// DuetRounds is the rounds of a duet A/B comparison by default: a duet
+// round runs both forks at once, so twice ABRounds take the machine time
+// of ABRounds interleaved rounds. On a 2-vCPU VM at 1 s iterations, 5
 // duet rounds found a planted +2 % in 38 of 40 comparisons and 10 in all
 // of 40.
-const DuetForks = 2 * ABForks
+const DuetRounds = 2 * ABRounds
 
 // DetectForks is the fewest rounds ab --detect plans from. The plan and
 // the stopping rule read the spread of the rounds, not their change, but
@@ -116,10 +116,10 @@ const DetectForks = 5
 const PrecisionForks = 3
 
 // ABOptions are the defaults of an A/B comparison: DefaultOptions with
-// ABForks forks a side.
+// ABRounds forks a side.
 func ABOptions() Options {
 	o := DefaultOptions()
-	o.Forks = ABForks
+	o.Forks = ABRounds
 	return o
 }
 

@@ -12,12 +12,12 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness/result"
 )
 
-// prTables writes, for each implementation axis the run's benchmarks
+// baselineTables writes, for each implementation axis the run's benchmarks
 // declare (harness.Param.Baseline), the pull-request table: every other
 // value of the axis against the declared baseline, per benchmark, with
 // fork-level statistics; the run's benchmarks without the axis (floors,
 // no-ops) follow in a table of their own as the distance to the limit.
-func prTables(w io.Writer, h report.Header, run *result.Run) error {
+func baselineTables(w io.Writer, h report.Header, run *result.Run) error {
 	type axis struct{ name, baseline string }
 	groups := map[axis][]string{}
 	var order []axis
