@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness"
-	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/harness/report"
 	"github.com/ledgerbench/ledgerbench/internal/chart"
 	"github.com/ledgerbench/ledgerbench/internal/servecmd"
@@ -34,13 +33,7 @@ func benchctl(t *testing.T, args ...string) (code int, stdout, stderr string) {
 }
 
 // testCharts are the charts of package charts (which imports this one).
-var testCharts = &Charts{Series: chart.WriteSeriesChart, Change: func(path, title string, bars []compare.Bar) error {
-	cb := make([]chart.ChangeBar, len(bars))
-	for i, b := range bars {
-		cb[i] = chart.ChangeBar{Name: b.Name, Change: b.Change, Lo: b.Lo, Hi: b.Hi}
-	}
-	return chart.WriteChangeChart(path, title, cb)
-}}
+var testCharts = &Charts{Series: chart.WriteSeriesChart, Change: chart.WriteChangeChart}
 
 // TestChartsOnlyWhereDrawn: a program without Config.Charts refuses
 // compare --chart, saying how to opt in.

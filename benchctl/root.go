@@ -59,12 +59,7 @@ type app struct {
 }
 
 // srcDir is the user's source tree.
-func (a *app) srcDir() string {
-	if a.dir == "" {
-		return "."
-	}
-	return a.dir
-}
+func (a *app) srcDir() string { return session.SourceDir(a.dir) }
 
 func (a *app) clock() time.Time {
 	if a.now != nil {
@@ -147,4 +142,4 @@ func flagName(option string) string {
 
 // flagWords is err's message with the options of its input error named
 // by their flags.
-func flagWords(err error) string { return (&session.Env{Option: flagName}).Words(err) }
+func flagWords(err error) string { return session.Words(err, flagName) }

@@ -7,17 +7,8 @@ package charts
 
 import (
 	"github.com/ledgerbench/ledgerbench/benchctl"
-	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/internal/chart"
 )
 
 // Draw draws what the commands chart.
-var Draw = &benchctl.Charts{Series: chart.WriteSeriesChart, Change: change}
-
-func change(path, title string, bars []compare.Bar) error {
-	cb := make([]chart.ChangeBar, len(bars))
-	for i, b := range bars {
-		cb[i] = chart.ChangeBar{Name: b.Name, Change: b.Change, Lo: b.Lo, Hi: b.Hi}
-	}
-	return chart.WriteChangeChart(path, title, cb)
-}
+var Draw = &benchctl.Charts{Series: chart.WriteSeriesChart, Change: chart.WriteChangeChart}

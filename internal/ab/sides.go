@@ -13,25 +13,18 @@ import (
 // OpenRepo is the repository of the source tree in dir ("" = the current
 // directory).
 func OpenRepo(dir string) (*revision.Repo, error) {
-	repo, err := revision.Open(srcDir(dir))
+	repo, err := revision.Open(session.SourceDir(dir))
 	if err != nil {
 		return nil, session.RevisionError(err)
 	}
 	return repo, nil
 }
 
-func srcDir(dir string) string {
-	if dir == "" {
-		return "."
-	}
-	return dir
-}
-
 // FindProgram locates the benchmark program to build per revision: the
 // main package program names (--cmd), else the one this binary was built
 // from.
 func FindProgram(dir string, repo *revision.Repo, program string) (*revision.Program, error) {
-	p, err := revision.FindProgram(srcDir(dir), repo.Root, program)
+	p, err := revision.FindProgram(session.SourceDir(dir), repo.Root, program)
 	switch {
 	case errors.Is(err, revision.ErrUnknownProgram):
 		return nil, session.Input("%w: name it with {Program} ./path/to/main", err)
@@ -90,7 +83,7 @@ func BuildPair(ctx context.Context, env *session.Env, ws *revision.Workspace, di
 	cases []engine.Case, o engine.Options, patterns []string) (*Sides, error) {
 	set := &Sides{Revs: revs[:]}
 	if len(patterns) > 0 {
-		tp, err := ws.BuildTestPair(ctx, srcDir(dir), revs, session.TestSpec(o), patterns)
+		tp, err := ws.BuildTestPair(ctx, session.SourceDir(dir), revs, session.TestSpec(o), patterns)
 		if err != nil {
 			return nil, session.RevisionError(err)
 		}

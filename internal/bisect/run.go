@@ -98,9 +98,6 @@ func Run(ctx context.Context, env *session.Env, o Options) (*Report, error) {
 	}
 	defer s.Release()
 	bs.s = s
-	if err := session.CheckDuet(bs.o); err != nil {
-		return nil, err
-	}
 	if bs.opts.Out, err = session.OutDir(o.Out, "bisect"); err != nil {
 		return nil, err
 	}

@@ -98,9 +98,6 @@ func Run(ctx context.Context, env *session.Env, o Options) (*Report, error) {
 		return nil, err
 	}
 	defer s.Release()
-	if err := session.CheckDuet(o.Engine); err != nil {
-		return nil, err
-	}
 	if o.Out, err = session.OutDir(o.Out, "calibration"); err != nil {
 		return nil, err
 	}

@@ -13,20 +13,16 @@ import (
 
 	"golang.org/x/perf/benchunit"
 
+	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
 
-// ChangeBar is one benchmark of a change chart, in percent.
-type ChangeBar struct {
-	Name string
-	// Change is the change of the medians; Lo and Hi the changes between
-	// the extreme runs of the two sides (fastest new against slowest old,
-	// and the reverse).
-	Change, Lo, Hi float64
-}
+// ChangeBar is one benchmark of a change chart, in percent: the row of
+// compare's Tables.ChangeBars.
+type ChangeBar = compare.Bar
 
 type whiskers []ChangeBar
 

@@ -37,8 +37,7 @@ func bisectDir(resultsDir, machine string, r history.Regression) string {
 func (n *night) bisectNew(ctx context.Context, s *session.Session, regs []history.Regression) []string {
 	start, env := time.Now(), *s.Env
 	env.Wrote = nil
-	quiet := *s
-	quiet.Env = &env
+	quiet := s.With(&env)
 	var prog *revision.Program
 	if len(n.o.Packages) == 0 {
 		var err error
@@ -70,7 +69,7 @@ func (n *night) bisectNew(ctx context.Context, s *session.Session, regs []histor
 			continue
 		}
 		env.Say("--bisect: %s, commits %s..%s → %s", what, revision.Short(r.Good), revision.Short(r.Bad), dir)
-		rep, err := bisect.Within(ctx, &quiet, n.repo, prog, bo)
+		rep, err := bisect.Within(ctx, quiet, n.repo, prog, bo)
 		if rep != nil && n.o.Report != nil {
 			n.o.Report(rep)
 		}

@@ -134,11 +134,7 @@ func (n *night) sides(ctx context.Context, s *session.Session, head, exe string)
 	switch {
 	case len(o.Packages) > 0 && o.Anchor == "none":
 		// The packages' benchmarks in the working tree, which is HEAD.
-		dir := o.Dir
-		if dir == "" {
-			dir = "."
-		}
-		tp, cleanup, err := session.PlanPackages(ctx, n.env, dir, n.eo, o.Packages)
+		tp, cleanup, err := session.PlanPackages(ctx, n.env, session.SourceDir(o.Dir), n.eo, o.Packages)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -1,11 +1,9 @@
 package session
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
 	"github.com/ledgerbench/ledgerbench/harness/report"
@@ -43,12 +41,19 @@ type Env struct {
 
 // Words is err's message, an InputError's options named by e.Option.
 func (e *Env) Words(err error) string {
-	msg := err.Error()
-	var ie InputError
-	if e.Option == nil || !errors.As(err, &ie) {
-		return msg
+	if e.Option == nil {
+		return err.Error()
 	}
-	return strings.Replace(msg, ie.Error(), ie.Render(e.Option), 1)
+	return Words(err, e.Option)
+}
+
+// SourceDir is the user's source tree dir, "" meaning the current
+// directory.
+func SourceDir(dir string) string {
+	if dir == "" {
+		return "."
+	}
+	return dir
 }
 
 // Say prints one line of the program's commentary to Stderr.

@@ -32,14 +32,6 @@ func (e FailedError) Error() string {
 
 func (e FailedError) Unwrap() error { return e.Err }
 
-// Failed is a FailedError worded as [Input] words bad input: options in
-// braces, for each caller to name its way.
-func Failed(format string, args ...any) error {
-	var ue UsageError
-	errors.As(Input(format, args...), &ue)
-	return FailedError{Err: ue.Err}
-}
-
 // ExitCode is 1.
 func (FailedError) ExitCode() int { return 1 }
 

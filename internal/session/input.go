@@ -1,6 +1,7 @@
 package session
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -18,13 +19,29 @@ type InputError struct {
 
 // Input is an InputError of format, its arguments formatted as
 // fmt.Sprintf does, and %w wrapping an error as fmt.Errorf does.
-func Input(format string, args ...any) error {
+func Input(format string, args ...any) error { return UsageError{inputError(format, args...)} }
+
+// Failed is a FailedError worded as [Input] words bad input: options in
+// braces, for each caller to name its way.
+func Failed(format string, args ...any) error { return FailedError{Err: inputError(format, args...)} }
+
+func inputError(format string, args ...any) InputError {
 	wrapped := fmt.Errorf(format, args...)
 	e := InputError{Text: wrapped.Error()}
 	if u, ok := wrapped.(interface{ Unwrap() error }); ok {
 		e.Err = u.Unwrap()
 	}
-	return UsageError{e}
+	return e
+}
+
+// Words is err's message, the options of its InputError named by name.
+func Words(err error, name func(option string) string) string {
+	msg := err.Error()
+	var ie InputError
+	if !errors.As(err, &ie) {
+		return msg
+	}
+	return strings.Replace(msg, ie.Error(), ie.Render(name), 1)
 }
 
 var optionRef = regexp.MustCompile(`\{([A-Z][A-Za-z]*)\}`)

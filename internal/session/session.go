@@ -40,7 +40,8 @@ type Session struct {
 }
 
 // Prepare checks the host (refusing one that is not pinned when Strict),
-// resolves CPUs into o, and takes the run lock. The caller calls Release.
+// resolves CPUs into o, takes the run lock, and refuses a duet (o.Duet)
+// the CPUs cannot hold. The caller calls Release.
 func Prepare(ctx context.Context, env *Env, ho HostOptions, o *engine.Options) (*Session, error) {
 	s := &Session{Env: env, opts: ho, host: env.LocalHost(), release: func() {}}
 	if ho.CPUs != "" {
@@ -61,7 +62,20 @@ func Prepare(ctx context.Context, env *Env, ho HostOptions, o *engine.Options) (
 		}
 		s.release = func() { _ = release() }
 	}
+	if err := checkDuet(*o); err != nil {
+		s.release()
+		return nil, err
+	}
 	return s, nil
+}
+
+// With is the session, run lock and host check included, in another
+// environment (one that tells no one what it wrote, say). Release the
+// original, not the copy.
+func (s *Session) With(env *Env) *Session {
+	c := *s
+	c.Env = env
+	return &c
 }
 
 // Release gives the run lock back.
@@ -146,9 +160,9 @@ func Lock(ctx context.Context, env *Env, path string, wait time.Duration) (func(
 	return release, nil
 }
 
-// CheckDuet refuses a duet where it cannot pair: a side needs a CPU of
-// its own. It is called once the session resolved the CPUs.
-func CheckDuet(o engine.Options) error {
+// checkDuet refuses a duet where it cannot pair: a side needs a CPU of
+// its own. It is called once the CPUs are resolved.
+func checkDuet(o engine.Options) error {
 	if !o.Duet {
 		return nil
 	}
