@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/internal/calibrate"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
-	"github.com/ledgerbench/ledgerbench/internal/measure"
 )
 
 // calFlags are the flags of calibrate beyond the run flags that are no
@@ -82,7 +82,7 @@ func (a *app) runCalibrate(cmd *cobra.Command, f *runFlags, cf *calFlags, co cal
 		co.Budget = f.budget
 	}
 	if cf.plant != "" {
-		if co.Plant, err = percentArg("--plant", cf.plant, 100*measure.MaxPlant, true); err != nil {
+		if co.Plant, err = percentArg("--plant", cf.plant, 100*harness.MaxPlant, true); err != nil {
 			return usageError(err)
 		}
 	}

@@ -15,7 +15,7 @@ func (a *app) compareCmd() *cobra.Command {
 	var format, names, chartPath string
 	c := &cobra.Command{
 		Use:   "compare [flags] FILE...",
-		Short: "Compare Go benchmark-format files: benchstat's statistics as text, CSV or a pull-request Markdown table",
+		Short: "Compare Go benchmark-format files: each row's verdict as a pull-request Markdown table or CSV, or benchstat's text",
 		Example: `  benchctl compare old/bench.txt new/bench.txt
   benchctl compare --col /impl --format md --names "Master,This change" results/runs/x/bench.txt
   benchctl compare --format md --min-change 2 base=a.txt head=b.txt`,
@@ -73,7 +73,7 @@ func (a *app) compareCmd() *cobra.Command {
 	fl.StringVar(&o.Table, "table", ".config", "split tables by this projection")
 	fl.StringVar(&o.Filter, "filter", "*", "benchproc filter of the results to compare")
 	fl.Float64Var(&o.Alpha, "alpha", compare.DefaultAlpha, "significance level: the verdicts' false-discovery rate across a unit's rows, and the level of benchstat's test in the text output")
-	fl.Float64Var(&o.Confidence, "confidence", 0.95, "confidence level of the summaries' intervals")
+	fl.Float64Var(&o.Confidence, "confidence", 0.95, "confidence level of the text format's (benchstat's) summary intervals")
 	fl.Float64Var(&o.MinChange, "min-change", compare.DefaultMinChange, "the margin of the verdicts, in percent: a smaller change is none, and an interval within ± it is \"same\"")
 	fl.StringVar(&o.Samples, "samples", compare.Forks, "unit of replication: fork (one sample per fork of a benchctl file, the median of its iterations) or iteration (one per result line, benchstat's numbers)")
 	fl.StringVar(&format, "format", "text", "text, csv or md")

@@ -281,7 +281,7 @@ func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f
 	if err != nil {
 		return err
 	}
-	m := &session.Measurement{Options: o, Cases: cases, Dir: a.dir, Out: session.ResultsDir(out),
+	m := &session.Recording{Options: o, Cases: cases, Dir: a.dir, Out: session.ResultsDir(out),
 		LogDir: filepath.Join(out, "logs"), ProfileDir: filepath.Join(out, "profiles")}
 	var launch engine.Launcher = engine.Program{}
 	var broken []string
@@ -300,7 +300,7 @@ func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f
 	a.say("host-pinned=%s: %s", s.Pinned(), s.Check.Note())
 	// The tables first: a disk too full for the files must not lose what
 	// was measured.
-	m.Before = func(r *session.Measured) error {
+	m.Before = func(r *session.Recorded) error {
 		run := r.Runs[0]
 		var table bytes.Buffer
 		if err := report.WriteTable(&table, run); err != nil {
@@ -317,7 +317,7 @@ func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f
 		}
 		return nil
 	}
-	r, err := s.Measure(cmd.Context(), m)
+	r, err := s.Record(cmd.Context(), m)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package measure
+package harness
 
 import (
 	"errors"
@@ -59,17 +59,17 @@ func (b *Benchmark) ID() string { return b.Family + "/" + b.Name }
 // of its results.
 func (b *Benchmark) Pkg() string { return b.pkg }
 
-// SetPkg records pkg as the import path of the package that declared b,
+// setPkg records pkg as the import path of the package that declared b,
 // unless one is recorded already: the registry calls it.
-func SetPkg(b *Benchmark, pkg string) {
+func setPkg(b *Benchmark, pkg string) {
 	if b.pkg == "" {
 		b.pkg = pkg
 	}
 }
 
-// Validate checks a declaration before it is registered: names,
+// validate checks a declaration before it is registered: names,
 // parameters and defaults.
-func Validate(b *Benchmark) error {
+func validate(b *Benchmark) error {
 	var errs []error
 	if !nameRE.MatchString(b.Name) {
 		errs = append(errs, fmt.Errorf("benchmark name %q is not an identifier", b.Name))

@@ -56,13 +56,21 @@
 // pkg key of the benchmark's results. Suites are free-form names; a suite
 // exists because a benchmark declares it, and every benchmark is in "all".
 //
-// # Where the types are defined
+// # The measuring core
 //
-// Benchmark, Param, Trial, Group, Worker, Op and Counter are defined in
-// the measuring core (internal/measure), which runs them, and named here
-// by aliases: they are the same types. `go doc` shows their methods under
-// the core's path, for example
-// `go doc github.com/ledgerbench/ledgerbench/internal/measure.Worker`.
+// The states an author's code receives are run by this package's own
+// core, which reads what a worker keeps inside the measured window
+// without a call through an interface. A runner (the engine of benchctl,
+// in a fork child or in process, and [RunB] under testing.B) expands a
+// benchmark's parameters ([Expand]), describes one trial with a [Plan]
+// and calls [Run]: it creates the states, runs Setup, the binds and every
+// hook in JMH's order, drives the workers through synchronized warmup and
+// measurement iterations and emits each iteration as a result.Iteration.
+// Run applies no defaults of its own: the Plan names the mode, the
+// iterations and the tolerance. A failure of the benchmark's own code is
+// a *[PhaseError] with its lifecycle phase and, for a panic, its stack;
+// the trial's teardowns run even when an iteration fails. Nothing here
+// parses flags, spawns processes or writes files.
 //
 // # Concurrency
 //
@@ -70,5 +78,8 @@
 // to one trial: Bind and hooks run on the runner's goroutine or the
 // worker's own; a worker's body, counters and Sink are used only by that
 // worker's goroutine. Shared state created in Setup or GroupSetup is the
-// benchmark's to synchronize.
+// benchmark's to synchronize. Run is called once per trial, from one
+// goroutine; inside the measured window the workers synchronize on
+// atomics only (no channel, mutex or WaitGroup), so the core allocates
+// nothing there.
 package harness

@@ -1,4 +1,4 @@
-package measure_test
+package harness_test
 
 import (
 	"errors"
@@ -6,14 +6,13 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/result"
-	"github.com/ledgerbench/ledgerbench/internal/measure"
 )
 
-func asPhase(err error, pe **measure.PhaseError) bool { return errors.As(err, pe) }
+func asPhase(err error, pe **harness.PhaseError) bool { return errors.As(err, pe) }
 
 // runPlan runs p's trial from r in this process, with the planner's
 // defaults for what p leaves unset.
-func runPlan(r *harness.Registry, p *measure.Plan, emit func(*result.Iteration) error) error {
+func runPlan(r *harness.Registry, p *harness.Plan, emit func(*result.Iteration) error) error {
 	b, ok := r.Lookup(p.Benchmark)
 	if !ok {
 		return fmt.Errorf("no benchmark %q", p.Benchmark)
@@ -27,6 +26,6 @@ func runPlan(r *harness.Registry, p *measure.Plan, emit func(*result.Iteration) 
 	if p.ProbeTolerance == 0 {
 		p.ProbeTolerance = 0.05
 	}
-	_, err := measure.Run(b, p, emit)
+	_, err := harness.Run(b, p, emit)
 	return err
 }

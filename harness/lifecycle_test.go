@@ -1,4 +1,4 @@
-package measure_test
+package harness_test
 
 import (
 	"fmt"
@@ -10,7 +10,6 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/result"
-	"github.com/ledgerbench/ledgerbench/internal/measure"
 )
 
 // counts records how often each lifecycle function ran.
@@ -91,7 +90,7 @@ func lifecycleBench(c *counts, invocation bool) *harness.Benchmark {
 	}
 }
 
-func run(t *testing.T, b *harness.Benchmark, p *measure.Plan) []*result.Iteration {
+func run(t *testing.T, b *harness.Benchmark, p *harness.Plan) []*result.Iteration {
 	t.Helper()
 	r := &harness.Registry{}
 	r.Register(b)
@@ -122,7 +121,7 @@ func TestLifecycleCounts(t *testing.T) {
 			var c counts
 			warmSpec := tc.spec
 			warmSpec.Count = warm
-			its := run(t, lifecycleBench(&c, tc.invocation), &measure.Plan{
+			its := run(t, lifecycleBench(&c, tc.invocation), &harness.Plan{
 				Benchmark: "test/Lifecycle", Mode: harness.AverageTime, Threads: groups * size,
 				Warmup: warmSpec, Measure: tc.spec, Seed: 1,
 			})
@@ -190,7 +189,7 @@ func TestOpsPerInvocationAndCounters(t *testing.T) {
 			return nil
 		},
 	}
-	its := run(t, b, &measure.Plan{Benchmark: "test/Opi", Measure: result.IterSpec{Count: 2, Ops: 100}, Seed: 1})
+	its := run(t, b, &harness.Plan{Benchmark: "test/Opi", Measure: result.IterSpec{Count: 2, Ops: 100}, Seed: 1})
 	for _, it := range its {
 		if it.Total.Ops != 400 || it.Executed != 400 {
 			t.Errorf("ops %d executed %d, want 400 each (100 invocations × 4)", it.Total.Ops, it.Executed)
@@ -228,8 +227,8 @@ func TestTeardownRunsAfterFailure(t *testing.T) {
 	r := &harness.Registry{}
 	r.Register(b)
 	got := 0
-	err := runPlan(r, &measure.Plan{Benchmark: "test/FailIter", Measure: result.IterSpec{Count: 3, Ops: 10}}, func(*result.Iteration) error { got++; return nil })
-	var pe *measure.PhaseError
+	err := runPlan(r, &harness.Plan{Benchmark: "test/FailIter", Measure: result.IterSpec{Count: 3, Ops: 10}}, func(*result.Iteration) error { got++; return nil })
+	var pe *harness.PhaseError
 	if !asPhase(err, &pe) || pe.Phase != "iteration setup" {
 		t.Fatalf("err = %v, want an iteration setup PhaseError", err)
 	}
@@ -259,7 +258,7 @@ func TestNonFiniteMetricIsNamed(t *testing.T) {
 		r := &harness.Registry{}
 		r.Register(&harness.Benchmark{Family: "test", Name: "NaN" + name, Setup: setup})
 		emitted := 0
-		err := runPlan(r, &measure.Plan{Benchmark: "test/NaN" + name, Measure: result.IterSpec{Count: 1, Ops: 10}},
+		err := runPlan(r, &harness.Plan{Benchmark: "test/NaN" + name, Measure: result.IterSpec{Count: 1, Ops: 10}},
 			func(*result.Iteration) error { emitted++; return nil })
 		unit := map[string]string{"counter": `"ratio/op" is NaN`, "trial": `"B/entry" is +Inf`}[name]
 		if err == nil || !strings.Contains(err.Error(), unit) || emitted != 0 {

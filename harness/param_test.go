@@ -1,4 +1,4 @@
-package measure_test
+package harness_test
 
 import (
 	"slices"
@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/harness"
-	"github.com/ledgerbench/ledgerbench/internal/measure"
 )
 
 func paramBench() *harness.Benchmark {
@@ -22,7 +21,7 @@ func paramBench() *harness.Benchmark {
 
 func TestExpandCartesianProduct(t *testing.T) {
 	b := paramBench()
-	points, err := measure.Expand(b, nil)
+	points, err := harness.Expand(b, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +44,7 @@ func TestExpandCartesianProduct(t *testing.T) {
 // and each value is checked against the parameter's kind and set.
 func TestExpandChecksEveryValue(t *testing.T) {
 	b := paramBench()
-	points, err := measure.Expand(b, map[string][]string{"cachedEntries": {"10", "20"}, "impl": {"paged"}})
+	points, err := harness.Expand(b, map[string][]string{"cachedEntries": {"10", "20"}, "impl": {"paged"}})
 	if err != nil || len(points) != 2 || points[1].Suffix() != "/impl=paged/cachedEntries=20" {
 		t.Fatalf("overridden: %v %v", points, err)
 	}
@@ -57,7 +56,7 @@ func TestExpandChecksEveryValue(t *testing.T) {
 		{map[string][]string{"impl": {"btree"}}, `parameter impl: unknown value "btree" (valid: skiplist, paged)`},
 		{map[string][]string{"impl": {}}, `BenchmarkParams: parameter impl has no values`},
 	} {
-		if _, err := measure.Expand(b, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := harness.Expand(b, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: err = %v, want %q", tc.o, err, tc.want)
 		}
 	}

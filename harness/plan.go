@@ -1,8 +1,7 @@
-package measure
+package harness
 
 import (
 	"github.com/ledgerbench/ledgerbench/harness/result"
-	"github.com/ledgerbench/ledgerbench/internal/profile"
 )
 
 // Plan is what one fork runs: one case of one benchmark, in one mode,
@@ -25,10 +24,11 @@ type Plan struct {
 	// ProbeTolerance is the relative change of the frequency probe above
 	// which an iteration is flagged.
 	ProbeTolerance float64 `json:"probeTolerance,omitempty"`
-	// Profile, when set, is the in-process profiler of a profiling fork:
-	// it covers the measurement iterations and is written to ProfilePath.
-	Profile     profile.Kind `json:"profile,omitempty"`
-	ProfilePath string       `json:"profilePath,omitempty"`
+	// Profile, when set, names the in-process profiler of a profiling
+	// fork (cpu, offcpu, block, mutex, allocs): it covers the measurement
+	// iterations and is written to ProfilePath.
+	Profile     string `json:"profile,omitempty"`
+	ProfilePath string `json:"profilePath,omitempty"`
 	// Lockstep asks the fork to keep a Schedule that Await returns: the
 	// fork of a duet. Await, set by the child, tells the parent the trial
 	// is set up and waits for the schedule; Run calls it once, after

@@ -7,8 +7,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-
-	"github.com/ledgerbench/ledgerbench/internal/measure"
 )
 
 // Registry holds benchmark declarations. It is safe for concurrent use;
@@ -31,7 +29,7 @@ func Register(b *Benchmark) { Default.register(b, callerPkg()) }
 func (r *Registry) Register(b *Benchmark) { r.register(b, callerPkg()) }
 
 func (r *Registry) register(b *Benchmark, pkg string) {
-	if err := measure.Validate(b); err != nil {
+	if err := validate(b); err != nil {
 		panic("harness: invalid benchmark: " + err.Error())
 	}
 	r.mu.Lock()
@@ -47,7 +45,7 @@ func (r *Registry) register(b *Benchmark, pkg string) {
 			panic("harness: benchmark name " + b.Name + " is used by two families: " + o.Family + " and " + b.Family)
 		}
 	}
-	measure.SetPkg(b, pkg)
+	setPkg(b, pkg)
 	r.byID[b.ID()] = b
 	r.benches = append(r.benches, b)
 }

@@ -1,4 +1,4 @@
-package measure_test
+package harness_test
 
 import (
 	"sync/atomic"
@@ -7,7 +7,6 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/result"
-	"github.com/ledgerbench/ledgerbench/internal/measure"
 )
 
 // TestSynchronizedIterations checks JMH's synchronized iterations on an
@@ -77,7 +76,7 @@ func testSynchronizedIterations(t *testing.T, mode harness.Mode) {
 		},
 	}
 	const iters = 3
-	its := run(t, b, &measure.Plan{Benchmark: "test/Sync", Mode: mode, Measure: result.IterSpec{Count: iters, Time: 30 * time.Millisecond}, Seed: 1})
+	its := run(t, b, &harness.Plan{Benchmark: "test/Sync", Mode: mode, Measure: result.IterSpec{Count: iters, Time: 30 * time.Millisecond}, Seed: 1})
 	if n := early.Load(); n != 0 {
 		t.Errorf("%d measured ops ran before every worker had started", n)
 	}

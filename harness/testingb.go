@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/harness/result"
-	"github.com/ledgerbench/ledgerbench/internal/measure"
 )
 
 // ParamsEnv is the environment variable that overrides parameter values
@@ -56,7 +55,7 @@ func RunB(b *testing.B, bench *Benchmark) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	points, err := measure.Expand(bench, o)
+	points, err := Expand(bench, o)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -117,7 +116,7 @@ func testOverrides(bench *Benchmark) (map[string][]string, error) {
 }
 
 func runB(b *testing.B, bench *Benchmark, pt result.Params) {
-	p := &measure.Plan{
+	p := &Plan{
 		Benchmark:      bench.ID(),
 		Params:         pt,
 		Mode:           AverageTime,
@@ -129,7 +128,7 @@ func runB(b *testing.B, bench *Benchmark, pt result.Params) {
 		p.Instances = runtime.GOMAXPROCS(0)
 	}
 	var last *result.Iteration
-	sink, err := measure.Run(bench, p, func(it *result.Iteration) error {
+	sink, err := Run(bench, p, func(it *result.Iteration) error {
 		last = it
 		return nil
 	})

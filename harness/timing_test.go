@@ -1,4 +1,4 @@
-package measure_test
+package harness_test
 
 import (
 	"strings"
@@ -7,7 +7,6 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/result"
-	"github.com/ledgerbench/ledgerbench/internal/measure"
 )
 
 // pure is a pure function: without the sink the compiler could delete its
@@ -26,7 +25,7 @@ func nsPerOp(t *testing.T, body func(w *harness.Worker) func()) float64 {
 		tr.Run(func(w *harness.Worker) (func(), error) { return body(w), nil })
 		return nil
 	}}
-	its := run(t, b, &measure.Plan{Benchmark: "test/Ns", Measure: result.IterSpec{Count: 3, Ops: 200_000}, Seed: 1})
+	its := run(t, b, &harness.Plan{Benchmark: "test/Ns", Measure: result.IterSpec{Count: 3, Ops: 200_000}, Seed: 1})
 	best := its[0].Total.NsPerOp
 	for _, it := range its {
 		best = min(best, it.Total.NsPerOp)
@@ -64,7 +63,7 @@ func TestAllocationsExact(t *testing.T) {
 			})
 			return nil
 		}}
-		for _, it := range run(t, b, &measure.Plan{Benchmark: "test/Alloc", Measure: spec, Seed: 1}) {
+		for _, it := range run(t, b, &harness.Plan{Benchmark: "test/Alloc", Measure: spec, Seed: 1}) {
 			if spec.Ops > 0 {
 				// The op's allocations are counted exactly; the Go runtime's
 				// own background work (GC workers, timer heaps) may add a
@@ -100,7 +99,7 @@ func TestSampleTimePercentiles(t *testing.T) {
 		})
 		return nil
 	}}
-	its := run(t, b, &measure.Plan{Benchmark: "test/Sample", Mode: harness.SampleTime, Measure: result.IterSpec{Count: 1, Ops: 5000}, Seed: 1})
+	its := run(t, b, &harness.Plan{Benchmark: "test/Sample", Mode: harness.SampleTime, Measure: result.IterSpec{Count: 1, Ops: 5000}, Seed: 1})
 	it := its[0]
 	if it.TimerNs <= 0 {
 		t.Errorf("timer cost %v: not measured", it.TimerNs)
@@ -124,7 +123,7 @@ func TestSingleShotRunsOneInvocation(t *testing.T) {
 		tr.Run(func(w *harness.Worker) (func(), error) { return func() { calls++ }, nil })
 		return nil
 	}}
-	its := run(t, b, &measure.Plan{Benchmark: "test/SS", Mode: harness.SingleShot, Measure: result.IterSpec{Count: 4, Time: time.Second}, Seed: 1})
+	its := run(t, b, &harness.Plan{Benchmark: "test/SS", Mode: harness.SingleShot, Measure: result.IterSpec{Count: 4, Time: time.Second}, Seed: 1})
 	if calls != 4 || len(its) != 4 || its[0].Total.Ops != 1 || its[0].Total.NsPerOp <= 0 {
 		t.Errorf("single shot: %d calls over %d iterations, %d ops per iteration (%v ns); want 4, 4, 1 and a time", calls, len(its), its[0].Total.Ops, its[0].Total.NsPerOp)
 	}
@@ -142,7 +141,7 @@ func TestPlantedSlowdownIsMeasured(t *testing.T) {
 	}}
 	for _, spec := range []result.IterSpec{{Count: 2, Ops: 10}, {Count: 2, Time: 20 * time.Millisecond}} {
 		for _, plant := range []float64{0, 1} {
-			its := run(t, b, &measure.Plan{Benchmark: "test/Sleep", Measure: spec, Seed: 1, Plant: plant})
+			its := run(t, b, &harness.Plan{Benchmark: "test/Sleep", Measure: spec, Seed: 1, Plant: plant})
 			for _, it := range its {
 				ms := it.Total.NsPerOp / 1e6
 				t.Logf("%v plant %g: %.3f ms/op", spec, plant, ms)
@@ -157,7 +156,7 @@ func TestPlantedSlowdownIsMeasured(t *testing.T) {
 	}
 	r := &harness.Registry{}
 	r.Register(b)
-	err := runPlan(r, &measure.Plan{Benchmark: "test/Sleep", Measure: result.IterSpec{Count: 1, Ops: 1}, Plant: 1.5}, func(*result.Iteration) error { return nil })
+	err := runPlan(r, &harness.Plan{Benchmark: "test/Sleep", Measure: result.IterSpec{Count: 1, Ops: 1}, Plant: 1.5}, func(*result.Iteration) error { return nil })
 	if err == nil || !strings.Contains(err.Error(), "planted slowdown 1.5") {
 		t.Errorf("a plant of +150 %%: %v, want it refused", err)
 	}

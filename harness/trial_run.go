@@ -1,4 +1,4 @@
-package measure
+package harness
 
 import (
 	"errors"
@@ -63,17 +63,11 @@ type trialRun struct {
 // the results the ops consumed are observably used. The trial's
 // teardowns run even when an iteration fails.
 func Run(b *Benchmark, p *Plan, emit func(*result.Iteration) error) (sink uint64, err error) {
-	if p.Mode == "" {
-		return 0, fmt.Errorf("%s: the plan has no mode", b.ID())
-	}
-	if !(p.Plant >= 0 && p.Plant <= MaxPlant) {
-		return 0, fmt.Errorf("%s: planted slowdown %g: want 0 to %g", b.ID(), p.Plant, MaxPlant)
+	if err := checkPlan(b, p); err != nil {
+		return 0, err
 	}
 	if p.Profile != "" {
-		if !p.Profile.InProcess() || p.ProfilePath == "" {
-			return 0, fmt.Errorf("profile %q: not an in-process profiler, or no path", p.Profile)
-		}
-		profile.Prepare(p.Profile)
+		profile.Prepare(profile.Kind(p.Profile))
 	}
 	tr := &trialRun{plan: p, t: &Trial{bench: b, params: p.Params, seed: p.Seed}, host: hostcheck.Local("", nil)}
 	if tr.perf, err = profile.OpenPerfControl(); err != nil {
@@ -96,9 +90,6 @@ func Run(b *Benchmark, p *Plan, emit func(*result.Iteration) error) (sink uint64
 	}
 	var sched *Schedule
 	if p.Lockstep {
-		if p.Await == nil {
-			return 0, fmt.Errorf("%s: the plan asks for lockstep and nothing waits for the schedule", b.ID())
-		}
 		s, err := p.Await()
 		if err != nil {
 			return 0, err
@@ -106,44 +97,64 @@ func Run(b *Benchmark, p *Plan, emit func(*result.Iteration) error) (sink uint64
 		sched = &s
 	}
 	j := 0 // iterations so far, warmups included
-	for _, phase := range []struct {
-		spec result.IterSpec
-		warm bool
-	}{{p.Warmup, true}, {p.Measure, false}} {
-		var session *profile.Session
-		if p.Profile != "" && !phase.warm {
-			if session, err = profile.Start(p.Profile); err != nil {
-				return 0, err
-			}
-		}
-		for i := 0; i < phase.spec.Count; i++ {
-			var at time.Time
-			if sched != nil {
-				at = sched.At(p, j)
-			}
-			j++
-			it, err := tr.iteration(phase.spec, at)
-			if err == nil && !at.IsZero() {
-				it.ScheduledUnixNano = at.UnixNano()
-			}
-			if err != nil {
-				if session != nil {
-					_ = session.Stop(p.ProfilePath)
-				}
-				return 0, err
-			}
-			it.Fork, it.Index, it.Warmup = p.Fork, i, phase.warm
-			if err := emit(it); err != nil {
-				return 0, err
-			}
-		}
-		if session != nil {
-			if err := session.Stop(p.ProfilePath); err != nil {
-				return 0, err
-			}
+	if err := tr.phase(p.Warmup, true, sched, &j, emit); err != nil {
+		return 0, err
+	}
+	return 0, tr.phase(p.Measure, false, sched, &j, emit)
+}
+
+// checkPlan refuses a plan Run cannot follow.
+func checkPlan(b *Benchmark, p *Plan) error {
+	switch {
+	case p.Mode == "":
+		return fmt.Errorf("%s: the plan has no mode", b.ID())
+	case !(p.Plant >= 0 && p.Plant <= MaxPlant):
+		return fmt.Errorf("%s: planted slowdown %g: want 0 to %g", b.ID(), p.Plant, MaxPlant)
+	case p.Profile != "" && (!profile.Kind(p.Profile).InProcess() || p.ProfilePath == ""):
+		return fmt.Errorf("profile %q: not an in-process profiler, or no path", p.Profile)
+	case p.Lockstep && p.Await == nil:
+		return fmt.Errorf("%s: the plan asks for lockstep and nothing waits for the schedule", b.ID())
+	}
+	return nil
+}
+
+// phase runs the iterations of spec (the warmup's when warm) and emits
+// each; j counts the trial's iterations so far, which sched times. The
+// plan's in-process profile covers the measurement phase.
+func (tr *trialRun) phase(spec result.IterSpec, warm bool, sched *Schedule, j *int, emit func(*result.Iteration) error) error {
+	p := tr.plan
+	var session *profile.Session
+	if p.Profile != "" && !warm {
+		var err error
+		if session, err = profile.Start(profile.Kind(p.Profile)); err != nil {
+			return err
 		}
 	}
-	return 0, nil
+	for i := 0; i < spec.Count; i++ {
+		var at time.Time
+		if sched != nil {
+			at = sched.At(p, *j)
+		}
+		*j++
+		it, err := tr.iteration(spec, at)
+		if err != nil {
+			if session != nil {
+				_ = session.Stop(p.ProfilePath)
+			}
+			return err
+		}
+		if !at.IsZero() {
+			it.ScheduledUnixNano = at.UnixNano()
+		}
+		it.Fork, it.Index, it.Warmup = p.Fork, i, warm
+		if err := emit(it); err != nil {
+			return err
+		}
+	}
+	if session != nil {
+		return session.Stop(p.ProfilePath)
+	}
+	return nil
 }
 
 // bind creates the group instances and the workers.
@@ -199,7 +210,7 @@ func (tr *trialRun) bind(b *Benchmark) error {
 		}
 	}
 	for _, w := range tr.workers {
-		w.label = p.Profile == profile.CPU
+		w.label = profile.Kind(p.Profile) == profile.CPU
 		w.plant = p.Plant
 		w.sharp = t.hasInvocation() || w.group.hasInvocation() || w.hasInvocation()
 		if p.Mode == result.SampleTime {
@@ -230,24 +241,7 @@ func (tr *trialRun) teardown() error {
 // at (when not zero), the frequency probe and memory statistics around
 // the workers' run, then the iteration teardowns.
 func (tr *trialRun) iteration(spec result.IterSpec, at time.Time) (*result.Iteration, error) {
-	t := tr.t
-	err := safely("iteration setup", func() error {
-		if err := runAll(t.iterSetup, false); err != nil {
-			return err
-		}
-		for _, g := range tr.groups {
-			if err := runAll(g.iterSetup, false); err != nil {
-				return err
-			}
-		}
-		for _, w := range tr.workers {
-			if err := runAll(w.iterSetup, false); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
+	if err := tr.setupIteration(); err != nil {
 		return nil, err
 	}
 	host := tr.host.TakeSample()
@@ -264,18 +258,7 @@ func (tr *trialRun) iteration(spec result.IterSpec, at time.Time) (*result.Itera
 	wall := time.Since(start)
 	runtime.ReadMemStats(&m1)
 	probeAfter := hostcheck.Probe()
-	tdErr := safely("iteration teardown", func() error {
-		var errs []error
-		for i := len(tr.workers) - 1; i >= 0; i-- {
-			errs = append(errs, runAll(tr.workers[i].iterTeardown, true))
-		}
-		for i := len(tr.groups) - 1; i >= 0; i-- {
-			errs = append(errs, runAll(tr.groups[i].iterTeardown, true))
-		}
-		errs = append(errs, runAll(t.iterTeardown, true))
-		return errors.Join(errs...)
-	})
-	if err := errors.Join(runErr, tdErr); err != nil {
+	if err := errors.Join(runErr, tr.teardownIteration()); err != nil {
 		return nil, err
 	}
 	it := &result.Iteration{
@@ -292,6 +275,54 @@ func (tr *trialRun) iteration(spec result.IterSpec, at time.Time) (*result.Itera
 	it.Flagged = it.Drift() > tr.plan.ProbeTolerance
 	after := tr.host.TakeSample()
 	it.TempC, it.StealPct = after.TempC, hostcheck.StealPct(host, after)
+	tr.totals(it, results)
+	if err := finiteMetrics(it); err != nil {
+		return nil, &PhaseError{Phase: "iteration", Err: err}
+	}
+	return it, nil
+}
+
+// setupIteration runs the iteration setups of every state: the trial's,
+// then each group's, then each worker's.
+func (tr *trialRun) setupIteration() error {
+	return safely("iteration setup", func() error {
+		if err := runAll(tr.t.iterSetup, false); err != nil {
+			return err
+		}
+		for _, g := range tr.groups {
+			if err := runAll(g.iterSetup, false); err != nil {
+				return err
+			}
+		}
+		for _, w := range tr.workers {
+			if err := runAll(w.iterSetup, false); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// teardownIteration runs the iteration teardowns in the reverse order:
+// every one runs, and their errors are joined.
+func (tr *trialRun) teardownIteration() error {
+	return safely("iteration teardown", func() error {
+		var errs []error
+		for i := len(tr.workers) - 1; i >= 0; i-- {
+			errs = append(errs, runAll(tr.workers[i].iterTeardown, true))
+		}
+		for i := len(tr.groups) - 1; i >= 0; i-- {
+			errs = append(errs, runAll(tr.groups[i].iterTeardown, true))
+		}
+		errs = append(errs, runAll(tr.t.iterTeardown, true))
+		return errors.Join(errs...)
+	})
+}
+
+// totals fills in it the ops executed, the workers' aggregate with the
+// trial's custom metrics, and, for a group benchmark, each op's.
+func (tr *trialRun) totals(it *result.Iteration, results []workerResult) {
+	t := tr.t
 	all := make([]int, len(tr.workers))
 	for i := range all {
 		all[i] = i
@@ -315,10 +346,6 @@ func (tr *trialRun) iteration(spec result.IterSpec, at time.Time) (*result.Itera
 			it.Ops = append(it.Ops, aggregate(op.Name, tr.workers, results, idx))
 		}
 	}
-	if err := finiteMetrics(it); err != nil {
-		return nil, &PhaseError{Phase: "iteration", Err: err}
-	}
-	return it, nil
 }
 
 // finiteMetrics refuses an iteration whose custom metric is NaN or

@@ -19,8 +19,8 @@ import (
 	"slices"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
+	"github.com/ledgerbench/ledgerbench/harness/verdict"
 	"github.com/ledgerbench/ledgerbench/internal/calibrate"
-	"github.com/ledgerbench/ledgerbench/internal/verdict"
 )
 
 // tally is one row's verdicts over the files.

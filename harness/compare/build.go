@@ -9,13 +9,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/aclements/go-moremath/stats"
 	"golang.org/x/perf/benchfmt"
-	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchproc"
 	"golang.org/x/perf/benchunit"
 
 	"github.com/ledgerbench/ledgerbench/harness/result"
-	"github.com/ledgerbench/ledgerbench/internal/verdict"
+	"github.com/ledgerbench/ledgerbench/harness/verdict"
 )
 
 // OneTable, as Options.Table, makes one table per unit whatever the files'
@@ -28,7 +28,10 @@ type Options struct {
 	Table, Row, Col string  // projections (default .config, .fullname, .file)
 	Filter          string  // benchproc filter (default "*")
 	Alpha           float64 // significance level (default DefaultAlpha)
-	Confidence      float64 // of the summaries' intervals (default 0.95)
+	// Confidence is the level of the intervals around each cell's center
+	// in benchstat's output (Text); the verdicts' intervals are at 1−Alpha.
+	// Default 0.95.
+	Confidence float64
 	// MinChange is the smallest relative change, in percent, reported as
 	// a change in Markdown; smaller significant changes print "~".
 	MinChange float64
@@ -80,16 +83,17 @@ func (o *Options) defaults() {
 	}
 }
 
-// Cell is one row × column of one table: its sample and summary.
+// Cell is one row × column of one table: its samples and their center.
 type Cell struct {
 	// Values are the samples: one per fork (its iterations' median) when
 	// Forks > 0, in the order of Keys, else one per result line in file
-	// order. Sample holds a sorted copy; Values are never sorted.
-	Values  []float64
-	Sample  *benchmath.Sample
-	Summary benchmath.Summary
-	Min     float64 // of Raw
-	Max     float64
+	// order. They are never sorted: pairs are matched by Keys.
+	Values []float64
+	// Center is the median of Values: the cell's value in the tables,
+	// the geomean and the change charts.
+	Center float64
+	Min    float64 // of Raw
+	Max    float64
 	// Raw are the result lines' values, in file order; Forks is the
 	// number of forks they came from (0: no fork marker, or Iterations).
 	Raw   []float64
@@ -106,13 +110,18 @@ type Cell struct {
 
 // Table is one unit of one configuration.
 type Table struct {
-	Config     string
-	Unit       string
-	Assumption benchmath.Assumption
+	Config string
+	Unit   string
+	// Exact is set by a `Unit … assume=exact` line (a count such as
+	// callgrind's instructions/op): its cells are compared as they are,
+	// without an interval.
+	Exact bool
 	// HigherIsBetter is set by a `Unit … better=higher` line (ops/s).
 	HigherIsBetter bool
 	Rows, Cols     []benchproc.Key
 	Cells          map[[2]benchproc.Key]*Cell
+
+	benchstat benchstatOptions // what Text's statistics assume of the unit
 
 	decisions      map[[2]benchproc.Key]*Decision
 	corroborations map[[2]benchproc.Key]*Corroboration
@@ -390,11 +399,9 @@ func (c *collector) table(tk benchproc.Key) (*Table, *tableData) {
 }
 
 // summarize sorts the tables, their rows and columns (the baseline column
-// first), and summarizes every cell: by fork or by iteration, with the
-// unit's assumption, warning of cells whose values spread too far.
+// first), and summarizes every cell, by fork or by iteration, warning of
+// cells whose forks spread far more than their iterations.
 func (c *collector) summarize(meta benchfmt.UnitMetadataMap) {
-	thr := benchmath.DefaultThresholds
-	thr.CompareAlpha = c.o.Alpha
 	benchproc.SortKeys(c.order)
 	spread := map[string]float64{} // row and unit → the largest ratio of its cells
 	var spreadOrder []string
@@ -405,22 +412,22 @@ func (c *collector) summarize(meta benchfmt.UnitMetadataMap) {
 		if i := slices.IndexFunc(t.Cols, func(k benchproc.Key) bool { return k.StringValues() == c.o.Baseline }); c.o.Baseline != "" && i > 0 {
 			t.Cols = append(append([]benchproc.Key{t.Cols[i]}, t.Cols[:i]...), t.Cols[i+1:]...)
 		}
-		t.Assumption = meta.GetAssumption(t.Unit)
+		if m := meta.Get(t.Unit, "assume"); m != nil && m.Value == "exact" {
+			t.Exact = true
+		}
+		t.benchstat = benchstatOptions{meta: meta, alpha: c.o.Alpha, confidence: c.o.Confidence}
 		if m := meta.Get(t.Unit, "better"); m != nil && m.Value == "higher" {
 			t.HigherIsBetter = true
 		}
 		d := c.tables[t]
 		for key, raw := range d.values {
-			cell := c.cell(t, raw, d.forks[key], &thr)
+			cell := c.cell(raw, d.forks[key])
 			if ratio := cell.SpreadRatio(); ratio > SpreadRatio {
 				k := key[0].StringValues() + " " + t.Unit
 				if _, seen := spread[k]; !seen {
 					spreadOrder = append(spreadOrder, k)
 				}
 				spread[k] = math.Max(spread[k], ratio)
-			}
-			for _, w := range cell.Summary.Warnings {
-				c.warn(fmt.Sprintf("%s %s: %v", key[0].StringValues(), t.Unit, w))
 			}
 			t.Cells[key] = cell
 		}
@@ -430,15 +437,13 @@ func (c *collector) summarize(meta benchfmt.UnitMetadataMap) {
 }
 
 // cell summarizes one cell's raw values (by fork when the options say so).
-func (c *collector) cell(t *Table, raw []float64, forks []int, thr *benchmath.Thresholds) *Cell {
+func (c *collector) cell(raw []float64, forks []int) *Cell {
 	cell := &Cell{Raw: raw, Values: raw, Min: math.Inf(1), Max: math.Inf(-1), Between: math.NaN(), Within: math.NaN()}
 	if c.o.Samples == Forks {
 		cell.byFork(forks)
 	}
-	// NewSample sorts the slice it is given: it gets a copy, so that
-	// Values stay in the order of Keys, by which pairs are matched.
-	cell.Sample = benchmath.NewSample(slices.Clone(cell.Values), thr)
-	cell.Summary = t.Assumption.Summary(cell.Sample, c.o.Confidence)
+	// Sorted as a copy: Values stay in the order of Keys.
+	cell.Center = stats.Sample{Xs: cell.Values}.Copy().Sort().Quantile(0.5)
 	for _, v := range raw {
 		cell.Min, cell.Max = math.Min(cell.Min, v), math.Max(cell.Max, v)
 	}
@@ -465,52 +470,15 @@ func spreadWarnings(rows []string, spread map[string]float64) []string {
 	return []string{fmt.Sprintf("in %d rows the forks' means spread more than %d× what their iterations explain (up to %.1f×, %s): %s", len(rows), SpreadRatio, spread[worst], worst, why)}
 }
 
-// Comparison is a column compared with the baseline column in one row.
-type Comparison struct {
-	benchmath.Comparison
-	Ratio float64 // center / baseline center
-}
-
-// Compare compares cell c with the baseline cell b.
-func (t *Table) Compare(b, c *Cell) Comparison {
-	cmp := t.Assumption.Compare(b.Sample, c.Sample)
-	r := 1.0
-	if b.Summary.Center != c.Summary.Center {
-		r = c.Summary.Center / b.Summary.Center
-	}
-	return Comparison{Comparison: cmp, Ratio: r}
-}
-
-// Significant reports whether cmp shows a change at α that is at least
-// minChange percent.
-func (cmp Comparison) Significant(alpha, minChange float64) bool {
-	return cmp.P < alpha && math.Abs(cmp.Ratio-1)*100 >= minChange
-}
-
 // scaler returns the common scale of a row's centers.
 func (t *Table) scaler(row benchproc.Key) benchunit.Scaler {
 	var cs []float64
 	for _, col := range t.Cols {
 		if c := t.Cells[[2]benchproc.Key{row, col}]; c != nil {
-			cs = append(cs, c.Summary.Center)
+			cs = append(cs, c.Center)
 		}
 	}
 	return benchunit.CommonScale(cs, benchunit.ClassOf(t.Unit))
-}
-
-// geomean of positive values; NaN if any is not positive.
-func geomean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return math.NaN()
-	}
-	s := 0.0
-	for _, x := range xs {
-		if x <= 0 {
-			return math.NaN()
-		}
-		s += math.Log(x)
-	}
-	return math.Exp(s / float64(len(xs)))
 }
 
 // configText is a table key's configuration as "key: value" lines, the
@@ -574,12 +542,12 @@ func (ts *Tables) ChangeBars(col int) (unit string, bars []Bar) {
 		}
 		for _, row := range t.Rows {
 			b, c := t.Cells[[2]benchproc.Key{row, t.Cols[0]}], t.Cells[[2]benchproc.Key{row, t.Cols[col]}]
-			if b == nil || c == nil || b.Summary.Center == 0 || b.Min <= 0 {
+			if b == nil || c == nil || b.Center == 0 || b.Min <= 0 {
 				continue
 			}
 			bars = append(bars, Bar{
 				Name:   row.StringValues(),
-				Change: 100 * (c.Summary.Center/b.Summary.Center - 1),
+				Change: 100 * (c.Center/b.Center - 1),
 				Lo:     100 * (c.Min/b.Max - 1),
 				Hi:     100 * (c.Max/b.Min - 1),
 			})

@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/perf/benchproc"
 
-	"github.com/ledgerbench/ledgerbench/internal/verdict"
+	"github.com/ledgerbench/ledgerbench/harness/verdict"
 )
 
 // Corroboration says whether what a time or throughput row's change is

@@ -5,10 +5,9 @@ import (
 	"math"
 	"slices"
 
-	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchproc"
 
-	"github.com/ledgerbench/ledgerbench/internal/verdict"
+	"github.com/ledgerbench/ledgerbench/harness/verdict"
 )
 
 // Power is the power at which a comparison's smallest detectable change
@@ -81,7 +80,7 @@ func (ts *Tables) change(b, c *Cell) (verdict.Change, error) {
 // such as callgrind's instructions/op): the change is what it is, with
 // no interval around it.
 func exactChange(b, c *Cell) (verdict.Change, error) {
-	x, y := b.Summary.Center, c.Summary.Center
+	x, y := b.Center, c.Center
 	if !(x > 0 && y > 0) {
 		if x == y {
 			return verdict.Change{N: 1, Ratio: 1, Lo: 1, Hi: 1, P: 1}, nil
@@ -144,7 +143,7 @@ func (ts *Tables) decide() {
 					continue
 				}
 				d := &Decision{}
-				if t.Assumption == benchmath.AssumeExact {
+				if t.Exact {
 					d.Change, d.Err = exactChange(base, c)
 				} else {
 					d.Change, d.Err = ts.change(base, c)

@@ -1,14 +1,26 @@
 // Package compare turns Go benchmark-format files into comparison tables:
-// the statistics of golang.org/x/perf/benchmath (median with an
-// order-statistic confidence interval and the Mann-Whitney U test by
-// default, or what a Unit line's assume= says), units scaled with
-// benchunit, and rows, columns and tables projected with benchproc, as
-// benchstat does (-table .config, -row .fullname, -col .file). [Build]
-// gathers the cells; [Tables.Text] prints benchstat's numbers,
-// [Tables.CSV] the same as CSV, and [Tables.Markdown] a pull-request table (the shape of
-// apache/pulsar#26821's): Benchmark, baseline, change, Change, with each side's
-// range and "~" where the difference is not significant at α or smaller
-// than the minimum change, and a geomean row.
+// rows, columns and tables projected with benchproc as benchstat does
+// (-table .config, -row .fullname, -col .file), units scaled with
+// benchunit. [Build] gathers the cells, each fork of a benchctl file one
+// sample (the median of its iterations) unless Options.Samples says
+// otherwise, and decides every comparison with the baseline column.
+//
+// A comparison has one answer, its [Decision], made by the verdict
+// statistics: the change as a ratio with its interval, by pairs of rounds
+// where both sides' forks ran in the same rounds of one run, its p-value
+// adjusted across the rows of a unit at a false-discovery rate of α, the
+// three-way verdict (changed, same within Options.MinChange, unknown) and
+// the smallest change the samples could have detected. [Tables.Markdown]
+// prints them in a pull-request table (the shape of apache/pulsar#26821's:
+// Benchmark, each side's median and range, Change, Verdict, Detectable)
+// with a geomean row and a headline tallying the verdicts; [Tables.CSV]
+// prints the same, a line per cell.
+//
+// [Tables.Text] is benchstat's output, kept for parity with benchstat:
+// each cell's summary as benchstat computes it (median with an
+// order-statistic interval by default, or what a Unit line's assume=
+// says) and its Mann-Whitney U test against the baseline. It is an output
+// format, not a second answer: no command decides by it.
 //
 // The first column is the baseline every other column is compared with.
 // Files are read with benchfmt; a syntax error is reported with its file

@@ -1,14 +1,10 @@
 package compare
 
 import (
-	"fmt"
 	"math"
 	"slices"
-	"sort"
 
-	"github.com/aclements/go-moremath/mathx"
 	"github.com/aclements/go-moremath/stats"
-	"golang.org/x/perf/benchmath"
 
 	"github.com/ledgerbench/ledgerbench/harness/result"
 )
@@ -56,50 +52,4 @@ func (c *Cell) SpreadRatio() float64 {
 	}
 	k := float64(len(c.Raw)) / float64(c.Forks)
 	return c.Between / (c.Within / math.Sqrt(k))
-}
-
-// MinP is the smallest two-sided p-value the Mann-Whitney U test can give
-// for samples of n1 and n2 values: 2 / C(n1+n2, n1), when one sample lies
-// wholly above the other. At 3 forks a side it is 0.1.
-func MinP(n1, n2 int) float64 {
-	if n1 == 0 || n2 == 0 {
-		return 1
-	}
-	return math.Min(1, 2/mathx.Choose(n1+n2, n1))
-}
-
-// powerless says, once per pair of sample sizes, which comparisons cannot
-// be significant at α whatever the data: their samples are too few for
-// the test to reach α (3 forks against 3 never do at 0.05).
-func (ts *Tables) powerless() []string {
-	type pair struct{ a, b int }
-	count := map[pair]int{}
-	for _, t := range ts.Tables {
-		if t.Assumption != benchmath.AssumeNothing || len(t.Cols) < 2 {
-			continue
-		}
-		for _, row := range t.Rows {
-			base := t.cell(row, t.Cols[0])
-			for _, col := range t.Cols[1:] {
-				c := t.cell(row, col)
-				if base == nil || c == nil {
-					continue
-				}
-				if MinP(len(base.Values), len(c.Values)) >= ts.Options.Alpha {
-					count[pair{len(base.Values), len(c.Values)}]++
-				}
-			}
-		}
-	}
-	var out []string
-	for p, n := range count {
-		need := p.a
-		for MinP(need, need) >= ts.Options.Alpha && need < 1000 {
-			need++
-		}
-		out = append(out, fmt.Sprintf("%d comparison(s) of %d against %d samples cannot be significant at α = %g: the smallest p-value their test can give is %.3f; %d samples a side can reach it",
-			n, p.a, p.b, ts.Options.Alpha, MinP(p.a, p.b), need))
-	}
-	sort.Strings(out)
-	return out
 }

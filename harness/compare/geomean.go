@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/aclements/go-moremath/stats"
 	"golang.org/x/perf/benchunit"
 )
 
@@ -40,12 +41,12 @@ func (t *Table) geomeans() []geoCol {
 			if c == nil {
 				continue
 			}
-			centers = append(centers, c.Summary.Center)
+			centers = append(centers, c.Center)
 			if i == 0 {
 				continue
 			}
 			if b := t.cell(row, t.Cols[0]); b != nil {
-				x, y := c.Summary.Center, b.Summary.Center
+				x, y := c.Center, b.Center
 				switch {
 				case x == y:
 					ratios = append(ratios, 1)
@@ -61,13 +62,13 @@ func (t *Table) geomeans() []geoCol {
 		if i > 0 && nBase != len(ratios) {
 			g.notes = append(g.notes, "benchmark set differs from baseline; geomeans may not be comparable")
 		}
-		if g.center = geomean(centers); math.IsNaN(g.center) {
+		if g.center = stats.GeoMean(centers); math.IsNaN(g.center) {
 			g.notes = append(g.notes, "summaries must be >0 to compute geomean")
 		} else {
 			g.ok = true
 		}
 		if i > 0 && !bad {
-			if g.ratio = geomean(ratios); math.IsNaN(g.ratio) {
+			if g.ratio = stats.GeoMean(ratios); math.IsNaN(g.ratio) {
 				g.notes = append(g.notes, "ratios must be >0 to compute geomean")
 			} else {
 				g.ratioOK = true

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ledgerbench/ledgerbench/internal/verdict"
+	"github.com/ledgerbench/ledgerbench/harness/verdict"
 )
 
 // roundsFile is an A/B file of one benchmark measured in rounds: round r

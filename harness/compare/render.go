@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
@@ -30,88 +29,6 @@ func colNames(t *Table, names []string) []string {
 	return out
 }
 
-// deltaText is benchstat's change column: the percent change, or "~" when
-// not significant at α.
-func deltaText(base, c *Cell, cmp Comparison) string {
-	return cmp.FormatDelta(base.Summary.Center, c.Summary.Center)
-}
-
-// Text writes the tables in benchstat's layout, with benchstat's numbers.
-func (ts *Tables) Text(w io.Writer, names []string) error {
-	for _, warn := range append(ts.sortedWarnings(), ts.powerless()...) {
-		fmt.Fprintln(w, "warning:", warn)
-	}
-	if n := ts.SamplesNote(); n != "" {
-		fmt.Fprintln(w, n)
-	}
-	for ti, t := range ts.Tables {
-		if ti > 0 {
-			fmt.Fprintln(w)
-		}
-		if t.Config != "" && (ti == 0 || ts.Tables[ti-1].Config != t.Config) {
-			fmt.Fprintln(w, t.Config)
-		}
-		tab := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		cols := colNames(t, names)
-		head, units := []string{""}, []string{""}
-		for i, c := range cols {
-			head = append(head, c, "")
-			units = append(units, t.Unit, "")
-			if i > 0 {
-				head = append(head, "", "")
-				units = append(units, "vs base", "")
-			}
-		}
-		fmt.Fprintln(tab, strings.Join(head, "\t")+"\t")
-		fmt.Fprintln(tab, strings.Join(units, "\t")+"\t")
-		for _, row := range t.Rows {
-			sc := t.scaler(row)
-			fields := []string{row.StringValues()}
-			base := t.cell(row, t.Cols[0])
-			for i, col := range t.Cols {
-				c := t.cell(row, col)
-				if c == nil {
-					fields = append(fields, "", "")
-					if i > 0 {
-						fields = append(fields, "", "")
-					}
-					continue
-				}
-				fields = append(fields, sc.Format(c.Summary.Center), "± "+c.Summary.PctRangeString())
-				if i == 0 {
-					continue
-				}
-				if base == nil {
-					fields = append(fields, "", "")
-					continue
-				}
-				cmp := t.Compare(base, c)
-				fields = append(fields, deltaText(base, c, cmp), "("+cmp.String()+")")
-			}
-			fmt.Fprintln(tab, strings.Join(fields, "\t")+"\t")
-		}
-		var notes footnotes
-		if len(t.Rows) > 1 {
-			g := []string{"geomean"}
-			for i, gc := range t.geomeans() {
-				center, ratio := gc.text(t.Unit)
-				g = append(g, center, "")
-				if i > 0 {
-					g = append(g, ratio, strings.TrimSpace(notes.mark(gc.notes)))
-				} else if m := notes.mark(gc.notes); m != "" {
-					g[len(g)-1] = strings.TrimSpace(m)
-				}
-			}
-			fmt.Fprintln(tab, strings.Join(g, "\t")+"\t")
-		}
-		if err := tab.Flush(); err != nil {
-			return err
-		}
-		notes.write(w, "")
-	}
-	return nil
-}
-
 func formatRatio(r float64) string {
 	if math.IsNaN(r) || math.IsInf(r, 0) {
 		return "?"
@@ -119,13 +36,13 @@ func formatRatio(r float64) string {
 	return fmt.Sprintf("%+.2f%%", (r-1)*100)
 }
 
-// sortedWarnings lists the warnings, sorted, with the sample-size warnings
-// of summaries (benchmath's "need >= N samples …", one per cell) said once
-// each, with how many cells they concern: a quick run has dozens.
-func (ts *Tables) sortedWarnings() []string {
+// sortedWarnings lists the warnings and more, sorted, with the sample-size
+// warnings of benchstat's summaries ("need >= N samples …", one per cell)
+// said once each, with how many cells they concern: a quick run has dozens.
+func (ts *Tables) sortedWarnings(more ...string) []string {
 	var w []string
 	cells := map[string]int{}
-	for _, warn := range ts.Warnings {
+	for _, warn := range append(slices.Clone(ts.Warnings), more...) {
 		if i := strings.Index(warn, ": need >= "); i >= 0 {
 			cells[warn[i+2:]]++
 			continue
@@ -143,31 +60,27 @@ func (ts *Tables) sortedWarnings() []string {
 	return slices.Compact(w)
 }
 
-// CSV writes one line per table × row × column: the summary, and the
-// comparison with the baseline column.
+// CSV writes one line per table × row × column: the cell's center,
+// range and sample count, and its decision against the baseline column
+// (the same as Markdown's: change with interval, pairing, p, q, verdict,
+// detectable change).
 func (ts *Tables) CSV(w io.Writer, names []string) error {
 	cw := csv.NewWriter(w)
-	cw.Write([]string{"config", "unit", "benchmark", "column", "center", "lo", "hi", "min", "max", "n", "vs_base_ratio", "p", "significant",
+	cw.Write([]string{"config", "unit", "benchmark", "column", "center", "min", "max", "n",
 		"change_ratio", "change_lo", "change_hi", "paired", "change_p", "q", "verdict", "mde"})
 	for _, t := range ts.Tables {
 		cols := colNames(t, names)
 		for _, row := range t.Rows {
-			base := t.cell(row, t.Cols[0])
 			for i, col := range t.Cols {
 				c := t.cell(row, col)
 				if c == nil {
 					continue
 				}
-				rec := []string{t.Config, t.Unit, row.StringValues(), cols[i], g(c.Summary.Center), g(c.Summary.Lo), g(c.Summary.Hi), g(c.Min), g(c.Max), fmt.Sprint(len(c.Values)), "", "", "",
+				rec := []string{t.Config, t.Unit, row.StringValues(), cols[i], g(c.Center), g(c.Min), g(c.Max), fmt.Sprint(len(c.Values)),
 					"", "", "", "", "", "", "", ""}
-				if i > 0 && base != nil {
-					cmp := t.Compare(base, c)
-					rec[10], rec[11] = g(cmp.Ratio), g(cmp.P)
-					rec[12] = fmt.Sprint(cmp.Significant(ts.Options.Alpha, ts.Options.MinChange))
-				}
 				if d := t.Decision(row, col); d != nil && d.Err == nil {
 					ch := d.Change
-					copy(rec[13:], []string{g(ch.Ratio), g(ch.Lo), g(ch.Hi), fmt.Sprint(ch.Paired), g(ch.P), g(d.Q), d.Verdict.String(), g(ch.MDE)})
+					copy(rec[8:], []string{g(ch.Ratio), g(ch.Lo), g(ch.Hi), fmt.Sprint(ch.Paired), g(ch.P), g(d.Q), d.Verdict.String(), g(ch.MDE)})
 				}
 				cw.Write(rec)
 			}
@@ -293,7 +206,7 @@ func (t *Table) markdownRow(row benchproc.Key, empty []string) []string {
 			}
 			continue
 		}
-		rec = append(rec, fmt.Sprintf("%s (%s–%s)", sc.Format(c.Summary.Center), sc.Format(c.Min), sc.Format(c.Max)))
+		rec = append(rec, fmt.Sprintf("%s (%s–%s)", sc.Format(c.Center), sc.Format(c.Min), sc.Format(c.Max)))
 		if i == 0 {
 			continue
 		}

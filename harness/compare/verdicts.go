@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/ledgerbench/ledgerbench/internal/verdict"
+	"github.com/ledgerbench/ledgerbench/harness/verdict"
 )
 
 // legend is the line under a table's title that says how its changes and
@@ -25,7 +25,7 @@ func decisionCells(d *Decision, base, c *Cell) []string {
 	switch {
 	case d == nil:
 		return []string{"", "", ""}
-	case d.Err != nil && base.Summary.Center == 0 && c.Summary.Center != 0:
+	case d.Err != nil && base.Center == 0 && c.Center != 0:
 		return []string{"no % from a zero baseline", "unknown", ""}
 	case d.Err != nil:
 		return []string{"no ratio", "unknown", ""}

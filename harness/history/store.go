@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aclements/go-moremath/stats"
 	"golang.org/x/perf/benchfmt"
-	"golang.org/x/perf/benchmath"
 
 	"github.com/ledgerbench/ledgerbench/harness/result"
 )
@@ -232,8 +232,7 @@ func FilePoints(name string, data []byte) (points []FilePoint, warnings []string
 	}
 	for k, v := range vals {
 		per := perFork(v, forks[k])
-		sample := benchmath.NewSample(per, &benchmath.DefaultThresholds)
-		med := benchmath.AssumeNothing.Summary(sample, 0.95).Center
+		med := stats.Sample{Xs: per}.Copy().Sort().Quantile(0.5)
 		points = append(points, FilePoint{Pkg: k.pkg, Benchmark: k.name, Unit: k.unit,
 			HigherIsBetter: higher[k.unit] || k.unit == "ops/s",
 			Point:          Point{File: name, Commit: commit[k], EnvID: env[k], Value: med, N: len(per)}})
@@ -356,8 +355,7 @@ func perFork(vals []float64, forks []int) []float64 {
 	}
 	out := make([]float64, 0, len(groups))
 	for _, g := range groups {
-		sample := benchmath.NewSample(g, &benchmath.DefaultThresholds)
-		out = append(out, benchmath.AssumeNothing.Summary(sample, 0.95).Center)
+		out = append(out, stats.Sample{Xs: g}.Copy().Sort().Quantile(0.5))
 	}
 	return out
 }

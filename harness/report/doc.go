@@ -7,7 +7,7 @@
 //     drift flag, executed ops) as "# benchctl:" comment lines;
 //   - bench.json in JMH's result schema ([WriteJMH]), so JMH Visualizer
 //     reads it: score = mean of all measurement iterations, scoreError = the
-//     half width of the 99.9 % Student-t interval (from x/perf benchmath),
+//     half width of the 99.9 % Student-t interval of the forks' means,
 //     rawData per fork;
 //   - a console table ([WriteTable]).
 //

@@ -13,9 +13,9 @@ import (
 // sideKey is the parameter whose values are compared side by side.
 const sideKey = "impl"
 
-// ProfileSummaries summarizes every profiling fork of run. A fork that
+// profileSummaries summarizes every profiling fork of run. A fork that
 // failed or a profile that does not parse becomes a note naming its path.
-func ProfileSummaries(run *result.Run) []profile.CaseProfiles {
+func profileSummaries(run *result.Run) []profile.CaseProfiles {
 	var out []profile.CaseProfiles
 	for _, cr := range run.Cases {
 		if len(cr.Profiles) == 0 {
@@ -57,7 +57,7 @@ func WriteProfileSummary(dir string, run *result.Run) (string, error) {
 	for _, n := range run.ProfileNotes {
 		fmt.Fprintf(&b, "> %s\n\n", n)
 	}
-	if err := profile.WriteMarkdown(&b, ProfileSummaries(run)); err != nil {
+	if err := profile.WriteMarkdown(&b, profileSummaries(run)); err != nil {
 		return "", err
 	}
 	return b.String(), WriteFileAtomic(filepath.Join(dir, "summary.md"), b.Bytes())

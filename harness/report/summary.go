@@ -7,9 +7,9 @@ import (
 
 	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/aclements/go-moremath/stats"
-	"golang.org/x/perf/benchmath"
 
 	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/harness/verdict"
 )
 
 // Confidence is the level of the score's error interval, as JMH prints it.
@@ -180,8 +180,7 @@ func collect(name, unit string, its []*result.Iteration, get func(*result.Iterat
 	m.Error, m.Lo, m.Hi = math.NaN(), math.NaN(), math.NaN()
 	if len(means) >= 2 {
 		m.ForkSpread = stats.StdDev(means)
-		sum := benchmath.AssumeNormal.Summary(benchmath.NewSample(means, &benchmath.DefaultThresholds), Confidence)
-		if e := (sum.Hi - sum.Lo) / 2; !math.IsInf(e, 0) && !math.IsNaN(e) {
+		if _, e := verdict.MeanInterval(means, Confidence); !math.IsInf(e, 0) && !math.IsNaN(e) {
 			m.Error, m.Lo, m.Hi = e, m.Score-e, m.Score+e
 		}
 	}

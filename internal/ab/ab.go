@@ -181,15 +181,15 @@ func Compare(ctx context.Context, s *session.Session, o Options, set *Sides, roo
 }
 
 // measure runs one A/B of set with seed into file of o.Out and decides it.
-func measure(ctx context.Context, s *session.Session, o Options, set *Sides, root string, seed uint64, file string) (*compare.Tables, *session.Measured, error) {
+func measure(ctx context.Context, s *session.Session, o Options, set *Sides, root string, seed uint64, file string) (*compare.Tables, *session.Recorded, error) {
 	eo := o.Engine
 	eo.Seed = seed
 	path := filepath.Join(o.Out, file)
 	var ts *compare.Tables
-	r, err := s.Measure(ctx, &session.Measurement{Options: eo, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs, Notes: set.Notes,
+	r, err := s.Record(ctx, &session.Recording{Options: eo, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs, Notes: set.Notes,
 		Dir: root, LogDir: filepath.Join(o.Out, "logs"), ProfileDir: filepath.Join(o.Out, "profiles"),
 		Out: session.ResultsFile{Path: path, Put: session.ReplaceFile},
-		Before: func(r *session.Measured) error {
+		Before: func(r *session.Recorded) error {
 			t, err := compare.BuildData(path, r.Data, compare.ABOptions(o.Alpha, o.MinChange))
 			if err != nil {
 				return session.FailedError{Msg: err.Error()}

@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
+	"github.com/ledgerbench/ledgerbench/harness/verdict"
 	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
 	"github.com/ledgerbench/ledgerbench/internal/session"
-	"github.com/ledgerbench/ledgerbench/internal/verdict"
 )
 
 // bisector is one bisection: its range, its host and what it follows.
@@ -112,7 +112,7 @@ func (bs *bisector) finish(err error) error {
 // and the comparison.
 type stepRun struct {
 	ts      *compare.Tables
-	m       *session.Measured
+	m       *session.Recorded
 	set     *ab.Sides
 	dir     string
 	rounds  int
@@ -155,7 +155,7 @@ func (bs *bisector) ab(ctx context.Context, name string, base, head revision.Com
 	// Within the budget even when the plan says the detectable change
 	// cannot be reached: the verdict then says what was found.
 	o.Precision, o.Detect, o.Budget, o.Anyway = add.precision, add.detect, bs.opts.Budget, true
-	r, err := bs.s.Measure(ctx, &session.Measurement{Options: o, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs, Notes: set.Notes, Dir: bs.repo.Root,
+	r, err := bs.s.Record(ctx, &session.Recording{Options: o, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs, Notes: set.Notes, Dir: bs.repo.Root,
 		LogDir: filepath.Join(sr.dir, "logs"), Out: session.ResultsFile{Path: filepath.Join(sr.dir, "ab.txt"), Put: session.ReplaceFile}})
 	if err != nil {
 		return nil, err

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
+	"github.com/ledgerbench/ledgerbench/harness/verdict"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
-	"github.com/ledgerbench/ledgerbench/internal/verdict"
 )
 
 // TestAgainPrecision: an unknown step is measured again only when its

@@ -14,8 +14,8 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/ledgerbench/ledgerbench/harness/report"
+	"github.com/ledgerbench/ledgerbench/harness/verdict"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
-	"github.com/ledgerbench/ledgerbench/internal/verdict"
 )
 
 // Report is DIR/bisect.json, and what DIR/bisect.md shows.

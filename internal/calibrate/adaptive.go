@@ -2,7 +2,7 @@ package calibrate
 
 import (
 	"github.com/ledgerbench/ledgerbench/harness/compare"
-	"github.com/ledgerbench/ledgerbench/internal/verdict"
+	"github.com/ledgerbench/ledgerbench/harness/verdict"
 )
 
 // Adaptive is what comparisons that stop as ab --detect stops found:

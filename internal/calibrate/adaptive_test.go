@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
-	"github.com/ledgerbench/ledgerbench/internal/verdict"
+	"github.com/ledgerbench/ledgerbench/harness/verdict"
 )
 
 // ab are the options under which ab decides its rows, at its defaults.

@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
-	"github.com/ledgerbench/ledgerbench/internal/verdict"
+	"github.com/ledgerbench/ledgerbench/harness/verdict"
 )
 
 // Paired is what comparisons of a fixed number of rounds found, each

@@ -9,9 +9,9 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness/report"
 	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/harness/verdict"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/session"
-	"github.com/ledgerbench/ledgerbench/internal/verdict"
 )
 
 // Report is calibration.json, and what calibration.md shows.

@@ -10,12 +10,12 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/harness/report"
+	"github.com/ledgerbench/ledgerbench/harness/verdict"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
-	"github.com/ledgerbench/ledgerbench/internal/measure"
 	"github.com/ledgerbench/ledgerbench/internal/session"
-	"github.com/ledgerbench/ledgerbench/internal/verdict"
 )
 
 // Options are one calibration's.
@@ -69,8 +69,8 @@ func (o *Options) check() error {
 		return session.Input("{Trials} %d {Group} %d: want at least 1 comparison of at least %d forks a side", o.Trials, o.Group, verdict.MinSamples)
 	case o.Trials*o.Group > engine.MaxForks:
 		return session.Input("{Trials} %d × {Group} %d = %d forks a side: at most %d", o.Trials, o.Group, o.Trials*o.Group, engine.MaxForks)
-	case o.Plant < 0 || o.Plant > measure.MaxPlant:
-		return session.Input("{Plant} %g %%: want a slowdown above 0 and at most %g %%", 100*o.Plant, 100*measure.MaxPlant)
+	case o.Plant < 0 || o.Plant > harness.MaxPlant:
+		return session.Input("{Plant} %g %%: want a slowdown above 0 and at most %g %%", 100*o.Plant, 100*harness.MaxPlant)
 	case o.Pair != "" && o.Plant != 0:
 		return session.Input("{Pair} and {Plant}: one known change at a time")
 	}
@@ -122,7 +122,7 @@ func Run(ctx context.Context, env *session.Env, o Options) (*Report, error) {
 // side B planted or at the pair's changed value. A run interrupted midway
 // is an error: rates over the forks that ran would pass for the run asked
 // for.
-func measureSides(ctx context.Context, s *session.Session, o Options, pair *pairParam) (*session.Measured, error) {
+func measureSides(ctx context.Context, s *session.Session, o Options, pair *pairParam) (*session.Recorded, error) {
 	exe, err := s.Env.SelfExecutable()
 	if err != nil {
 		return nil, err
@@ -146,7 +146,7 @@ func measureSides(ctx context.Context, s *session.Session, o Options, pair *pair
 	if err != nil {
 		return nil, session.FailedError{Msg: err.Error()}
 	}
-	r, err := s.Measure(ctx, &session.Measurement{Options: o.Engine, Cases: cases, Dir: o.Dir, LogDir: logs, Sides: sides, Notes: notes,
+	r, err := s.Record(ctx, &session.Recording{Options: o.Engine, Cases: cases, Dir: o.Dir, LogDir: logs, Sides: sides, Notes: notes,
 		Out: session.ResultsFile{Path: filepath.Join(o.Out, "aa.txt"), Put: session.ReplaceFile}})
 	s.Env.KeepLogs(logs, r, err)
 	if err != nil {

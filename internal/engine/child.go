@@ -13,7 +13,6 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/fork"
-	"github.com/ledgerbench/ledgerbench/internal/measure"
 )
 
 // IsChild reports whether this process is a fork child started by a
@@ -69,7 +68,7 @@ func ChildMain(r *harness.Registry) int {
 	if err := childRun(conn, r, &finished); err != nil {
 		finished.Store(true)
 		f := failure{Message: err.Error()}
-		var pe *measure.PhaseError
+		var pe *harness.PhaseError
 		if errors.As(err, &pe) {
 			f.Phase, f.Message, f.Stack = pe.Phase, pe.Err.Error(), pe.Stack
 		}
@@ -99,7 +98,7 @@ func childRun(conn *fork.Conn, r *harness.Registry, finished *atomic.Bool) error
 	if f.Type != fork.Plan {
 		return fmt.Errorf("expected a plan frame, got %s", f.Type)
 	}
-	var p measure.Plan
+	var p harness.Plan
 	if err := json.Unmarshal(f.Payload, &p); err != nil {
 		return fmt.Errorf("decode plan: %w", err)
 	}
@@ -112,7 +111,7 @@ func childRun(conn *fork.Conn, r *harness.Registry, finished *atomic.Bool) error
 		})
 	}
 	if p.Lockstep {
-		p.Await = func() (measure.Schedule, error) {
+		p.Await = func() (harness.Schedule, error) {
 			defer watch()
 			return awaitSchedule(conn)
 		}
@@ -123,7 +122,7 @@ func childRun(conn *fork.Conn, r *harness.Registry, finished *atomic.Bool) error
 	if !ok {
 		return fmt.Errorf("no benchmark %q in this binary", p.Benchmark)
 	}
-	sink, err := measure.Run(b, &p, func(it *result.Iteration) error {
+	sink, err := harness.Run(b, &p, func(it *result.Iteration) error {
 		payload, err := json.Marshal(it)
 		if err != nil {
 			return err
@@ -140,8 +139,8 @@ func childRun(conn *fork.Conn, r *harness.Registry, finished *atomic.Bool) error
 
 // awaitSchedule tells the parent this fork is set up and reads the
 // schedule it answers with.
-func awaitSchedule(conn *fork.Conn) (measure.Schedule, error) {
-	var s measure.Schedule
+func awaitSchedule(conn *fork.Conn) (harness.Schedule, error) {
+	var s harness.Schedule
 	if err := conn.Send(fork.Ready, nil); err != nil {
 		return s, fmt.Errorf("send ready: %w", err)
 	}

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/result"
-	"github.com/ledgerbench/ledgerbench/internal/measure"
 )
 
 // A duet runs the two sides of an A/B run at the same time: in each round
@@ -60,7 +60,7 @@ type duetPair struct {
 	arrived int
 	ready   chan struct{} // closed when both arrived, or one left
 	closed  bool
-	sched   measure.Schedule
+	sched   harness.Schedule
 }
 
 func newDuetPair(gap time.Duration) *duetPair {
@@ -71,13 +71,13 @@ func newDuetPair(gap time.Duration) *duetPair {
 func (d *duetPair) release() {
 	if !d.closed {
 		d.closed = true
-		d.sched = measure.Schedule{StartUnixNano: time.Now().Add(duetLead).UnixNano(), GapNs: int64(d.gap)}
+		d.sched = harness.Schedule{StartUnixNano: time.Now().Add(duetLead).UnixNano(), GapNs: int64(d.gap)}
 		close(d.ready)
 	}
 }
 
 // arrive waits for the other fork (or its end) and returns the schedule.
-func (d *duetPair) arrive(ctx context.Context) (measure.Schedule, error) {
+func (d *duetPair) arrive(ctx context.Context) (harness.Schedule, error) {
 	d.mu.Lock()
 	d.arrived++
 	if d.arrived == 2 {
@@ -87,7 +87,7 @@ func (d *duetPair) arrive(ctx context.Context) (measure.Schedule, error) {
 	select {
 	case <-d.ready:
 	case <-ctx.Done():
-		return measure.Schedule{}, ctx.Err()
+		return harness.Schedule{}, ctx.Err()
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()

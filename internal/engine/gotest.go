@@ -1,19 +1,13 @@
 package engine
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
-	"strings"
-	"sync"
-	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness/result"
-	"github.com/ledgerbench/ledgerbench/internal/fork"
 	"github.com/ledgerbench/ledgerbench/internal/gotest"
 	"github.com/ledgerbench/ledgerbench/internal/profile"
 )
@@ -48,275 +42,55 @@ func (rn *Runner) testFork(ctx context.Context, bins TestBinaries, o Options, c 
 	args := gotest.RunArgs(c.Test.Name, o.Warmup.Count+o.Measure.Count, gotest.Benchtime(o.Measure), c.Test.Procs)
 	log := rn.logFile(cr.Case, fmt.Sprintf("fork%d", forkNo))
 	r := rn.runTest(ctx, bin, args, nil, nil, o, c, log)
-	if want := o.Warmup.Count + o.Measure.Count; len(r.results) > want && r.fe == nil {
+	if want := o.Warmup.Count + o.Measure.Count; len(r.Results) > want && r.Err == nil {
 		// Lines that read as this benchmark's results beyond those asked
 		// for: the benchmark prints look-alikes, and which are go test's
 		// cannot be told. None is counted.
-		r.fe = &result.ForkError{Message: fmt.Sprintf("the test binary printed %d result lines of %s for the %d asked for (-test.count): the benchmark prints lines that read as its results, so none is counted",
-			len(r.results), c.Test.Name, want), Log: logName(log)}
-		r.results = nil
+		r.Err = &result.ForkError{Message: fmt.Sprintf("the test binary printed %d result lines of %s for the %d asked for (-test.count): the benchmark prints lines that read as its results, so none is counted",
+			len(r.Results), c.Test.Name, want), Log: logName(log)}
+		r.Results = nil
 	}
-	for i, res := range r.results {
-		cr.Iterations = append(cr.Iterations, testIteration(res, forkNo, i, o.Warmup.Count))
+	for i, res := range r.Results {
+		cr.Iterations = append(cr.Iterations, res.Iteration(forkNo, i, o.Warmup.Count))
 	}
-	if r.firstLine > 0 {
-		cr.Startup = append(cr.Startup, r.firstLine)
+	if r.FirstLine > 0 {
+		cr.Startup = append(cr.Startup, r.FirstLine)
 	}
-	if r.started > 0 {
-		cr.Ready = append(cr.Ready, r.started)
+	if r.Started > 0 {
+		cr.Ready = append(cr.Ready, r.Started)
 	}
-	if r.cpus != nil {
-		cr.ForkCPUs = append(cr.ForkCPUs, r.cpus)
+	if r.CPUs != nil {
+		cr.ForkCPUs = append(cr.ForkCPUs, r.CPUs)
 	}
-	for _, w := range r.warnings {
+	for _, w := range r.Warnings {
 		cr.Notes = append(cr.Notes, fmt.Sprintf("fork %d: %s", forkNo, w))
 	}
-	if r.fe == nil && len(r.results) < o.Warmup.Count+o.Measure.Count {
-		r.fe = &result.ForkError{Message: fmt.Sprintf("the test binary reported %d of the %d results asked for (-test.count)%s",
-			len(r.results), o.Warmup.Count+o.Measure.Count, r.why())}
-		r.fe.Log = logName(log)
+	if r.Err == nil && len(r.Results) < o.Warmup.Count+o.Measure.Count {
+		r.Err = &result.ForkError{Message: fmt.Sprintf("the test binary reported %d of the %d results asked for (-test.count)%s",
+			len(r.Results), o.Warmup.Count+o.Measure.Count, r.Why())}
+		r.Err.Log = logName(log)
 	}
-	return r.fe
+	return r.Err
 }
 
-// testIteration is the Iteration of one result line: the i-th of its fork.
-func testIteration(res *gotest.Result, forkNo, i, warm int) result.Iteration {
-	n := int64(res.N)
-	ns := res.Values["ns/op"]
-	it := result.Iteration{Fork: forkNo, Index: i, Warmup: i < warm, GoTest: true, Counted: true,
-		Executed: n, WallNs: int64(ns * float64(n)),
-		AllocBytes: uint64(math.Round(res.Values["B/op"] * float64(n))),
-		Allocs:     uint64(math.Round(res.Values["allocs/op"] * float64(n))),
-		Total:      result.OpStats{Workers: 1, Ops: n, NsPerOp: ns}}
-	if !it.Warmup {
-		it.Index = i - warm
-	}
-	if ns > 0 {
-		it.Total.OpsPerSec = 1e9 / ns
-	}
-	for _, u := range res.Units {
-		switch u {
-		case "ns/op", "B/op", "allocs/op":
-		default:
-			if it.Total.Metrics == nil {
-				it.Total.Metrics = map[string]float64{}
-			}
-			it.Total.Metrics[u] = res.Values[u]
-		}
-	}
-	return it
-}
-
-// testRun is what one process of a test binary reported.
-type testRun struct {
-	results  []*gotest.Result
-	warnings []string
-	failed   []string // the --- FAIL: block of its output
-	skipped  string
-	// firstLine is exec to its first line of output (the start of its
-	// first benchmark), started exec to the start of the benchmark run.
-	firstLine, started time.Duration
-	cpus               []int
-	fe                 *result.ForkError
-}
-
-func (r *testRun) why() string {
-	switch {
-	case r.skipped != "":
-		return ": it skipped: " + r.skipped
-	case len(r.failed) > 0:
-		return ":\n  " + strings.Join(r.failed, "\n  ")
-	}
-	return ""
-}
-
-// runTest runs a test binary until it exits, reading its output line by
-// line: a process that prints no result for Timeout beyond the
-// benchtime is killed as hung. wrap, when set, is the program that runs
-// the binary (callgrind) with its own arguments before it and env.
-func (rn *Runner) runTest(ctx context.Context, bin TestBinary, args []string, wrap []string, env []string, o Options, c Case, log *cappedLog) (r testRun) {
-	if log != nil {
-		defer log.Close()
-	}
-	path := bin.Path
-	if len(wrap) > 0 {
-		path, args = wrap[0], append(append(wrap[1:len(wrap):len(wrap)], bin.Path), args...)
-	}
-	q := &lineQueue{signal: make(chan struct{}, 1)}
-	spec := fork.Spec{Path: path, Args: args, Env: env, Dir: bin.Dir, NoLink: true, Stdout: q, CPUs: rn.CPUs}
-	if log != nil {
-		spec.Log = log
-	}
-	proc, err := fork.Start(ctx, spec)
-	if err != nil {
-		r.fe = &result.ForkError{Message: err.Error()}
-		return r
-	}
-	r.cpus = rn.CPUs
+// runTest runs a test binary for case c until it exits (see gotest.Run):
+// a process that prints no result line for Timeout beyond the
+// measurement's benchtime is killed as hung. wrap, when set, is the
+// program that runs the binary (callgrind) with its own arguments before
+// it, and env its environment; log, when set, receives the output and is
+// closed.
+func (rn *Runner) runTest(ctx context.Context, bin TestBinary, args []string, wrap []string, env []string, o Options, c Case, log *cappedLog) gotest.Outcome {
 	wait := o.Timeout
 	if o.Measure.Ops == 0 {
 		wait += 2 * o.Measure.Time // go test runs a little past its benchtime
 	}
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	out := &testOutput{r: &r, c: c, log: log, started: proc.Started(), result: func() { timer.Reset(wait) }}
-	var hung, interrupted bool
-loop:
-	for {
-		select {
-		case <-q.signal:
-			out.lines(q.take())
-		case <-proc.Exited():
-			break loop
-		case <-timer.C:
-			hung = true
-			proc.Kill()
-			break loop
-		case <-ctx.Done():
-			interrupted = true
-			proc.Kill()
-			break loop
-		}
+	p := gotest.Process{Binary: bin.Path, Dir: bin.Dir, Args: args, Wrap: wrap, Env: env, CPUs: rn.CPUs,
+		Bench: c.Test.Name, Procs: c.Test.Procs, Wait: wait}
+	if log != nil {
+		defer log.Close()
+		p.Log, p.LogName = log, log.Name()
 	}
-	werr := proc.Wait(5 * time.Second)
-	q.close()
-	out.lines(q.take())
-	out.done()
-	fail := func(msg string) {
-		r.fe = &result.ForkError{Message: msg, Tail: proc.StderrTail(), Fatal: proc.Fatal(), Log: logName(log)}
-		if werr != nil {
-			r.fe.Exit = exitStatus(werr)
-		}
-		if r.fe.Fatal != "" && containsLine(r.fe.Tail, r.fe.Fatal) {
-			r.fe.Fatal = ""
-		}
-	}
-	switch {
-	case interrupted:
-		fail("interrupted (the run was stopped while this fork ran); killed")
-	case hung:
-		fail(fmt.Sprintf("hung: no result for %s; killed", wait))
-	case werr != nil:
-		fail("the test binary failed" + r.why())
-	case !out.passed:
-		// It exited 0 without go test's PASS: not go test's end (os.Exit
-		// from the benchmark, say).
-		fail("the test binary exited without go test's final PASS line" + r.why())
-	}
-	out.vouch()
-	return r
-}
-
-// testOutput reads a test binary's output lines into its testRun: the
-// benchmark's result lines, its --- FAIL: block and skip, go test's PASS,
-// and a warning for each line that cannot be counted.
-type testOutput struct {
-	r                        *testRun
-	c                        Case
-	log                      *cappedLog
-	started                  time.Time // the process's start
-	result                   func()    // called for each result line counted
-	lineNo, unread, failures int
-	inFail, passed           bool
-}
-
-// lines reads the next lines.
-func (t *testOutput) lines(ls []timedLine) {
-	r := t.r
-	for _, tl := range ls {
-		t.lineNo++
-		line := tl.text
-		if t.lineNo == 1 {
-			r.firstLine = tl.at.Sub(t.started)
-		}
-		if line == t.c.Test.Name && r.started == 0 {
-			r.started = tl.at.Sub(t.started)
-		}
-		if t.inFail && (strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t")) {
-			if t.failures == 1 {
-				r.failed = append(r.failed, strings.TrimSpace(line))
-			}
-			continue
-		}
-		t.inFail = false
-		switch {
-		case line == "PASS":
-			// go test's own last word for a binary whose tests and
-			// benchmarks all passed.
-			t.passed = true
-			continue
-		case strings.HasPrefix(line, "--- FAIL: "):
-			// The first failure in full; the runs after it fail alike.
-			t.inFail = true
-			if t.failures++; t.failures == 1 {
-				r.failed = append(r.failed, line)
-			}
-			continue
-		case strings.HasPrefix(line, "--- SKIP: "):
-			r.skipped = strings.TrimPrefix(line, "--- SKIP: ")
-			continue
-		}
-		t.count(line)
-	}
-}
-
-// count counts line when it is a result of the benchmark, and warns
-// about it when it cannot be counted.
-func (t *testOutput) count(line string) {
-	res, err := gotest.ParseLine(line, t.c.Test.Procs)
-	switch {
-	case err != nil:
-		t.warn(fmt.Sprintf("output line %d cannot be read as a result (%v), not counted: %q%s", t.lineNo, err, clip(line), logNote(t.log)))
-	case res == nil:
-	case res.Name != t.c.Test.Name:
-		t.warn(fmt.Sprintf("output line %d is a result of %s, not of this benchmark, not counted: %q%s", t.lineNo, res.Name, clip(line), logNote(t.log)))
-	default:
-		t.r.results = append(t.r.results, res)
-		t.result()
-	}
-}
-
-func (t *testOutput) warn(w string) {
-	if t.unread++; t.unread <= maxWarnings {
-		t.r.warnings = append(t.r.warnings, w)
-	}
-}
-
-// done adds, after the last line, how many warnings were not kept.
-func (t *testOutput) done() {
-	if t.unread > maxWarnings {
-		t.r.warnings = append(t.r.warnings, fmt.Sprintf("and %d more output lines not counted%s", t.unread-maxWarnings, logNote(t.log)))
-	}
-}
-
-// vouch drops the result lines of a binary that did not reach go test's
-// PASS (text anyone in the process can print: only PASS vouches for
-// them), and says how often a failing benchmark failed.
-func (t *testOutput) vouch() {
-	r := t.r
-	if !t.passed && len(r.results) > 0 {
-		r.results = nil
-		r.fe.Message += "\n  (its result lines are not counted: only a test binary that ends with PASS vouches for them)"
-	}
-	if r.fe != nil && t.failures > 1 {
-		r.fe.Message += fmt.Sprintf("\n  (it failed %d times in this fork)", t.failures)
-	}
-}
-
-func containsLine(ls []string, l string) bool {
-	for _, x := range ls {
-		if x == l {
-			return true
-		}
-	}
-	return false
-}
-
-func clip(s string) string {
-	if len(s) > 200 {
-		return s[:200] + "…"
-	}
-	return s
+	return gotest.Run(ctx, p)
 }
 
 func logName(log *cappedLog) string {
@@ -324,82 +98,6 @@ func logName(log *cappedLog) string {
 		return ""
 	}
 	return log.Name()
-}
-
-func logNote(log *cappedLog) string {
-	if log == nil {
-		return ""
-	}
-	return " (kept in " + log.Name() + ")"
-}
-
-// maxWarnings is how many unreadable lines of one fork are named.
-const maxWarnings = 3
-
-// maxLine bounds one line of a test binary's output; the rest of a longer
-// line is dropped from parsing (the log keeps it).
-const maxLine = 64 << 10
-
-// timedLine is one line of output and when it arrived.
-type timedLine struct {
-	text string
-	at   time.Time
-}
-
-// lineQueue splits a process's stdout into lines without ever blocking
-// its writer; the reader takes them after each signal.
-type lineQueue struct {
-	mu      sync.Mutex
-	partial []byte
-	lines   []timedLine
-	signal  chan struct{}
-}
-
-func (q *lineQueue) Write(b []byte) (int, error) {
-	q.mu.Lock()
-	now := time.Now()
-	n := len(b)
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			q.add(b)
-			break
-		}
-		q.add(b[:i])
-		q.lines = append(q.lines, timedLine{strings.TrimRight(string(q.partial), "\r"), now})
-		q.partial = q.partial[:0]
-		b = b[i+1:]
-	}
-	q.mu.Unlock()
-	select {
-	case q.signal <- struct{}{}:
-	default:
-	}
-	return n, nil
-}
-
-func (q *lineQueue) add(b []byte) {
-	if room := maxLine - len(q.partial); room > 0 {
-		q.partial = append(q.partial, b[:min(len(b), room)]...)
-	}
-}
-
-// close ends the last line, if it had no newline.
-func (q *lineQueue) close() {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if len(q.partial) > 0 {
-		q.lines = append(q.lines, timedLine{string(q.partial), time.Now()})
-		q.partial = nil
-	}
-}
-
-func (q *lineQueue) take() []timedLine {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	ls := q.lines
-	q.lines = nil
-	return ls
 }
 
 // testProfileFlag is the test binary's own flag of each profiler that
@@ -453,15 +151,15 @@ func (rn *Runner) testProfileFork(ctx context.Context, o Options, k profile.Kind
 		args = append(args, "-test.memprofilerate=1")
 	}
 	r := rn.runTest(ctx, bin, args, nil, nil, o, c, rn.logFile(cr.Case, string(k)))
-	if r.fe == nil && len(r.results) == 0 {
-		r.fe = &result.ForkError{Message: "the test binary reported no result" + r.why()}
+	if r.Err == nil && len(r.Results) == 0 {
+		r.Err = &result.ForkError{Message: "the test binary reported no result" + r.Why()}
 	}
-	if r.fe != nil {
-		r.fe.Benchmark, r.fe.Fork = cr.Case.Name(), 1
-		pr.Err = r.fe
+	if r.Err != nil {
+		r.Err.Benchmark, r.Err.Fork = cr.Case.Name(), 1
+		pr.Err = r.Err
 		return pr, ""
 	}
-	pr.Ops = int64(r.results[0].N)
+	pr.Ops = int64(r.Results[0].N)
 	if pr.Ops > 1 {
 		pr.Ops++ // run1's op; go test runs none else at a fixed b.N
 	}
@@ -541,10 +239,10 @@ func (rn *Runner) testInstructions(ctx context.Context, o Options, c Case, cr *r
 		tc := c
 		tc.Test = &GoTest{Pkg: c.Test.Pkg, Name: c.Test.Name, Procs: 1}
 		r := rn.runTest(ctx, bin, args, append([]string{vg}, wrap[:len(wrap)-1]...), profile.CallgrindEnv(nil), o, tc, rn.logFile(cr.Case, fmt.Sprintf("instructions.%dx", n)))
-		if r.fe != nil {
-			r.fe.Benchmark, r.fe.Fork = cr.Case.Name(), 1
-			valgrindFault(profile.Instructions, r.fe)
-			pr.Err = r.fe
+		if r.Err != nil {
+			r.Err.Benchmark, r.Err.Fork = cr.Case.Name(), 1
+			valgrindFault(profile.Instructions, r.Err)
+			pr.Err = r.Err
 			return pr, ""
 		}
 		if totals[i], err = profile.ParseCallgrind(out); err != nil {

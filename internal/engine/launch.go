@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/result"
-	"github.com/ledgerbench/ledgerbench/internal/measure"
 	"github.com/ledgerbench/ledgerbench/internal/profile"
 )
 
@@ -46,7 +46,7 @@ func (p Program) profile(ctx context.Context, rn *Runner, o Options, k profile.K
 }
 
 // planFor is o's plan of fork forkNo of c, with this side's plant.
-func (rn *Runner) planFor(o Options, c Case, forkNo int) *measure.Plan {
+func (rn *Runner) planFor(o Options, c Case, forkNo int) *harness.Plan {
 	p := o.planFor(c, forkNo)
 	p.Plant = rn.plant
 	return p

@@ -9,7 +9,6 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/result"
-	"github.com/ledgerbench/ledgerbench/internal/measure"
 	"github.com/ledgerbench/ledgerbench/internal/profile"
 )
 
@@ -262,7 +261,7 @@ func (o *Options) mode(c Case) result.Mode {
 
 // planFor builds the complete fork plan of one case: every default is
 // applied here, none in the child.
-func (o *Options) planFor(c Case, fork int) *measure.Plan {
+func (o *Options) planFor(c Case, fork int) *harness.Plan {
 	mode := o.mode(c)
 	warm := o.Warmup
 	if mode == result.SingleShot && !o.WarmupExplicit {
@@ -272,7 +271,7 @@ func (o *Options) planFor(c Case, fork int) *measure.Plan {
 	if tol == 0 {
 		tol = 0.05
 	}
-	return &measure.Plan{
+	return &harness.Plan{
 		Benchmark:      c.Bench.ID(),
 		Params:         c.Params,
 		Mode:           mode,

@@ -6,10 +6,9 @@ import (
 	"time"
 
 	"github.com/aclements/go-moremath/stats"
-	"golang.org/x/perf/benchmath"
 
 	"github.com/ledgerbench/ledgerbench/harness/result"
-	"github.com/ledgerbench/ledgerbench/internal/verdict"
+	"github.com/ledgerbench/ledgerbench/harness/verdict"
 )
 
 // PrecisionConfidence is the level of the interval a precision is asked
@@ -28,11 +27,11 @@ func RelativeHalfWidth(cr *result.CaseResult) float64 {
 	for _, f := range forks {
 		means = append(means, stats.Mean(f))
 	}
-	sum := benchmath.AssumeNormal.Summary(benchmath.NewSample(means, &benchmath.DefaultThresholds), PrecisionConfidence)
-	if sum.Center == 0 || math.IsNaN(sum.Hi) {
+	mean, half := verdict.MeanInterval(means, PrecisionConfidence)
+	if mean == 0 || math.IsNaN(half) {
 		return math.Inf(1)
 	}
-	return math.Abs((sum.Hi - sum.Lo) / 2 / sum.Center)
+	return math.Abs(half / mean)
 }
 
 // Precise reports whether case i has reached o.Precision on every side,

@@ -10,7 +10,6 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/result"
-	"github.com/ledgerbench/ledgerbench/internal/measure"
 )
 
 // Case is one benchmark at one parameter point, or one go test
@@ -46,7 +45,7 @@ func (c Case) Result() result.Case {
 
 // Expand returns the parameter points of b with o replacing defaults.
 func Expand(b *harness.Benchmark, o Overrides) ([]result.Params, error) {
-	return measure.Expand(b, o)
+	return harness.Expand(b, o)
 }
 
 // Suites lists the suites the benchmarks of r declare, sorted, then "all".

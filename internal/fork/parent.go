@@ -339,3 +339,13 @@ func startPinned(cmd *exec.Cmd, cpus []int) error {
 	}
 	return err
 }
+
+// ExitStatus words the error of a child's Wait: "exit status N" for a
+// child that exited, else the error itself (a signal, say).
+func ExitStatus(err error) string {
+	var ee interface{ ExitCode() int }
+	if errors.As(err, &ee) && ee.ExitCode() >= 0 {
+		return fmt.Sprintf("exit status %d", ee.ExitCode())
+	}
+	return err.Error()
+}

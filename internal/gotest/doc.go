@@ -10,8 +10,12 @@
 // once with -test.benchtime=1x in a process of its own, bounded by a
 // timeout, so one that hangs or crashes is reported and kept as one
 // benchmark. [RunArgs] is the command line that runs exactly one benchmark
-// (every element of its path matched exactly), and [ParseLine] reads one
-// line of the binary's output.
+// (every element of its path matched exactly), [Run] runs a [Process] of
+// the binary and reads its output as it arrives into an [Outcome] (the
+// benchmark's result lines, its failure or skip, go test's PASS, the lines
+// it could not count; a process silent too long is killed as hung), and
+// [ParseLine] reads one line of the binary's output. The listing and Run
+// cut output into lines with one splitter, bounded per line.
 //
 // The selection pattern has go test -bench's semantics: split at slashes
 // outside brackets and parentheses, each element an unanchored regular

@@ -1,4 +1,4 @@
-package engine
+package gotest
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 )
 
 func TestLineQueueSplitsWritesIntoLines(t *testing.T) {
-	q := &lineQueue{signal: make(chan struct{}, 1)}
+	q := newLineQueue()
 	for _, w := range []string{"goos: li", "nux\r\nBenchmarkA-2 \t 10\t", " 5 ns/op\n", strings.Repeat("x", maxLine+10), "\nlast"} {
 		q.Write([]byte(w))
 	}

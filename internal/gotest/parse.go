@@ -2,6 +2,7 @@ package gotest
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -77,4 +78,33 @@ func Benchtime(s result.IterSpec) string {
 		return time.Second.String()
 	}
 	return s.Time.String()
+}
+
+// Iteration is the iteration of result line res, the i-th of fork forkNo
+// whose first warm lines are the warmup (-test.count runs them all alike).
+func (res *Result) Iteration(forkNo, i, warm int) result.Iteration {
+	n := int64(res.N)
+	ns := res.Values["ns/op"]
+	it := result.Iteration{Fork: forkNo, Index: i, Warmup: i < warm, GoTest: true, Counted: true,
+		Executed: n, WallNs: int64(ns * float64(n)),
+		AllocBytes: uint64(math.Round(res.Values["B/op"] * float64(n))),
+		Allocs:     uint64(math.Round(res.Values["allocs/op"] * float64(n))),
+		Total:      result.OpStats{Workers: 1, Ops: n, NsPerOp: ns}}
+	if !it.Warmup {
+		it.Index = i - warm
+	}
+	if ns > 0 {
+		it.Total.OpsPerSec = 1e9 / ns
+	}
+	for _, u := range res.Units {
+		switch u {
+		case "ns/op", "B/op", "allocs/op":
+		default:
+			if it.Total.Metrics == nil {
+				it.Total.Metrics = map[string]float64{}
+			}
+			it.Total.Metrics[u] = res.Values[u]
+		}
+	}
+	return it
 }

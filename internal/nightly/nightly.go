@@ -207,7 +207,7 @@ func (n *night) record(ctx context.Context, s *session.Session, set *ab.Sides, h
 	if err != nil {
 		return nil, session.FailedError{Msg: err.Error()}
 	}
-	r, err := s.Measure(ctx, &session.Measurement{Options: n.eo, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs, Notes: set.Notes,
+	r, err := s.Record(ctx, &session.Recording{Options: n.eo, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs, Notes: set.Notes,
 		Dir: n.repo.Root, LogDir: logs, Out: session.ResultsFile{Path: path, Put: recordNew}})
 	n.env.KeepLogs(logs, r, err)
 	if err != nil {

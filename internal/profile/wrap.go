@@ -13,7 +13,7 @@ import (
 
 // MeasuredLoop is the symbol of the measuring core's function that runs the ops of
 // a counted iteration; callgrind collects only inside it.
-const MeasuredLoop = "github.com/ledgerbench/ledgerbench/internal/measure.runOps"
+const MeasuredLoop = "github.com/ledgerbench/ledgerbench/harness.runOps"
 
 // callgrindGODEBUG are the GODEBUG settings of a fork run under
 // callgrind: no asynchronous preemption (its signals trip callgrind's

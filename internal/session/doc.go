@@ -2,8 +2,8 @@
 // nightly, calibrate) does around the engine: it prepares the host
 // ([Prepare]: the host check, --strict, the CPUs, the run lock, the
 // waits for a cool and idle host before each fork) and runs a
-// [Measurement]'s sides interleaved through the same pipeline
-// ([Session.Measure]): run, encode every side into one Go benchmark-format
+// [Recording]'s sides interleaved through the same pipeline
+// ([Session.Record]): run, encode every side into one Go benchmark-format
 // file, report failed forks, write the file (rescuing it to a temporary
 // file or stderr when it cannot be written), and say how a run that
 // stopped midway ended.

@@ -15,12 +15,12 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/revision"
 )
 
-// Measurement is what a measuring command hands the pipeline: the planned
+// Recording is what a measuring command hands the pipeline: the planned
 // cases, the sides that run them and where the results go. The command
 // builds the sides (from the registry, test binaries or revisions); the
 // pipeline runs, encodes, writes and reports them the same way for every
 // command.
-type Measurement struct {
+type Recording struct {
 	Options engine.Options
 	Cases   []engine.Case
 	// Sides run interleaved: one for run and nightly without an anchor,
@@ -36,11 +36,11 @@ type Measurement struct {
 	// Out writes the encoded file; Before, when set, sees what was
 	// measured first, so a file that cannot be written loses no table.
 	Out    Output
-	Before func(*Measured) error
+	Before func(*Recorded) error
 }
 
-// Measured is what the pipeline obtained.
-type Measured struct {
+// Recorded is what the pipeline obtained.
+type Recorded struct {
 	Runs   []*result.Run
 	Header report.Header // of the first side
 	Data   []byte        // the results file, as encoded
@@ -93,10 +93,10 @@ func ReplaceFile(path string, data []byte) (string, error) {
 	return path, report.WriteFileAtomic(path, data)
 }
 
-// Measure runs m's sides on the prepared host, interleaved, then encodes
+// Record runs m's sides on the prepared host, interleaved, then encodes
 // and writes what they measured. A run interrupted midway still writes
 // what it obtained, and says so in the result's Interrupted.
-func (s *Session) Measure(ctx context.Context, m *Measurement) (*Measured, error) {
+func (s *Session) Record(ctx context.Context, m *Recording) (*Recorded, error) {
 	h := s.Header(m.Dir) // before the run: its Started is the run's start
 	h.Notes = append(h.Notes, m.Notes...)
 	if len(m.Revs) == 2 {
@@ -114,7 +114,7 @@ func (s *Session) Measure(ctx context.Context, m *Measurement) (*Measured, error
 	if runs == nil {
 		return nil, FailedError{Msg: runErr.Error()}
 	}
-	r := &Measured{Runs: runs}
+	r := &Recorded{Runs: runs}
 	var sides []report.Side
 	for i, run := range runs {
 		hs := h
@@ -203,7 +203,7 @@ func (e *Env) Rescue(data []byte) string {
 // Outcome is the error that ends a command whose every result was
 // written: an interruption, a failed fork, or packages that did not
 // build.
-func (r *Measured) Outcome(broken []string, where string) error {
+func (r *Recorded) Outcome(broken []string, where string) error {
 	switch {
 	case r.Interrupted != nil:
 		return r.Interrupted
@@ -217,7 +217,7 @@ func (r *Measured) Outcome(broken []string, where string) error {
 
 // KeepLogs removes the fork logs of a measurement that went well, and
 // says where they are otherwise.
-func (e *Env) KeepLogs(logs string, r *Measured, err error) {
+func (e *Env) KeepLogs(logs string, r *Recorded, err error) {
 	if err == nil && r != nil && r.Failed == 0 && r.Interrupted == nil {
 		os.RemoveAll(logs)
 		return
