@@ -117,7 +117,7 @@ func (a *app) addRunFlags(c *cobra.Command, f *runFlags, def engine.Options) {
 	fl.BoolVar(&f.ignoreLock, "ignore-lock", false, "run even when another run holds the host's run lock")
 	f.lock.register(c, "the run lock file")
 	fl.StringVar(&f.precision, "precision", "", "keep adding forks (--forks is then the least) until each case's 95 % interval is within ±this of its score, e.g. 1%, or --budget is spent")
-	fl.DurationVar(&f.budget, "budget", 10*time.Minute, "with --precision, the longest the run may take")
+	fl.DurationVar(&f.budget, "budget", engine.DefaultBudget, "with --precision, the longest the run may take")
 	fl.StringVar(&f.prof, "prof", "", "profilers, run in extra forks after the measured ones: cpu,offcpu,block,mutex,allocs,instructions,perf")
 }
 

@@ -88,6 +88,11 @@ func DefaultOptions() Options {
 	}
 }
 
+// DefaultBudget is the machine time a run that adds rounds (a
+// precision, a detectable change, or an A/B's --budget) may spend, unless
+// told otherwise.
+const DefaultBudget = 10 * time.Minute
+
 // ABRounds is the rounds (forks a side) of an A/B comparison by default:
 // each round's two forks are one pair, and 5 pairs give an interval a
 // few times the spread of one pair's ratio.
