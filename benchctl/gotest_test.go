@@ -187,6 +187,7 @@ func TestGoTestBadInput(t *testing.T) {
 		{[]string{"./empty"}, 2, "./empty: no benchmarks"},
 		{[]string{"./broken"}, 1, "broken/broken_test.go:6:2: undefined: undefinedFunction"},
 		{[]string{"./calc", "--bench", "Nope"}, 2, "--bench Nope matches no benchmark that runs; the benchmarks are:\n  example.com/gobench/calc: BenchmarkSumN"},
+		{[]string{"./calc", "--bench", "^BenchmarkSkip$"}, 2, "--bench ^BenchmarkSkip$ matches no benchmark that runs:\n  example.com/gobench/calc: BenchmarkSkip skipped itself (b.Skip): calc_test.go"},
 		{[]string{"./calc", "--bench", "Sizes/("}, 2, "--bench Sizes/("},
 		{[]string{"./calc", "--suite", "x"}, 2, "--suite applies to registered benchmarks"},
 		{[]string{"./calc", "-p", "size=1"}, 2, "--param applies to registered benchmarks"},
