@@ -127,6 +127,7 @@ func Run(ctx context.Context, env *session.Env, o Options) (*Result, error) {
 	if o.Out, err = session.OutDir(o.Out, "ab"); err != nil {
 		return nil, err
 	}
+	env.Say("baseline %s (%s) against experiment %s (%s) → %s", revs[0].Rev, revision.Short(revs[0].Commit), revs[1].Rev, revision.Short(revs[1].Commit), o.Out)
 	ws, err := NewWorkspace(s, repo, "ab")
 	if err != nil {
 		return nil, err

@@ -77,6 +77,9 @@ func TestRunFindsTheRegression(t *testing.T) {
 	if ch := res.Regressions[0].Decision.Change; ch.Lo < 1.5 {
 		t.Errorf("a 4× slower loop measured %+.1f %% [%+.1f, %+.1f]", ch.Pct(), (ch.Lo-1)*100, (ch.Hi-1)*100)
 	}
+	if !strings.Contains(say.String(), "→ "+res.Out+"\n") {
+		t.Errorf("where the results go is not said at the start:\n%s", say)
+	}
 	if res.Revs[0].Commit != c[1] || res.Revs[1].Commit != c[2] || res.Failed != 0 || res.Confirmed {
 		t.Errorf("revs %v, failed %d, confirmed %v", res.Revs, res.Failed, res.Confirmed)
 	}

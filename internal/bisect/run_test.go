@@ -67,6 +67,9 @@ func TestRunFindsTheCulprit(t *testing.T) {
 	if rep.Culprit == nil || rep.Culprit.Hash != c[3] || rep.Own == nil || rep.Own.Parent.Hash != c[2] || rep.Own.Verdict != "changed" {
 		t.Fatalf("culprit %+v, own %+v; want %s\n%s", rep.Culprit, rep.Own, c[3], say.String())
 	}
+	if first, _, _ := strings.Cut(say.String(), "\n"); !strings.Contains(first, "→ "+o.Out+" (build cache: "+o.BuildCache+")") {
+		t.Errorf("the first line does not say where results and builds go: %q", first)
+	}
 	if rep.Command != "bisect test" || bisect.RowName(rep.Benchmark) != "WorkLoop" || rep.Total == nil || rep.Total.Ratio < 2 {
 		t.Errorf("report %+v", rep)
 	}
