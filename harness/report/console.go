@@ -15,7 +15,8 @@ import (
 
 // WriteTable prints a JMH-style summary table of every case: score and
 // 99.9 % error, allocation figures, custom metrics and group ops on rows of
-// their own, and the number of iterations the frequency probe flagged.
+// their own, and the number of iterations the frequency probe flagged;
+// then TableLegend, which says what the columns are.
 func WriteTable(w io.Writer, run *result.Run) error {
 	align := []tw.Align{tw.AlignLeft, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight}
 	t := tablewriter.NewTable(w,
@@ -85,8 +86,19 @@ func WriteTable(w io.Writer, run *result.Run) error {
 			}
 		}
 	}
-	return t.Render()
+	if err := t.Render(); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, TableLegend)
+	return err
 }
+
+// TableLegend says what WriteTable's columns are.
+const TableLegend = `Cnt: measured iterations (forks × iterations each). Score: their mean, as JMH reports it.
+Error: half width of the 99.9 % Student-t interval of the forks' means, each fork one sample
+(with 3 forks t = 31.6, so it is wide; comparisons pair rounds instead, see the change tables).
+Flagged: iterations whose frequency probe moved more than the run's tolerance during them.
+`
 
 func formatError(e float64) string {
 	if math.IsNaN(e) {
