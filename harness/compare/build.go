@@ -32,8 +32,9 @@ type Options struct {
 	// in benchstat's output (Text); the verdicts' intervals are at 1−Alpha.
 	// Default 0.95.
 	Confidence float64
-	// MinChange is the smallest relative change, in percent, reported as
-	// a change in Markdown; smaller significant changes print "~".
+	// MinChange is the verdicts' margin, in percent: a significant change
+	// smaller than it is not "changed", and a comparison whose whole
+	// interval lies within ±MinChange is "same".
 	MinChange float64
 	// Samples is the unit of replication: Forks (the default) makes each
 	// fork of a benchctl file one sample, the median of its iterations;
