@@ -5,7 +5,6 @@ import (
 	"go/parser"
 	"go/token"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -146,15 +145,7 @@ func TestProgramLinksNoDatabase(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list on another module")
 	}
-	deps := func(dir, pkg string) []string {
-		cmd := exec.Command("go", "list", "-deps", pkg)
-		cmd.Dir = dir
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("go list -deps %s in %s: %v\n%s", pkg, dir, err, out)
-		}
-		return strings.Fields(string(out))
-	}
+	deps := func(dir, pkg string) []string { return strings.Fields(goTool(t, dir, "list", "-deps", pkg)) }
 	database := regexp.MustCompile(`^(modernc\.org/sqlite|github\.com/jackc/pgx|github\.com/lib/pq|github\.com/mattn/go-sqlite3|github\.com/ledgerbench/ledgerbench/internal/(store|server|chart)$|gonum\.org/v1/plot|codeberg\.org/go-latex|codeberg\.org/go-pdf|github\.com/go-pdf|golang\.org/x/image)`)
 	var linked []string
 	for _, d := range deps("../examples/counter", ".") {

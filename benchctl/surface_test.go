@@ -12,11 +12,11 @@ import (
 	"testing"
 )
 
-// goTool runs the go command in the module's root and returns its output.
-func goTool(t *testing.T, args ...string) string {
+// goTool runs the go command in dir and returns its output.
+func goTool(t *testing.T, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("go", args...)
-	cmd.Dir = ".."
+	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
@@ -39,7 +39,7 @@ func TestPublicSurface(t *testing.T) {
 		"Worker.Sink":       "func (w *Worker) Sink(",
 		"Group.OnIteration": "func (g *Group) OnIteration(",
 	} {
-		if out := goTool(t, "doc", "./harness", sym); !strings.Contains(out, want) {
+		if out := goTool(t, "..", "doc", "./harness", sym); !strings.Contains(out, want) {
 			t.Errorf("go doc ./harness %s:\n%s\nwant %q", sym, out, want)
 		}
 	}
@@ -54,8 +54,8 @@ func TestPublicSurface(t *testing.T) {
 		}
 	}
 	internalType := regexp.MustCompile(`\b(` + strings.Join(names, "|") + `)\.[A-Z]\w*`)
-	for _, pkg := range strings.Fields(goTool(t, "list", "./harness/...", "./benchctl/...")) {
-		doc := goTool(t, "doc", "-all", pkg)
+	for _, pkg := range strings.Fields(goTool(t, "..", "list", "./harness/...", "./benchctl/...")) {
+		doc := goTool(t, "..", "doc", "-all", pkg)
 		for _, line := range strings.Split(doc, "\n") {
 			code := strings.TrimSpace(line)
 			if strings.HasPrefix(line, "    ") || strings.HasPrefix(code, "//") {
@@ -70,7 +70,7 @@ func TestPublicSurface(t *testing.T) {
 		}
 	}
 	allowed := map[string]bool{"harness/result": true, "harness/hostcheck": true, "internal/profile": true}
-	for _, imp := range strings.Fields(goTool(t, "list", "-f", `{{join .Imports " "}}`, "./harness")) {
+	for _, imp := range strings.Fields(goTool(t, "..", "list", "-f", `{{join .Imports " "}}`, "./harness")) {
 		if rest, ok := strings.CutPrefix(imp, "github.com/ledgerbench/ledgerbench/"); ok && !allowed[rest] {
 			t.Errorf("harness imports %s", rest)
 		}

@@ -30,47 +30,39 @@ type benchstatOptions struct {
 // reads them: the verdicts, intervals and detectable changes of Markdown,
 // CSV and the commands are Decision's.
 
-// Comparison is benchstat's comparison of a column with the baseline
-// column in one row.
-type Comparison struct {
-	benchmath.Comparison
-	Ratio float64 // center / baseline center
-}
-
 // assumption is what benchstat assumes of the table's unit.
 func (t *Table) assumption() benchmath.Assumption { return t.benchstat.meta.GetAssumption(t.Unit) }
 
-// sample is benchstat's sample of cell c (a sorted copy of its values).
-func (t *Table) sample(c *Cell) *benchmath.Sample {
-	thr := benchmath.DefaultThresholds
-	thr.CompareAlpha = t.benchstat.alpha
-	return benchmath.NewSample(slices.Clone(c.Values), &thr)
+// benchstatCell is benchstat's view of a cell: its sample (a sorted copy
+// of the values) and the summary of it.
+type benchstatCell struct {
+	sample  *benchmath.Sample
+	summary benchmath.Summary
 }
 
-// summary is benchstat's summary of cell c.
-func (t *Table) summary(c *Cell) benchmath.Summary {
-	return t.assumption().Summary(t.sample(c), t.benchstat.confidence)
+// stat is benchstat's view of cell c.
+func (t *Table) stat(c *Cell) benchstatCell {
+	thr := benchmath.DefaultThresholds
+	thr.CompareAlpha = t.benchstat.alpha
+	sample := benchmath.NewSample(slices.Clone(c.Values), &thr)
+	return benchstatCell{sample, t.assumption().Summary(sample, t.benchstat.confidence)}
 }
 
 // Compare is benchstat's comparison of cell c with the baseline cell b.
-func (t *Table) Compare(b, c *Cell) Comparison {
-	cmp := t.assumption().Compare(t.sample(b), t.sample(c))
-	x, y := t.summary(b).Center, t.summary(c).Center
-	r := 1.0
-	if x != y {
-		r = y / x
-	}
-	return Comparison{Comparison: cmp, Ratio: r}
+func (t *Table) Compare(b, c *Cell) benchmath.Comparison {
+	return t.assumption().Compare(t.stat(b).sample, t.stat(c).sample)
 }
 
 // Text writes the tables in benchstat's layout, with benchstat's numbers.
 func (ts *Tables) Text(w io.Writer, names []string) error {
+	stats := map[*Cell]benchstatCell{}
 	var cellWarnings []string
 	for _, t := range ts.Tables {
 		for _, row := range t.Rows {
 			for _, col := range t.Cols {
 				if c := t.cell(row, col); c != nil {
-					for _, warn := range t.summary(c).Warnings {
+					stats[c] = t.stat(c)
+					for _, warn := range stats[c].summary.Warnings {
 						cellWarnings = append(cellWarnings, fmt.Sprintf("%s %s: %v", row.StringValues(), t.Unit, warn))
 					}
 				}
@@ -90,7 +82,7 @@ func (ts *Tables) Text(w io.Writer, names []string) error {
 		if t.Config != "" && (ti == 0 || ts.Tables[ti-1].Config != t.Config) {
 			fmt.Fprintln(w, t.Config)
 		}
-		if err := t.text(w, names); err != nil {
+		if err := t.text(w, names, stats); err != nil {
 			return err
 		}
 	}
@@ -100,7 +92,7 @@ func (ts *Tables) Text(w io.Writer, names []string) error {
 // text writes one table in benchstat's layout: each cell's summary with
 // its range, the change of each column against the baseline (or "~")
 // with its p-value, and the geomean row.
-func (t *Table) text(w io.Writer, names []string) error {
+func (t *Table) text(w io.Writer, names []string, stats map[*Cell]benchstatCell) error {
 	tab := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head, units := []string{""}, []string{""}
 	for i, c := range colNames(t, names) {
@@ -114,7 +106,7 @@ func (t *Table) text(w io.Writer, names []string) error {
 	fmt.Fprintln(tab, strings.Join(head, "\t")+"\t")
 	fmt.Fprintln(tab, strings.Join(units, "\t")+"\t")
 	for _, row := range t.Rows {
-		fmt.Fprintln(tab, strings.Join(t.textRow(row), "\t")+"\t")
+		fmt.Fprintln(tab, strings.Join(t.textRow(row, stats), "\t")+"\t")
 	}
 	var notes footnotes
 	if len(t.Rows) > 1 {
@@ -137,8 +129,9 @@ func (t *Table) text(w io.Writer, names []string) error {
 	return nil
 }
 
-// textRow is one benchmark's fields in benchstat's layout.
-func (t *Table) textRow(row benchproc.Key) []string {
+// textRow is one benchmark's fields in benchstat's layout, from each
+// cell's benchstat view in stats.
+func (t *Table) textRow(row benchproc.Key, stats map[*Cell]benchstatCell) []string {
 	sc := t.scaler(row)
 	fields := []string{row.StringValues()}
 	base := t.cell(row, t.Cols[0])
@@ -151,8 +144,8 @@ func (t *Table) textRow(row benchproc.Key) []string {
 			}
 			continue
 		}
-		sum := t.summary(c)
-		fields = append(fields, sc.Format(sum.Center), "± "+sum.PctRangeString())
+		st := stats[c]
+		fields = append(fields, sc.Format(st.summary.Center), "± "+st.summary.PctRangeString())
 		if i == 0 {
 			continue
 		}
@@ -160,8 +153,9 @@ func (t *Table) textRow(row benchproc.Key) []string {
 			fields = append(fields, "", "")
 			continue
 		}
-		cmp := t.Compare(base, c)
-		fields = append(fields, cmp.FormatDelta(t.summary(base).Center, sum.Center), "("+cmp.String()+")")
+		bst := stats[base]
+		cmp := t.assumption().Compare(bst.sample, st.sample)
+		fields = append(fields, cmp.FormatDelta(bst.summary.Center, st.summary.Center), "("+cmp.String()+")")
 	}
 	return fields
 }

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aclements/go-moremath/stats"
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchproc"
 	"golang.org/x/perf/benchunit"
@@ -443,8 +442,7 @@ func (c *collector) cell(raw []float64, forks []int) *Cell {
 	if c.o.Samples == Forks {
 		cell.byFork(forks)
 	}
-	// Sorted as a copy: Values stay in the order of Keys.
-	cell.Center = stats.Sample{Xs: cell.Values}.Copy().Sort().Quantile(0.5)
+	cell.Center = verdict.Median(cell.Values)
 	for _, v := range raw {
 		cell.Min, cell.Max = math.Min(cell.Min, v), math.Max(cell.Max, v)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/aclements/go-moremath/stats"
 
 	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/harness/verdict"
 )
 
 // byFork replaces the cell's samples by one per fork, the median of the
@@ -27,7 +28,7 @@ func (c *Cell) byFork(forks []int) {
 	var ss float64 // squared deviations from each fork's mean
 	for _, group := range groups {
 		g := stats.Sample{Xs: group}
-		c.Values = append(c.Values, g.Copy().Sort().Quantile(0.5))
+		c.Values = append(c.Values, verdict.Median(group))
 		m := g.Mean()
 		means = append(means, m)
 		for _, x := range group {

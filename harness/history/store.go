@@ -13,10 +13,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aclements/go-moremath/stats"
 	"golang.org/x/perf/benchfmt"
 
 	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/harness/verdict"
 )
 
 // NightlyPath is where a nightly run of commit on machine is recorded:
@@ -232,7 +232,7 @@ func FilePoints(name string, data []byte) (points []FilePoint, warnings []string
 	}
 	for k, v := range vals {
 		per := perFork(v, forks[k])
-		med := stats.Sample{Xs: per}.Copy().Sort().Quantile(0.5)
+		med := verdict.Median(per)
 		points = append(points, FilePoint{Pkg: k.pkg, Benchmark: k.name, Unit: k.unit,
 			HigherIsBetter: higher[k.unit] || k.unit == "ops/s",
 			Point:          Point{File: name, Commit: commit[k], EnvID: env[k], Value: med, N: len(per)}})
@@ -355,7 +355,7 @@ func perFork(vals []float64, forks []int) []float64 {
 	}
 	out := make([]float64, 0, len(groups))
 	for _, g := range groups {
-		out = append(out, stats.Sample{Xs: g}.Copy().Sort().Quantile(0.5))
+		out = append(out, verdict.Median(g))
 	}
 	return out
 }

@@ -17,3 +17,9 @@ func MeanInterval(xs []float64, confidence float64) (mean, half float64) {
 	mean, lo, hi := stats.MeanCI(slices.Sorted(slices.Values(xs)), confidence)
 	return mean, (hi - lo) / 2
 }
+
+// Median is the median of xs (NaN when empty), xs left unsorted: a
+// fork's score from its iterations, a cell's center from its forks.
+func Median(xs []float64) float64 {
+	return stats.Sample{Xs: xs}.Copy().Sort().Quantile(0.5)
+}

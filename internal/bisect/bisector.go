@@ -75,9 +75,9 @@ func (bs *bisector) resolve() error {
 func (bs *bisector) run(ctx context.Context) error {
 	bs.rep = Report{Command: bs.env.Command, Good: bs.good, Bad: bs.bad, Commits: len(bs.commits),
 		Log2: int(math.Ceil(math.Log2(float64(len(bs.commits))))), Direction: bs.opts.Direction}
-	cache := bs.opts.BuildCache
-	if cache == "" || cache == "off" {
-		cache = "none"
+	cache := "none"
+	if c := bs.opts.buildCache(); c != nil {
+		cache = c.Dir
 	}
 	bs.env.Say("bisecting %d commits from good %s to bad %s → %s (build cache: %s)", len(bs.commits), revision.Short(bs.good.Hash), revision.Short(bs.bad.Hash), bs.opts.Out, cache)
 	if err := bs.confirm(ctx); err != nil {

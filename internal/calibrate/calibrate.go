@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/ledgerbench/ledgerbench/harness/history"
+	"github.com/ledgerbench/ledgerbench/harness/verdict"
 )
 
 // Forks are one side's measurements of one benchmark: the measured
@@ -118,7 +119,7 @@ func p(a, b []float64) float64 {
 func medians(fs Forks) []float64 {
 	out := make([]float64, 0, len(fs))
 	for _, f := range fs {
-		out = append(out, stats.Sample{Xs: f}.Copy().Sort().Quantile(0.5))
+		out = append(out, verdict.Median(f))
 	}
 	return out
 }
@@ -144,7 +145,7 @@ func NightlyRate(fs Forks, perNight, nights int) Rate {
 	meds := medians(fs)
 	var points []float64
 	for i := 0; i+perNight <= len(meds); i += perNight {
-		points = append(points, stats.Sample{Xs: meds[i : i+perNight]}.Copy().Sort().Quantile(0.5))
+		points = append(points, verdict.Median(meds[i:i+perNight]))
 	}
 	hits, n := 0, 0
 	for i := 0; i+nights <= len(points); i += nights {

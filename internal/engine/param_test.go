@@ -9,18 +9,10 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/harnesstest"
 )
 
-func paramBench() *harness.Benchmark {
-	return &harness.Benchmark{
-		Family: "test", Name: "Params", Suites: []string{"x"},
-		Params: []harness.Param{
-			{Name: "impl", Values: []string{"skiplist", "paged"}, Enum: true},
-			{Name: "cachedEntries", Values: []string{"1000", "100000"}, Kind: harness.Int},
-		},
-		Setup: func(t *harness.Trial) error { return nil },
-	}
-}
+var paramBench = harnesstest.ParamBench
 
 func names(cases []engine.Case) []string {
 	var out []string

@@ -89,7 +89,7 @@ func roundMedians(cr *result.CaseResult) map[int]float64 {
 	byFork := cr.ScoresByFork()
 	out := make(map[int]float64, len(byFork))
 	for f, xs := range byFork {
-		out[f] = stats.Sample{Xs: xs}.Copy().Sort().Quantile(0.5)
+		out[f] = verdict.Median(xs)
 	}
 	return out
 }

@@ -33,6 +33,9 @@ type TestPlan struct {
 	// Names lists every top-level benchmark found per package, selected
 	// or not; Leaves the selected benchmarks to run.
 	Names, Leaves map[string][]string
+	// Skipped says, for each selected benchmark that skipped itself, why
+	// (also among Notes).
+	Skipped []string
 
 	spec TestSpec
 	pat  *gotest.Pattern
@@ -107,7 +110,9 @@ func (tp *TestPlan) build(ctx context.Context, p gotest.Package, bin, overlay st
 		tp.Notes = append(tp.Notes, p.ImportPath+": "+n)
 	}
 	for _, name := range slices.Sorted(maps.Keys(l.Skipped)) {
-		tp.Notes = append(tp.Notes, fmt.Sprintf("%s: %s skipped itself (b.Skip): %s", p.ImportPath, name, l.Skipped[name]))
+		skip := fmt.Sprintf("%s: %s skipped itself (b.Skip): %s", p.ImportPath, name, l.Skipped[name])
+		tp.Skipped = append(tp.Skipped, skip)
+		tp.Notes = append(tp.Notes, skip)
 	}
 	return nil
 }

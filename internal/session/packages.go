@@ -54,14 +54,8 @@ func nothing(tp *revision.TestPlan, bench string, patterns []string) error {
 	case len(found) == 0:
 		return UsageError{fmt.Errorf("%s: no benchmarks (no func BenchmarkX(b *testing.B) in their _test.go files)", strings.Join(patterns, " "))}
 	case bench != "":
-		var skipped []string
-		for _, n := range tp.Notes {
-			if strings.Contains(n, " skipped itself (b.Skip): ") {
-				skipped = append(skipped, n)
-			}
-		}
-		if len(skipped) > 0 {
-			return Input("{Bench} %s matches no benchmark that runs:\n  %s\nthe benchmarks are:\n  %s", bench, strings.Join(skipped, "\n  "), strings.Join(found, "\n  "))
+		if len(tp.Skipped) > 0 {
+			return Input("{Bench} %s matches no benchmark that runs:\n  %s\nthe benchmarks are:\n  %s", bench, strings.Join(tp.Skipped, "\n  "), strings.Join(found, "\n  "))
 		}
 		return Input("{Bench} %s matches no benchmark that runs; the benchmarks are:\n  %s", bench, strings.Join(found, "\n  "))
 	}
