@@ -6,8 +6,10 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
+	"github.com/ledgerbench/ledgerbench/harness/verdict"
 	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
@@ -17,8 +19,11 @@ import (
 type abFlags struct {
 	base, head, cmd             string
 	allowDirty, confirm, anyway bool
+	untilDecided                bool
 	minChange, alpha            float64
 	detect                      string
+	explain                     string
+	explainRounds               int
 }
 
 func (a *app) abCmd() *cobra.Command {
@@ -72,8 +77,13 @@ on a failed fork or on a revision that does not build.`,
 			if err := af.adaptive(cmd, &o, &f); err != nil {
 				return err
 			}
+			explain, err := ab.ParseExplain(af.explain)
+			if err != nil {
+				return err
+			}
 			opts := ab.Options{Base: af.base, Head: af.head, AllowDirty: af.allowDirty, Program: af.cmd, Packages: args, Cases: cases,
-				Engine: o, Alpha: af.alpha, MinChange: af.minChange, Confirm: af.confirm, Dir: a.dir, Out: f.out, Host: f.hostOptions()}
+				Engine: o, Alpha: af.alpha, MinChange: af.minChange, Confirm: af.confirm, Dir: a.dir, Out: f.out, Host: f.hostOptions(),
+				Explain: explain, ExplainRounds: af.explainRounds}
 			res, err := ab.Run(cmd.Context(), a.env(), opts)
 			if res != nil {
 				if perr := a.showAB(res, &af); perr != nil {
@@ -85,19 +95,27 @@ on a failed fork or on a revision that does not build.`,
 	}
 	a.addRunFlags(c, &f, engine.ABOptions())
 	c.Flags().Lookup("prof").Usage = "instructions: count each case's instructions per op under callgrind (one fork a side, after the rounds) and set their change beside the time's"
+	c.Flags().Lookup("budget").Usage = "the longest the rounds may take: with --until-decided (the default when --budget is given), --detect or --precision"
 	a.addServerFlags(c)
-	fl := c.Flags()
+	af.bind(c.Flags(), &f)
+	return c
+}
+
+// bind defines ab's own flags in fl.
+func (af *abFlags) bind(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVar(&af.base, "base", "", "the baseline revision")
 	fl.StringVar(&af.head, "head", ".", "the experiment revision, or . for the working tree")
 	fl.StringVar(&af.cmd, "cmd", "", "the benchmark program's main package (default: the one this binary was built from)")
 	fl.BoolVar(&af.allowDirty, "allow-dirty", false, "with --head HEAD, measure HEAD even though the working tree has uncommitted changes")
 	fl.BoolVar(&f.duet, "duet", false, "run each round's two forks at the same time, each pinned to half of the CPUs (swapped every round), so the host's noise hits both and each round's pair cancels it")
 	fl.StringVar(&af.detect, "detect", "", "plan for this smallest detectable change (2%): after the first --forks rounds, refuse (exit 2) when a case needs more rounds than --budget leaves, else add rounds to each case until it can detect it")
+	fl.BoolVar(&af.untilDecided, "until-decided", false, "after each round from the --forks-th (default 3), decide every row by an anytime-valid test and give rounds only to the undecided ones, until all are decided or --budget is spent (the default when --budget is given)")
 	fl.BoolVar(&af.anyway, "anyway", false, "with --detect, measure within --budget even when the plan says it cannot be reached")
 	fl.BoolVar(&af.confirm, "confirm", false, "confirm a regression with a second A/B run before failing")
+	fl.StringVar(&af.explain, "explain", "changed", "which rows to explain by their functions, from CPU profiles of both sides in extra forks after the rounds: changed (the rows whose time changed), all, or off")
+	fl.IntVar(&af.explainRounds, "explain-rounds", ab.DefaultExplainRounds, "the CPU profiling forks of each side of an explained row (the pairs of its functions' intervals)")
 	fl.Float64Var(&af.minChange, "min-change", compare.DefaultMinChange, "the margin of the verdicts, in percent: a smaller change is none, and an interval within ± it is \"same\"")
 	fl.Float64Var(&af.alpha, "alpha", compare.DefaultAlpha, "the verdicts' false-discovery rate across a unit's rows")
-	return c
 }
 
 // adaptive binds --detect, --anyway and --budget into o: --detect plans
@@ -116,17 +134,24 @@ func (ab *abFlags) adaptive(cmd *cobra.Command, o *engine.Options, f *runFlags) 
 		}
 		o.Detect, o.Budget = d, f.budget
 		if set("forks") && o.Forks < engine.DetectForks {
-			return usageError(fmt.Errorf("--forks %d: --detect plans from at least %d rounds (from fewer, a comparison stopped when its rounds happen to spread little finds changes that are not there)", o.Forks, engine.DetectForks))
+			return usageError(fmt.Errorf("--forks %d: --detect plans from at least %d rounds (the fewest its anytime-valid verdicts decide on)", o.Forks, engine.DetectForks))
 		}
 		o.Forks = max(o.Forks, engine.DetectForks)
 	} else if ab.anyway {
 		return usageError(errors.New("--anyway goes with --detect"))
 	}
-	if set("budget") && o.Precision == 0 && o.Detect == 0 {
-		if ab.minChange == 0 {
-			return usageError(errors.New("--budget adds rounds until each case's interval is within ±half of --min-change: give --min-change, --precision or --detect"))
+	if ab.untilDecided && (ab.detect != "" || set("precision")) {
+		return usageError(errors.New("--until-decided and --detect or --precision: one goal at a time"))
+	}
+	if ab.untilDecided || set("budget") && o.Precision == 0 && o.Detect == 0 {
+		if set("forks") && o.Forks < verdict.MinSamples {
+			return usageError(fmt.Errorf("--forks %d: --until-decided looks at the rows from round %d on; --forks is the first rounds every row runs", o.Forks, verdict.MinSamples))
 		}
-		o.Precision, o.Budget = ab.minChange/200, f.budget
+		if !set("forks") {
+			o.Forks = verdict.MinSamples
+		}
+		o.UntilDecided, o.Budget = true, f.budget
+		return nil
 	}
 	o.Anyway = ab.anyway
 	if (o.Detect > 0 || o.Precision > 0) && o.Forks < engine.PrecisionForks {
@@ -143,6 +168,7 @@ func (a *app) showAB(res *ab.Result, af *abFlags) error {
 	if err := res.Tables.Markdown(a.stdout, names); err != nil {
 		return failedError(err.Error())
 	}
+	a.showExplained(res)
 	a.printABDetails(res)
 	o := res.Engine
 	if reached, cases := ab.Reached(o, res.Runs); cases > 0 && (o.Detect > 0 || o.Precision > 0) {
@@ -152,8 +178,36 @@ func (a *app) showAB(res *ab.Result, af *abFlags) error {
 		}
 		a.say("%d of %d cases reached %s in %s (budget %s)", reached, cases, asked, res.Runs[0].End.Sub(res.Runs[0].Start).Round(time.Second), o.Budget)
 	}
+	if o.UntilDecided {
+		a.reportUndecided(res, af.minChange)
+	}
 	a.reportRegressions(res.Regressions, af, res.Host.Pinned)
 	return nil
+}
+
+// reportUndecided says how many rows --until-decided decided, in what
+// time, and why each other one is not: its confidence sequence is
+// neither beyond ±min-change nor inside it.
+func (a *app) reportUndecided(res *ab.Result, minChange float64) {
+	run := res.Runs[0]
+	var undecided []string
+	for _, cr := range run.Cases {
+		if res.Tables.Decided(cr.Case.Name()) {
+			continue
+		}
+		why := "no decision (failed forks or no ratio)"
+		for _, d := range res.Tables.CaseDecisions(cr.Case.Name()) {
+			if d.Err == nil && d.Verdict == verdict.Unknown {
+				ch := d.Change
+				why = fmt.Sprintf("%+.2f %% [%+.2f, %+.2f] after %d rounds: the sequence neither excludes no change beyond ±%g %% nor lies within it", ch.Pct(), (ch.Lo-1)*100, (ch.Hi-1)*100, ch.N, minChange)
+			}
+		}
+		undecided = append(undecided, fmt.Sprintf("%s: %s", cr.Case.Name(), why))
+	}
+	a.say("--until-decided: %d of %d rows decided in %s (budget %s)", len(run.Cases)-len(undecided), len(run.Cases), run.End.Sub(run.Start).Round(time.Second), res.Engine.Budget)
+	for _, u := range undecided {
+		a.say("undecided %s", u)
+	}
 }
 
 // printABDetails prints the notes and the host under the table.

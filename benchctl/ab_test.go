@@ -5,6 +5,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -55,7 +56,7 @@ func TestABFindsTheRegression(t *testing.T) {
 	needGit(t)
 	dir, c := tinyRepo(t)
 	out := filepath.Join(t.TempDir(), "ab")
-	code, stdout, stderr := abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[2], "--bench", "^BenchmarkTinyWork$",
+	code, stdout, stderr := abApp(t, dir, "ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[2], "--bench", "^BenchmarkTinyWork$",
 		"--forks", "4", "--warmup", "1x30ms", "--measure", "3x30ms", "--out", out)
 	if code != 1 || !strings.Contains(stderr, "REGRESSION TinyWork") || !strings.Contains(stderr, "sec/op") {
 		t.Fatalf("exit %d, want 1 with the regression\n%s\n%s", code, stdout, stderr)
@@ -79,7 +80,7 @@ func TestABFindsTheRegression(t *testing.T) {
 		t.Error("ab.txt has a per-side commit key: benchstat would split the sides into tables")
 	}
 	// Same code on both sides: no regression.
-	code, _, stderr = abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", c[2], "--head", ".", "--bench", "^BenchmarkTinyWork$",
+	code, _, stderr = abApp(t, dir, "ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", c[2], "--head", ".", "--bench", "^BenchmarkTinyWork$",
 		"--forks", "2", "--warmup", "1x30ms", "--measure", "3x30ms", "--min-change", "20", "--out", filepath.Join(t.TempDir(), "same"))
 	if code != 0 {
 		t.Errorf("A/A run: exit %d\n%s", code, stderr)
@@ -96,7 +97,7 @@ func TestABDuet(t *testing.T) {
 	}
 	dir, c := tinyRepo(t)
 	out := filepath.Join(t.TempDir(), "ab")
-	code, stdout, stderr := abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[2], "--duet",
+	code, stdout, stderr := abApp(t, dir, "ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[2], "--duet",
 		"--warmup", "1x30ms", "--measure", "3x30ms", "--out", out)
 	if code != 1 || !strings.Contains(stderr, "REGRESSION TinyWork") {
 		t.Fatalf("exit %d, want 1 with the regression\n%s\n%s", code, stdout, stderr)
@@ -112,6 +113,38 @@ func TestABDuet(t *testing.T) {
 	}
 }
 
+// TestABUntilDecided: a 4× slower head is decided changed within a few
+// rounds of the first 3, the comparison stops there, and the table says
+// its verdicts are anytime-valid.
+func TestABUntilDecided(t *testing.T) {
+	needGit(t)
+	dir, c := tinyRepo(t)
+	out := filepath.Join(t.TempDir(), "ab")
+	code, stdout, stderr := abApp(t, dir, "ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[2], "--bench", "^BenchmarkTinyWork$",
+		"--until-decided", "--budget", "2m", "--warmup", "1x30ms", "--measure", "3x30ms", "--out", out)
+	if code != 1 || !strings.Contains(stderr, "REGRESSION TinyWork") {
+		t.Fatalf("exit %d, want 1 with the regression\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"confidence sequence (anytime-valid", "e-BH"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the table lacks %q:\n%s", want, stdout)
+		}
+	}
+	// Decided at the first look on an idle host; a round or two later
+	// under the -race suite's load (it once took 5): never the hundreds
+	// the budget would allow.
+	m := regexp.MustCompile(`\| TinyWork-2 \|.*\*\*changed\*\* \(p[<=][^,]*, ([0-9]+) pairs\)`).FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("no changed TinyWork row:\n%s", stdout)
+	}
+	if n, _ := strconv.Atoi(m[1]); n < 3 || n > 8 {
+		t.Errorf("decided after %d rounds, want 3 (the first look) to 8", n)
+	}
+	if !strings.Contains(stderr, "--until-decided: 1 of 1 rows decided in") || strings.Contains(stderr, "undecided ") {
+		t.Errorf("stderr does not say the row was decided:\n%s", stderr)
+	}
+}
+
 // TestABDetectPlans: after its first rounds (5 at least), an A/B asked for a change
 // its spread cannot detect within the budget says so and exits 2,
 // keeping those rounds; one it can reach adds rounds and says it did.
@@ -122,7 +155,7 @@ func TestABDetectPlans(t *testing.T) {
 	needGit(t)
 	dir, c := tinyRepo(t)
 	out := filepath.Join(t.TempDir(), "ab")
-	code, stdout, stderr := abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[1], "--detect", "0.001%", "--budget", "5s",
+	code, stdout, stderr := abApp(t, dir, "ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[1], "--detect", "0.001%", "--budget", "5s",
 		"--forks", "5", "--warmup", "1x20ms", "--measure", "2x20ms", "--out", out)
 	if code != 2 || !strings.Contains(stderr, "cannot reach a detectable change of 0.001 % within the budget") || !strings.Contains(stderr, "--anyway") {
 		t.Fatalf("exit %d, want 2 and the plan's refusal\n%s\n%s", code, stdout, stderr)
@@ -133,7 +166,7 @@ func TestABDetectPlans(t *testing.T) {
 	}
 	// --quick's 3 rounds are raised to the 5 --detect plans from.
 	reach := filepath.Join(t.TempDir(), "reach")
-	code, _, stderr = abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[1], "--detect", "60%", "--budget", "30s",
+	code, _, stderr = abApp(t, dir, "ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[1], "--detect", "60%", "--budget", "30s",
 		"--min-change", "20", "--quick", "--warmup", "1x20ms", "--measure", "2x20ms", "--out", reach)
 	if code != 0 || !strings.Contains(stderr, "1 of 1 cases reached a detectable change of 60 %") {
 		t.Errorf("exit %d, want 0 and the case reaching it\n%s", code, stderr)
@@ -152,7 +185,7 @@ func TestABCorroboratesWithInstructions(t *testing.T) {
 	testenv.MustHave(t, "valgrind")
 	dir, c := tinyRepo(t)
 	out := filepath.Join(t.TempDir(), "ab")
-	code, stdout, stderr := abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[2], "--prof", "instructions",
+	code, stdout, stderr := abApp(t, dir, "ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[2], "--prof", "instructions",
 		"--forks", "3", "--warmup", "1x20ms", "--measure", "2x20ms", "--out", out)
 	if code != 1 {
 		t.Fatalf("exit %d, want 1 with the regression\n%s\n%s", code, stdout, stderr)
@@ -175,7 +208,7 @@ func TestABOverlaysABaseThatPredatesTheProgram(t *testing.T) {
 	needGit(t)
 	dir, c := tinyRepo(t)
 	out := filepath.Join(t.TempDir(), "ab")
-	code, stdout, stderr := abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", c[0], "--head", c[2],
+	code, stdout, stderr := abApp(t, dir, "ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", c[0], "--head", c[2],
 		"--forks", "4", "--warmup", "1x30ms", "--measure", "3x30ms", "--out", out)
 	if code != 1 || !strings.Contains(stderr, "REGRESSION TinyWork") {
 		t.Fatalf("exit %d, want 1 with the regression\n%s\n%s", code, stdout, stderr)
@@ -218,9 +251,14 @@ func TestABBadInput(t *testing.T) {
 		{dir, []string{"ab", "--base", c[0], "--duet", "--forks", "0", "--bench", "TinyWork"}, "ab needs forks"},
 		{dir, []string{"ab", "--base", c[0], "--detect", "abc", "--bench", "TinyWork"}, `--detect "abc": want a percentage above 0 and below 100`},
 		{dir, []string{"ab", "--base", c[0], "--anyway", "--bench", "TinyWork"}, "--anyway goes with --detect"},
-		{dir, []string{"ab", "--base", c[0], "--budget", "1m", "--min-change", "0", "--bench", "TinyWork"}, "--budget adds rounds until each case's interval"},
-		{dir, []string{"ab", "--base", c[0], "--detect", "2%", "--forks", "3", "--bench", "TinyWork"}, "--forks 3: --detect plans from at least 5 rounds"},
-		{dir, []string{"ab", "--base", c[0], "--budget", "1m", "--forks", "2", "--bench", "TinyWork"}, "--forks 2: adding rounds starts from at least 3"},
+		{dir, []string{"ab", "--base", c[0], "--budget", "1m", "--min-change", "0", "--bench", "TinyWork"}, "--until-decided with --min-change 0: no row can be decided the same"},
+		{dir, []string{"ab", "--base", c[0], "--until-decided", "--forks", "0", "--bench", "TinyWork"}, "--forks 0: --until-decided looks at the rows from round 3 on"},
+		{dir, []string{"ab", "--base", c[0], "--until-decided", "--detect", "2%", "--bench", "TinyWork"}, "--until-decided and --detect or --precision: one goal at a time"},
+		{dir, []string{"ab", "--base", c[0], "--cmd", "./cmd/bench", "--until-decided", "--budget", "1s", "--warmup", "1x1s", "--measure", "3x1s", "--bench", "TinyWork"},
+			"--budget 1s is shorter than the first 3 rounds of 1 cases take (about 25s): nothing was measured"},
+		{dir, []string{"ab", "--base", c[0], "--detect", "2%", "--forks", "2", "--bench", "TinyWork"}, "--forks 2: --detect plans from at least 3 rounds"},
+		{dir, []string{"ab", "--base", c[0], "--budget", "1m", "--forks", "2", "--bench", "TinyWork"}, "--forks 2: --until-decided looks at the rows from round 3 on"},
+		{dir, []string{"ab", "--base", c[0], "--precision", "1%", "--forks", "2", "--bench", "TinyWork"}, "--forks 2: adding rounds starts from at least 3"},
 		{notRepo, []string{"ab", "--base", "HEAD", "--bench", "TinyWork"}, "is not in a git repository"},
 		{dir, []string{"ab", "--base", c[0], "--budget", "0", "--bench", "TinyWork"}, "--budget 0s: want at least 1s"},
 		{dir, []string{"ab", "--base", c[0], "--budget", "-1s", "--bench", "TinyWork"}, "--budget -1s: want at least 1s"},
@@ -237,7 +275,7 @@ func TestABBadInput(t *testing.T) {
 		}
 	}
 	os.WriteFile(filepath.Join(dir, "cmd", "bench", "main.go"), []byte("package main\nfunc main() {}\n"), 0o644)
-	code, _, stderr := abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", c[0], "--head", "HEAD", "--bench", "TinyWork", "--out", filepath.Join(t.TempDir(), "o"))
+	code, _, stderr := abApp(t, dir, "ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", c[0], "--head", "HEAD", "--bench", "TinyWork", "--out", filepath.Join(t.TempDir(), "o"))
 	if code != 2 || !strings.Contains(stderr, "uncommitted changes") {
 		t.Errorf("dirty HEAD: exit %d, stderr %q", code, stderr)
 	}
@@ -259,7 +297,7 @@ func TestABBaseThatDoesNotBuild(t *testing.T) {
 	if _, err := git(dir, "worktree", "add", "--detach", stale, c[1]); err != nil {
 		t.Fatal(err)
 	}
-	code, _, stderr := abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", broken, "--head", c[2], "--forks", "1",
+	code, _, stderr := abApp(t, dir, "ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", broken, "--head", c[2], "--forks", "1",
 		"--warmup", "0", "--measure", "1x10ms", "--out", filepath.Join(t.TempDir(), "o"))
 	if code != 1 || !strings.Contains(stderr, "baseline "+broken+" does not build") || !strings.Contains(stderr, "undefined: y") {
 		t.Errorf("exit %d, stderr %q; want 1 naming the base and the compile error", code, stderr)
@@ -277,7 +315,7 @@ func TestABShowsTheTableWhenTheFileCannotBeWritten(t *testing.T) {
 	dir, c := tinyRepo(t)
 	out := filepath.Join(t.TempDir(), "ab")
 	os.MkdirAll(filepath.Join(out, "ab.txt", "in-the-way"), 0o755)
-	code, stdout, stderr := abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[2], "--forks", "1",
+	code, stdout, stderr := abApp(t, dir, "ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[2], "--forks", "1",
 		"--warmup", "0", "--measure", "2x10ms", "--out", out)
 	if code != 1 || !strings.Contains(strings.Join(strings.Fields(stdout), " "), "| Benchmark | baseline") || !strings.Contains(stderr, "the results were not written") {
 		t.Errorf("exit %d\nstdout %s\nstderr %s", code, stdout, stderr)

@@ -12,25 +12,26 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness/result"
 )
 
-// baselineTables writes, for each implementation axis the run's benchmarks
-// declare (harness.Param.Baseline), the pull-request table: every other
-// value of the axis against the declared baseline, per benchmark, with
-// fork-level statistics; the run's benchmarks without the axis (floors,
-// no-ops) follow in a table of their own as the distance to the limit.
-func baselineTables(w io.Writer, h report.Header, run *result.Run) error {
-	type axis struct{ name, baseline string }
+// axisTables are the run's pull-request tables, one per implementation
+// axis its benchmarks declare (harness.Param.Baseline): every other value
+// of the axis against the declared baseline, per benchmark, with
+// fork-level statistics, decided by the anytime-valid test when
+// sequential; the run's benchmarks without the axis (floors, no-ops)
+// follow in each as the distance to the limit. data is the run's results
+// file.
+func axisTables(data []byte, cases []result.Case, sequential bool) ([]axisTable, error) {
 	groups := map[axis][]string{}
 	var order []axis
 	var floors []string
-	for _, cr := range run.Cases {
-		name := strings.TrimPrefix(cr.Case.Benchmark, "Benchmark")
-		if cr.Case.Axis == "" {
+	for _, c := range cases {
+		name := strings.TrimPrefix(c.Benchmark, "Benchmark")
+		if c.Axis == "" {
 			if !slices.Contains(floors, name) {
 				floors = append(floors, name)
 			}
 			continue
 		}
-		k := axis{cr.Case.Axis, cr.Case.Baseline}
+		k := axis{c.Axis, c.Baseline}
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
@@ -38,24 +39,89 @@ func baselineTables(w io.Writer, h report.Header, run *result.Run) error {
 			groups[k] = append(groups[k], name)
 		}
 	}
-	if len(order) == 0 {
-		return nil
+	var out []axisTable
+	for _, k := range order {
+		names := append(slices.Clone(groups[k]), floors...)
+		ts, err := compare.BuildData("bench.txt", data, compare.Options{Col: "/" + k.name, Baseline: k.baseline, MinChange: compare.DefaultMinChange,
+			Filter: ".name:(" + strings.Join(names, " OR ") + ")", Sequential: sequential})
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, axisTable{k, ts})
 	}
+	return out, nil
+}
+
+// axis is an implementation axis: the parameter and its baseline value.
+type axis struct{ name, baseline string }
+
+// axisTable is an axis's comparison.
+type axisTable struct {
+	axis
+	ts *compare.Tables
+}
+
+// baselineTables writes the run's axisTables, each under its heading.
+func baselineTables(w io.Writer, h report.Header, run *result.Run, sequential bool) error {
 	var data bytes.Buffer
 	if err := report.WriteBenchfmt(&data, h, run); err != nil {
 		return err
 	}
-	for _, k := range order {
-		names := append(slices.Clone(groups[k]), floors...)
-		ts, err := compare.BuildData("bench.txt", data.Bytes(), compare.Options{
-			Col: "/" + k.name, Baseline: k.baseline, MinChange: compare.DefaultMinChange, Filter: ".name:(" + strings.Join(names, " OR ") + ")"})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "\n## /%s against %s\n\n", k.name, k.baseline)
-		if err := ts.Markdown(w, nil); err != nil {
+	var cases []result.Case
+	for _, cr := range run.Cases {
+		cases = append(cases, cr.Case)
+	}
+	tables, err := axisTables(data.Bytes(), cases, sequential)
+	if err != nil {
+		return err
+	}
+	for _, t := range tables {
+		fmt.Fprintf(w, "\n## /%s against %s\n\n", t.name, t.baseline)
+		if err := t.ts.Markdown(w, nil); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// axisDecided is run --until-decided's decision of which cases need no
+// more rounds, from the results file so far: a case off every axis (a
+// floor) is compared with nothing and needs none; a case at another
+// value of its axis when its comparison with the baseline is decided;
+// a baseline case when every comparison of its row is.
+func axisDecided(cases []result.Case) func(data []byte) (func(string) bool, error) {
+	byName := map[string]result.Case{}
+	for _, c := range cases {
+		byName[c.Name()] = c
+	}
+	return func(data []byte) (func(string) bool, error) {
+		tables, err := axisTables(data, cases, true)
+		if err != nil {
+			return nil, err
+		}
+		return func(name string) bool {
+			c, ok := byName[name]
+			if !ok || c.Axis == "" {
+				return ok
+			}
+			value, _ := c.Params.Get(c.Axis)
+			row := strings.Replace(c.Name(), "/"+c.Axis+"="+value, "", 1)
+			for _, t := range tables {
+				if t.name != c.Axis {
+					continue
+				}
+				ds := t.ts.RowDecisions(row)
+				if value != t.baseline {
+					return ds[value].Decided()
+				}
+				for _, d := range ds {
+					if !d.Decided() {
+						return false
+					}
+				}
+				return len(ds) > 0
+			}
+			return false
+		}, nil
+	}
 }

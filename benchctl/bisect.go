@@ -5,12 +5,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/bisect"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 )
 
 func (a *app) bisectCmd() *cobra.Command {
 	var f runFlags
+	var explain string
 	b := bisect.Defaults()
 	c := &cobra.Command{
 		Use:   "bisect --good REV --bad REV [--bench RE] [--cmd ./path/to/main] [run flags] [PACKAGES...]",
@@ -54,6 +56,9 @@ interrupted, a failed fork), 2 on bad usage.`,
 				return err
 			}
 			b.Cases, b.Packages, b.Engine, b.Budget, b.Dir, b.Out, b.Host = cases, args, o, f.budget, a.dir, f.out, f.hostOptions()
+			if b.Explain, err = ab.ParseExplain(explain); err != nil {
+				return err
+			}
 			rep, err := bisect.Run(cmd.Context(), a.env(), b)
 			if rep != nil {
 				rep.Markdown(a.stdout)
@@ -73,5 +78,7 @@ interrupted, a failed fork), 2 on bad usage.`,
 	fl.BoolVar(&f.duet, "duet", false, "run each step's two forks at the same time, each pinned to half of the CPUs (swapped every round)")
 	fl.Float64Var(&b.MinChange, "min-change", b.MinChange, "the smallest change, in percent, the confirmation counts as one")
 	fl.Float64Var(&b.Alpha, "alpha", b.Alpha, "significance level of each A/B")
+	fl.StringVar(&explain, "explain", "changed", "explain the culprit's own change by its functions, from CPU profiles of it and its parent: when its time changed (changed), even when not (all: a B/op culprit), or never (off)")
+	fl.IntVar(&b.ExplainRounds, "explain-rounds", ab.DefaultExplainRounds, "the CPU profiling forks of each side of the culprit's own row")
 	return c
 }

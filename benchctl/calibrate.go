@@ -50,7 +50,14 @@ DIR/calibration.json hold the figures, and DIR/aa.txt the raw results.
 starts with --group rounds, is refused when its plan needs more rounds than --budget holds, and
 otherwise takes one more round at a time until it can detect P % (or the budget's rounds are
 spent). It reports how often those comparisons are significant (false positives in an A/A, detections
-of a known change), how many were refused, and the rounds they took.`,
+of a known change), how many were refused, and the rounds they took.
+
+--until-decided N also replays ab --until-decided on the same rounds, in order: every benchmark's
+row at once, decided after each round from the third by the anytime-valid test as ab decides them; a
+decided row gets no more rounds, and a comparison ends when all rows are decided or one has N rounds.
+It reports per row how often it was called changed (false positives in an A/A, detections of a known
+change, beside the rounds a fixed design needs at the same power), same or undecided, and the rounds
+it took; in an A/A, how often any row of the suite was called changed.`,
 		Example: fmt.Sprintf(`  %[1]s calibrate --suite SUITE --trials 200 --group 5 --warmup 1x20ms --measure 3x20ms
   %[1]s calibrate --bench Work --pair extra=0,5 --trials 100`, a.name),
 		Args: cobra.NoArgs,
@@ -67,6 +74,7 @@ of a known change), how many were refused, and the rounds they took.`,
 	fl.StringVar(&cf.plant, "plant", "", "P%: side B measures a known slowdown of P % (at most 100 %) of every benchmark; report how often it is detected")
 	fl.BoolVar(&f.duet, "duet", false, "run both sides of each round at the same time, each on half of the CPUs, as ab --duet does")
 	fl.StringVar(&cf.detect, "detect", "", "P%: also replay ab --detect P% --budget on the rounds and report its error rate and rounds")
+	fl.IntVar(&co.UntilDecided, "until-decided", 0, "N: also replay ab --until-decided on the rounds, every benchmark's rows at once, each comparison stopping at any round up to N, and report its error rates and rounds")
 	fl.StringVar(&co.From, "from", "", "report again on the raw results (aa.txt) of an earlier calibrate run, measuring nothing; --pair (any value) reports it as a known change")
 	return c
 }

@@ -146,7 +146,7 @@ func TestABCountsUntrackedFilesAsDirty(t *testing.T) {
 	dir, c := tinyRepo(t)
 	os.WriteFile(filepath.Join(dir, "extra.go"), []byte("package tiny\n\nvar Extra = 1\n"), 0o644)
 	out := filepath.Join(t.TempDir(), "ab")
-	code, _, stderr := abApp(t, dir, "ab", "--cmd", "./cmd/bench", "--base", c[2], "--head", ".", "--forks", "1",
+	code, _, stderr := abApp(t, dir, "ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", c[2], "--head", ".", "--forks", "1",
 		"--warmup", "0", "--measure", "2x10ms", "--min-change", "99", "--out", out)
 	txt, _ := os.ReadFile(filepath.Join(out, "ab.txt"))
 	if code != 0 || !strings.Contains(string(txt), "experiment-commit: "+c[2]+"+dirty") {
@@ -179,6 +179,7 @@ func TestUsageErrorsFoundEarly(t *testing.T) {
 		{run("--lock", ""), "--lock is empty"},
 		{run("--idle-load", "NaN"), "--idle-load NaN: must be a finite number"},
 		{[]string{"nightly", "--suite", "clitest", "--prof", "cpu", "--results", filepath.Join(dir, "r")}, "--prof is not supported by nightly"},
+		{[]string{"nightly", "--suite", "clitest", "--explain", "some", "--results", filepath.Join(dir, "r")}, `--explain "some": changed`},
 		{[]string{"nightly", "--suite", "clitest", "--allow-unpinned", "--anchor", "none", "--results", filepath.Join(notDir, "sub")}, "--results " + filepath.Join(notDir, "sub")},
 		{[]string{"compare", "--alpha", "0", good}, "--alpha 0: must be between 0 and 1"},
 		{[]string{"compare", "--alpha", "NaN", good}, "--alpha NaN: must be between 0 and 1"},

@@ -360,7 +360,7 @@ func TestCalibrate(t *testing.T) {
 func TestCalibratePlanted(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "cal")
 	code, stdout, stderr := benchctl(t, "calibrate", "--suite", "clitest", "--bench", "^BenchmarkEnum$", "-p", "kind=b", "--plant", "50%",
-		"--trials", "3", "--group", "3", "--warmup", "0", "--measure", "2x5ms", "--out", out)
+		"--trials", "3", "--group", "3", "--warmup", "0", "--measure", "2x20ms", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -369,7 +369,8 @@ func TestCalibratePlanted(t *testing.T) {
 		t.Errorf("calibration lacks %q:\n%s", heading, stdout)
 	}
 	// The plant is relative to each window's own ops: whatever the
-	// load, B's forks take about 1.5 times A's.
+	// load, B's forks take about 1.5 times A's. 20 ms windows: of 5 ms,
+	// the -race suite's load once made it +132 %.
 	m := regexp.MustCompile(`All rounds together: \+([0-9.]+) %`).FindStringSubmatch(stdout)
 	if m == nil {
 		t.Fatalf("no change over all rounds:\n%s", stdout)
@@ -508,5 +509,41 @@ func TestRaceBuildIsRecorded(t *testing.T) {
 	}
 	if e1, e2 := env.FindStringSubmatch(plain), env.FindStringSubmatch(race); e1 == nil || e2 == nil || e1[1] == e2[1] {
 		t.Errorf("env-ids %v and %v: a -race build must have its own", e1, e2)
+	}
+}
+
+// TestRunUntilDecided: run --until-decided looks at the pull-request
+// table's rows after every fork from the third, gives forks only to the
+// cases of undecided rows until --budget is spent, decides them by the
+// anytime-valid test, and says which stayed undecided. The floor (Noop)
+// is compared with nothing: it gets the first 3 forks only. (The first
+// rounds take about 10 s under -race on 2 CPUs: the budget leaves room.)
+func TestRunUntilDecided(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := benchctl(t, "run", "--suite", "clitest", "--bench", "Noop|Enum", "--until-decided", "--budget", "25s",
+		"--warmup", "0", "--measure", "2x10ms", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "confidence sequence (anytime-valid") {
+		t.Errorf("the pull-request table does not say its verdicts are anytime-valid:\n%s", stdout)
+	}
+	m := regexp.MustCompile(`--until-decided: (\d) of 3 cases decided in`).FindStringSubmatch(stderr)
+	if m == nil || m[1] == "0" {
+		t.Fatalf("stderr does not count the decided cases, the floor among them:\n%s", stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "bench.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	forks := func(name string) int { // 2 result lines a fork
+		return len(regexp.MustCompile(`(?m)^`+regexp.QuoteMeta(name)+`(-\d+)?\s`).FindAll(data, -1)) / 2
+	}
+	if n := forks("BenchmarkNoop"); n != 3 {
+		t.Errorf("the floor ran %d forks, want the first 3", n)
+	}
+	undecided := strings.Contains(stderr, "undecided (their rows say unknown")
+	if n := forks("BenchmarkEnum/kind=a/even=2"); undecided != (n > 3) || n < 3 {
+		t.Errorf("the compared case ran %d forks; undecided %v: want more than the first 3 exactly when undecided\n%s", n, undecided, stderr)
 	}
 }

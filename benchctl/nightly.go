@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/bisect"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	nightlylib "github.com/ledgerbench/ledgerbench/internal/nightly"
@@ -14,6 +15,7 @@ import (
 func (a *app) nightlyCmd() *cobra.Command {
 	var f runFlags
 	var no nightlylib.Options
+	var explain string
 	c := &cobra.Command{
 		Use:   "nightly [run flags] [--results DIR] [--anchor REV|none] [PACKAGES...]",
 		Short: "Record a run per machine, find change points in each benchmark's series, regenerate results/README.md",
@@ -35,6 +37,9 @@ tree, and from the anchor as ab builds its baseline.`,
 			}
 			no.Engine, no.Cases, no.Packages, no.Registry, no.Dir, no.Host = o, cases, args, a.registry, a.dir, f.hostOptions()
 			no.StepBudget, no.Now = f.budget, a.clock
+			if no.Explain, err = ab.ParseExplain(explain); err != nil {
+				return err
+			}
 			if a.charts != nil && a.charts.Series != nil {
 				no.Chart = a.charts.Series
 			}
@@ -56,5 +61,6 @@ tree, and from the anchor as ab builds its baseline.`,
 	c.Flags().BoolVar(&no.AllowUnpinned, "allow-unpinned", false, "run on a host that is not pinned (the results say host-pinned: no)")
 	c.Flags().BoolVar(&no.Bisect, "bisect", false, "bisect each new regression (as bisect does, into DIR/bisect/<machine-id>/), and show its culprit beside it")
 	c.Flags().DurationVar(&no.BisectBudget, "bisect-budget", time.Hour, "with --bisect, the machine time after which no further bisection starts")
+	c.Flags().StringVar(&explain, "explain", "changed", "with --bisect, explain each culprit's own change by its functions (changed) or not (off), as bisect --explain")
 	return c
 }

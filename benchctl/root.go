@@ -128,7 +128,7 @@ Exit codes: 0 ok, 1 a benchmark failed or a regression was found, 2 bad usage.`,
 // by this command line's flags.
 var flags = map[string]string{"Base": "--base", "Head": "--head", "AllowDirty": "--allow-dirty", "Program": "--cmd", "Forks": "--forks",
 	"Profiles": "--prof", "Bench": "--bench", "Duet": "--duet", "Good": "--good", "Bad": "--bad", "Direction": "--direction",
-	"Metric": "--metric", "Alpha": "--alpha", "MinChange": "--min-change", "Out": "--out", "CPUs": "--cpus", "Anyway": "--anyway",
+	"Metric": "--metric", "Alpha": "--alpha", "MinChange": "--min-change", "Out": "--out", "CPUs": "--cpus", "Anyway": "--anyway", "UntilDecided": "--until-decided", "Explain": "--explain", "ExplainRounds": "--explain-rounds",
 	"LockWait": "--wait-lock", "IgnoreLock": "--ignore-lock", "AllowUnpinned": "--allow-unpinned"}
 
 // flagName is the flag of a library option (as session.InputError names

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness/report"
 	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/harness/verdict"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/gotest"
 	"github.com/ledgerbench/ledgerbench/internal/profile"
@@ -41,6 +42,7 @@ type runFlags struct {
 
 func (a *app) runCmd() *cobra.Command {
 	var f runFlags
+	var untilDecided bool
 	c := &cobra.Command{
 		Use:   "run [flags] [PACKAGES...]",
 		Short: "Run benchmarks in forked workers and write bench.txt and bench.json",
@@ -76,6 +78,11 @@ instructions runs callgrind twice, at b.N=K and 2K, and divides the difference b
 			if err != nil {
 				return err
 			}
+			if untilDecided {
+				if err := bindRunUntilDecided(cmd, &o, &f); err != nil {
+					return err
+				}
+			}
 			s, err := a.prepare(cmd.Context(), &o, &f)
 			if err != nil {
 				return err
@@ -85,8 +92,54 @@ instructions runs callgrind twice, at b.N=K and 2K, and divides the difference b
 		},
 	}
 	a.addRunFlags(c, &f, engine.DefaultOptions())
+	c.Flags().BoolVar(&untilDecided, "until-decided", false, "after each fork from the --forks-th (default 3), decide the pull-request tables' rows by an anytime-valid test and give forks only to the cases of undecided rows, until all are decided or --budget is spent")
 	a.addServerFlags(c)
 	return c
+}
+
+// bindRunUntilDecided binds run --until-decided into o: the first
+// rounds (--forks, 3 by default) and the budget.
+func bindRunUntilDecided(cmd *cobra.Command, o *engine.Options, f *runFlags) error {
+	if o.Precision > 0 {
+		return usageError(errors.New("--until-decided and --precision: one goal at a time"))
+	}
+	if !cmd.Flags().Changed("forks") {
+		o.Forks = verdict.MinSamples
+	} else if o.Forks < verdict.MinSamples {
+		return usageError(fmt.Errorf("--forks %d: --until-decided looks at the rows from round %d on; --forks is the first rounds every case runs", o.Forks, verdict.MinSamples))
+	}
+	o.UntilDecided, o.Budget = true, f.budget
+	return nil
+}
+
+// resultCases are the planned cases as results name them.
+func resultCases(cases []engine.Case) []result.Case {
+	out := make([]result.Case, len(cases))
+	for i, c := range cases {
+		out[i] = c.Result()
+	}
+	return out
+}
+
+// reportRunUndecided says how many cases --until-decided decided, and
+// names the others.
+func (a *app) reportRunUndecided(m *session.Recording, r *session.Recorded) {
+	isDecided, err := m.Decide(r.Data)
+	if err != nil {
+		a.say("--until-decided: the rows could not be decided: %v", err)
+		return
+	}
+	run := r.Runs[0]
+	var undecided []string
+	for _, cr := range run.Cases {
+		if !isDecided(cr.Case.Name()) {
+			undecided = append(undecided, fmt.Sprintf("%s (%d forks)", cr.Case.Name(), len(cr.ForkScores())))
+		}
+	}
+	a.say("--until-decided: %d of %d cases decided in %s (budget %s)", len(run.Cases)-len(undecided), len(run.Cases), run.End.Sub(run.Start).Round(time.Second), run.Config.Budget)
+	if len(undecided) > 0 {
+		a.say("undecided (their rows say unknown, with the sequence of their change): %s", strings.Join(undecided, ", "))
+	}
 }
 
 // addRunFlags declares the flags of a run (run, ab, nightly, calibrate)
@@ -117,7 +170,7 @@ func (a *app) addRunFlags(c *cobra.Command, f *runFlags, def engine.Options) {
 	fl.BoolVar(&f.ignoreLock, "ignore-lock", false, "run even when another run holds the host's run lock")
 	f.lock.register(c, "the run lock file")
 	fl.StringVar(&f.precision, "precision", "", "keep adding forks (--forks is then the least) until each case's 95 % interval is within ±this of its score, e.g. 1%, or --budget is spent")
-	fl.DurationVar(&f.budget, "budget", engine.DefaultBudget, "with --precision, the longest the run may take")
+	fl.DurationVar(&f.budget, "budget", engine.DefaultBudget, "with --precision or --until-decided, the longest the run may take")
 	fl.StringVar(&f.prof, "prof", "", "profilers, run in extra forks after the measured ones: cpu,offcpu,block,mutex,allocs,instructions,perf")
 }
 
@@ -300,26 +353,16 @@ func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f
 	a.say("host-pinned=%s: %s", s.Pinned(), s.Check.Note())
 	// The tables first: a disk too full for the files must not lose what
 	// was measured.
-	m.Before = func(r *session.Recorded) error {
-		run := r.Runs[0]
-		var table bytes.Buffer
-		if err := report.WriteTable(&table, run); err != nil {
-			return failedError(fmt.Sprintf("rendering the table: %v", err))
-		}
-		a.stdout.Write(table.Bytes())
-		if o.Precision > 0 {
-			a.reportPrecision(o, run)
-		}
-		// The pull-request table of each declared implementation axis:
-		// what the run was for, after the JMH table.
-		if err := baselineTables(a.stdout, r.Header, run); err != nil {
-			a.say("the pull-request table could not be made: %v", err)
-		}
-		return nil
+	m.Before = a.runTables(o)
+	if o.UntilDecided {
+		m.Decide = axisDecided(resultCases(cases))
 	}
 	r, err := s.Record(cmd.Context(), m)
 	if err != nil {
 		return err
+	}
+	if o.UntilDecided {
+		a.reportRunUndecided(m, r)
 	}
 	fmt.Fprintf(a.stdout, "\nresults: %s and %s\n", filepath.Join(out, "bench.txt"), filepath.Join(out, "bench.json"))
 	run := r.Runs[0]
@@ -334,6 +377,28 @@ func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f
 		fmt.Fprintf(a.stdout, "\n%s\nprofiles: %s\n", summary, filepath.Join(out, "profiles"))
 	}
 	return r.Outcome(broken, out)
+}
+
+// runTables is run's Before: the JMH table, the precision reached, and
+// the pull-request table of each implementation axis.
+func (a *app) runTables(o engine.Options) func(*session.Recorded) error {
+	return func(r *session.Recorded) error {
+		run := r.Runs[0]
+		var table bytes.Buffer
+		if err := report.WriteTable(&table, run); err != nil {
+			return failedError(fmt.Sprintf("rendering the table: %v", err))
+		}
+		a.stdout.Write(table.Bytes())
+		if o.Precision > 0 {
+			a.reportPrecision(o, run)
+		}
+		// The pull-request table of each declared implementation axis:
+		// what the run was for, after the JMH table.
+		if err := baselineTables(a.stdout, r.Header, run, o.UntilDecided); err != nil {
+			a.say("the pull-request table could not be made: %v", err)
+		}
+		return nil
+	}
 }
 
 // outDir is --out, or results/<kind>/<UTC stamp> (see session.OutDir).

@@ -7,6 +7,7 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -357,18 +358,8 @@ func (w *Worker) runBatch(r *workerResult) {
 // histogram when record is set and the mode samples.
 func (w *Worker) invokeTimed(record bool) int64 {
 	t, g := w.trial, w.group
-	if len(t.invSetup) > 0 {
-		t.invMu.Lock()
-		err := runAll(t.invSetup, false)
-		t.invMu.Unlock()
-		failIf(err)
-	}
-	if len(g.invSetup) > 0 {
-		g.invMu.Lock()
-		err := runAll(g.invSetup, false)
-		g.invMu.Unlock()
-		failIf(err)
-	}
+	runShared(&t.invMu, t.invSetup, false)
+	runShared(&g.invMu, g.invSetup, false)
 	failIf(runAll(w.invSetup, false))
 	t0 := nanotime()
 	w.body()
@@ -377,19 +368,22 @@ func (w *Worker) invokeTimed(record bool) int64 {
 		w.hist.record(ns)
 	}
 	failIf(runAll(w.invTeardown, true))
-	if len(g.invTeardown) > 0 {
-		g.invMu.Lock()
-		err := runAll(g.invTeardown, true)
-		g.invMu.Unlock()
-		failIf(err)
-	}
-	if len(t.invTeardown) > 0 {
-		t.invMu.Lock()
-		err := runAll(t.invTeardown, true)
-		t.invMu.Unlock()
-		failIf(err)
-	}
+	runShared(&g.invMu, g.invTeardown, true)
+	runShared(&t.invMu, t.invTeardown, true)
 	return ns
+}
+
+// runShared runs invocation hooks that workers share (a benchmark's or a
+// group's) under their lock, in order or in reverse, and fails the
+// invocation on an error.
+func runShared(mu *sync.Mutex, hooks []func() error, reverse bool) {
+	if len(hooks) == 0 {
+		return
+	}
+	mu.Lock()
+	err := runAll(hooks, reverse)
+	mu.Unlock()
+	failIf(err)
 }
 
 func failIf(err error) {

@@ -3,13 +3,17 @@
 //
 //	histgen write --dir D --commits 64 --change 40:1.03 [--broken 5,9] [--rounds 1000] [--noise 0.2]
 //	histgen summarize TRUTH.json...
+//	histgen explain --dir D [--aa 20]
+//	histgen explain-summary D.truth.json RUNS
 //
 // write makes D a git repository (see package histgen), prints its good
 // and bad commits, and writes D.truth.json: the spec and the commits.
 // summarize reads each truth file and the bisect.json next to it
 // (D.bisect/bisect.json) and prints, per history kind, the rate of
 // right answers with its 95 % Clopper–Pearson interval, the A/B runs
-// against ⌈log₂ N⌉ and the machine time.
+// against ⌈log₂ N⌉ and the machine time. explain writes the explain
+// fixture's history (planted slowdowns in known functions, then A/A
+// commits) and explain-summary judges ab --explain's runs over it.
 package main
 
 import (
@@ -38,7 +42,7 @@ type truth struct {
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: histgen write|summarize ...")
+		fmt.Fprintln(os.Stderr, "usage: histgen write|summarize|explain|explain-summary ...")
 		os.Exit(2)
 	}
 	var err error
@@ -47,8 +51,12 @@ func main() {
 		err = write(os.Args[2:])
 	case "summarize":
 		err = summarize(os.Args[2:])
+	case "explain":
+		err = explainWrite(os.Args[2:])
+	case "explain-summary":
+		err = explainSummary(os.Args[2:])
 	default:
-		err = fmt.Errorf("unknown command %q: write or summarize", os.Args[1])
+		err = fmt.Errorf("unknown command %q: write, summarize, explain or explain-summary", os.Args[1])
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "histgen:", err)
@@ -67,14 +75,11 @@ func write(args []string) error {
 	fs.Var(&changes, "change", "AT:FACTOR, a planted change (repeatable)")
 	fs.Var(&broken, "broken", "a commit that does not compile (repeatable)")
 	fs.Parse(args)
-	if *dir == "" {
-		return fmt.Errorf("--dir is required")
+	harness, err := newHistory(*dir)
+	if err != nil {
+		return err
 	}
-	if _, err := os.Stat(*dir); err == nil {
-		return fmt.Errorf("%s exists", *dir)
-	}
-	_, self, _, _ := runtime.Caller(0)
-	s := histgen.Spec{Commits: *commits, Rounds: *rounds, Noise: *noise, Harness: filepath.Dir(filepath.Dir(filepath.Dir(self)))}
+	s := histgen.Spec{Commits: *commits, Rounds: *rounds, Noise: *noise, Harness: harness}
 	for _, c := range changes {
 		at, f, ok := strings.Cut(c, ":")
 		n, err1 := strconv.Atoi(at)
@@ -107,6 +112,19 @@ func write(args []string) error {
 	}
 	fmt.Println(cs[0], cs[len(cs)-1])
 	return nil
+}
+
+// newHistory checks that dir, a history to write, is named and new, and
+// returns the root of this module, which the history vendors.
+func newHistory(dir string) (string, error) {
+	if dir == "" {
+		return "", fmt.Errorf("--dir is required")
+	}
+	if _, err := os.Stat(dir); err == nil {
+		return "", fmt.Errorf("%s exists", dir)
+	}
+	_, self, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(filepath.Dir(self))), nil
 }
 
 type multi []string

@@ -35,6 +35,12 @@ type Options struct {
 	// smaller than it is not "changed", and a comparison whose whole
 	// interval lies within ±MinChange is "same".
 	MinChange float64
+	// Sequential decides the rows by the anytime-valid test
+	// (verdict.PairedSequential, or UnpairedSequential where forks do not
+	// pair) and the e-Benjamini–Hochberg procedure across a unit's rows:
+	// the verdicts of a comparison that added rounds until its rows were
+	// decided (ab --until-decided), valid however often it looked.
+	Sequential bool
 	// Samples is the unit of replication: Forks (the default) makes each
 	// fork of a benchctl file one sample, the median of its iterations;
 	// Iterations makes each result line one, as benchstat does. Results

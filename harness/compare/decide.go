@@ -2,8 +2,10 @@ package compare
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
+	"strings"
 
 	"golang.org/x/perf/benchproc"
 
@@ -49,6 +51,12 @@ type Decision struct {
 	Worse bool
 }
 
+// Decided reports whether d is a verdict, changed or same: a comparison
+// that adds rounds until decided gives it no more. A nil decision is not.
+func (d *Decision) Decided() bool {
+	return d != nil && d.Err == nil && d.Verdict != verdict.Unknown
+}
+
 // Decision returns the decision of cell (row, col) of t, nil for the
 // baseline column or a cell without a baseline.
 func (t *Table) Decision(row, col benchproc.Key) *Decision {
@@ -70,8 +78,13 @@ func (ts *Tables) change(b, c *Cell) (verdict.Change, error) {
 		}
 		return verdict.Change{Paired: len(a) >= 2, N: n, Ratio: 1, Lo: 1, Hi: 1, P: 1}, nil
 	}
-	if len(a) >= 2 {
+	switch {
+	case len(a) >= 2 && ts.Options.Sequential:
+		return verdict.PairedSequential(a, x, alpha, Power)
+	case len(a) >= 2:
 		return verdict.Paired(a, x, alpha, Power)
+	case ts.Options.Sequential:
+		return verdict.UnpairedSequential(b.Values, c.Values, alpha, Power)
 	}
 	return verdict.Unpaired(b.Values, c.Values, alpha, Power)
 }
@@ -171,6 +184,9 @@ func (ts *Tables) decide() {
 				ps[i] = d.Change.P
 			}
 		}
+		// Sequential changes have P = min(1, 1/E): BH over them is e-BH
+		// over their e-values (verdict.EBH), valid at the rounds' end
+		// whenever that came.
 		q, rejected := verdict.BH(ps, ts.Options.Alpha)
 		for i, a := range cells {
 			d := a.t.decisions[a.key]
@@ -230,5 +246,112 @@ func (ts *Tables) Headline() string {
 	if n.Undecidable > 0 {
 		s += fmt.Sprintf(", %d without a ratio", n.Undecidable)
 	}
+	if ts.Options.Sequential {
+		return s + fmt.Sprintf("; false-discovery rate %g across them (e-BH on anytime-valid e-values)", ts.Options.Alpha)
+	}
 	return s + fmt.Sprintf("; false-discovery rate %g across them (Benjamini–Hochberg)", ts.Options.Alpha)
+}
+
+// CaseDecisions are the decisions of the time or throughput row of the
+// benchmark case name (as result.Case.Name spells it:
+// "BenchmarkGet/size=10") against every column in every table that has
+// it: its own row, or a group's op=all row, whatever GOMAXPROCS suffix
+// it carries; in the order of their columns.
+func (ts *Tables) CaseDecisions(name string) []*Decision {
+	byCol := ts.RowDecisions(name)
+	var out []*Decision
+	for _, col := range slices.Sorted(maps.Keys(byCol)) {
+		out = append(out, byCol[col])
+	}
+	return out
+}
+
+// RowDecisions are the decisions of the time or throughput row of the
+// benchmark case name (as CaseDecisions), by the column value each was
+// made against the baseline in: a run's table of an implementation axis
+// has a column per value.
+func (ts *Tables) RowDecisions(name string) map[string]*Decision {
+	out := map[string]*Decision{}
+	ts.timeDecisions(name, func(_ string, col benchproc.Key, d *Decision) bool {
+		out[col.StringValues()] = d
+		return true
+	})
+	return out
+}
+
+// timeDecisions calls each with the unit, column and decision of every
+// time or throughput row of case name (as CaseDecisions finds them), in
+// the order of the tables and their columns, while each returns true.
+func (ts *Tables) timeDecisions(name string, each func(unit string, col benchproc.Key, d *Decision) bool) {
+	want := strings.TrimPrefix(name, "Benchmark")
+	for _, t := range ts.Tables {
+		if !timeUnit(t.Unit) {
+			continue
+		}
+		for _, row := range t.Rows {
+			if !sameCase(row.StringValues(), want) {
+				continue
+			}
+			for _, col := range t.Cols[1:] {
+				if d := t.Decision(row, col); d != nil && !each(t.Unit, col, d) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// TimeChange is the change of the benchmark case name's time per op, as
+// a ratio of experiment over baseline, from the first of its
+// CaseDecisions that is changed (a throughput row's ratio inverted);
+// changed false when none is.
+func (ts *Tables) TimeChange(name string) (ratio float64, changed bool) {
+	ts.timeDecisions(name, func(unit string, _ benchproc.Key, d *Decision) bool {
+		if d.Err != nil || d.Verdict != verdict.Changed {
+			return true
+		}
+		ratio, changed = d.Change.Ratio, true
+		if unit == "ops/s" {
+			ratio = 1 / ratio
+		}
+		return false
+	})
+	return ratio, changed
+}
+
+// Decided reports whether every one of the CaseDecisions of name is
+// changed or same; a name without any is not decided.
+func (ts *Tables) Decided(name string) bool {
+	ds := ts.CaseDecisions(name)
+	for _, d := range ds {
+		if !d.Decided() {
+			return false
+		}
+	}
+	return len(ds) > 0
+}
+
+// sameCase reports whether a row's full name is the case want's total:
+// want itself or want/op=all, with or without a -N suffix.
+func sameCase(row, want string) bool {
+	for _, n := range []string{row, procsTrimmed(row)} {
+		if n == want || n == want+"/op=all" {
+			return true
+		}
+	}
+	return false
+}
+
+// procsTrimmed is name without its GOMAXPROCS suffix "-N".
+func procsTrimmed(name string) string {
+	i := strings.LastIndexByte(name, '-')
+	if i < 0 || i == len(name)-1 {
+		return name
+	}
+	for _, r := range name[i+1:] {
+		if r < '0' || r > '9' {
+			return name
+		}
+	}
+	return name[:i]
 }

@@ -141,7 +141,10 @@ type ProfileRun struct {
 	// Path is the profile file, or callgrind's output for instructions.
 	Path string
 	// Ops is the number of ops measured in the profiled window.
-	Ops               int64
+	Ops int64
+	// Round is the profiling round of the fork, from 1, when a run took
+	// several of each profiler (0: the only one).
+	Round             int
 	InstructionsPerOp float64
 	// Counters are perf's event counts per op, by event name.
 	Counters map[string]float64

@@ -33,6 +33,12 @@ type Change struct {
 	Ratio, Lo, Hi float64
 	// P is the p-value of the hypothesis that nothing changed.
 	P float64
+	// Sequential says the comparison is anytime-valid ([PairedSequential],
+	// [UnpairedSequential]): E is its e-value against no change (1 with
+	// too few samples; 0, no e-value, when not sequential), P is
+	// min(1, 1/E), and Lo, Hi a confidence sequence.
+	Sequential bool
+	E          float64
 	// MDE is the smallest relative change (0.03: 3 %) the test detects at
 	// α with the power asked for, at the spread these samples show: the
 	// change a run of this size could have seen. +Inf with fewer than
@@ -53,19 +59,9 @@ func (c Change) Pct() float64 { return (c.Ratio - 1) * 100 }
 // ratios; the interval is at confidence 1-alpha and the MDE at the given
 // power.
 func Paired(a, b []float64, alpha, power float64) (Change, error) {
-	if len(a) != len(b) {
-		return Change{}, errors.New("paired samples of different lengths")
-	}
-	if len(a) == 0 {
-		return Change{}, ErrNoSamples
-	}
-	d := make([]float64, len(a))
-	for i := range a {
-		la, lb, err := logs(a[i], b[i])
-		if err != nil {
-			return Change{}, err
-		}
-		d[i] = lb - la
+	d, err := logRatios(a, b)
+	if err != nil {
+		return Change{}, err
 	}
 	s := stats.Sample{Xs: d}
 	n := len(d)
@@ -123,14 +119,7 @@ func PairedMDE(spread float64, n int, alpha, power float64) float64 {
 // their logarithms; the interval is at confidence 1-alpha and the MDE at
 // the given power.
 func Unpaired(a, b []float64, alpha, power float64) (Change, error) {
-	if len(a) == 0 || len(b) == 0 {
-		return Change{}, ErrNoSamples
-	}
-	la, err := logAll(a)
-	if err != nil {
-		return Change{}, err
-	}
-	lb, err := logAll(b)
+	la, lb, err := logSides(a, b)
 	if err != nil {
 		return Change{}, err
 	}
@@ -186,11 +175,44 @@ func (c *Change) finish(mean, se, df, alpha, power float64) {
 	c.MDE = math.Exp((q+t.Quantile(power))*se) - 1
 }
 
+// logRatios are the log ratios b[i]/a[i] of paired samples.
+func logRatios(a, b []float64) ([]float64, error) {
+	if len(a) != len(b) {
+		return nil, errors.New("paired samples of different lengths")
+	}
+	if len(a) == 0 {
+		return nil, ErrNoSamples
+	}
+	d := make([]float64, len(a))
+	for i := range a {
+		la, lb, err := logs(a[i], b[i])
+		if err != nil {
+			return nil, err
+		}
+		d[i] = lb - la
+	}
+	return d, nil
+}
+
 func logs(a, b float64) (float64, float64, error) {
 	if !positive(a) || !positive(b) {
 		return 0, 0, ErrNotPositive
 	}
 	return math.Log(a), math.Log(b), nil
+}
+
+// logSides are the logarithms of two independent sides' samples.
+func logSides(a, b []float64) (la, lb []float64, err error) {
+	if len(a) == 0 || len(b) == 0 {
+		return nil, nil, ErrNoSamples
+	}
+	if la, err = logAll(a); err != nil {
+		return nil, nil, err
+	}
+	if lb, err = logAll(b); err != nil {
+		return nil, nil, err
+	}
+	return la, lb, nil
 }
 
 func logAll(xs []float64) ([]float64, error) {

@@ -66,13 +66,20 @@ func Pairs(spread, target, alpha, power float64) int {
 			return n
 		}
 	}
-	lo, hi := rankPairs(alpha), MaxPairs // PairedMDE(hi) ≤ target
-	if PairedMDE(spread, lo, alpha, power) <= target {
-		return lo
+	return fewest(rankPairs(alpha), target, func(n int) float64 { return PairedMDE(spread, n, alpha, power) })
+}
+
+// fewest is the smallest n in [from, MaxPairs] whose mde(n) is at most
+// target, for an mde that falls with n from there and reaches target at
+// MaxPairs.
+func fewest(from int, target float64, mde func(n int) float64) int {
+	if mde(from) <= target {
+		return from
 	}
+	lo, hi := from, MaxPairs
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
-		if PairedMDE(spread, mid, alpha, power) <= target {
+		if mde(mid) <= target {
 			hi = mid
 		} else {
 			lo = mid

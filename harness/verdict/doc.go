@@ -32,6 +32,16 @@
 // expected share of false findings among the findings at α, and so, when
 // nothing changed at all, the chance of any finding at α.
 //
+// [PairedSequential] and [UnpairedSequential] are the anytime-valid
+// counterparts, for comparisons that look after every round and stop
+// when a row is decided: the e-value of the t-test's Bayes factor with
+// the right-Haar prior on σ (a test martingale over the rounds under
+// normal log ratios, whatever σ), its confidence sequence (an interval
+// that holds at every number of rounds at once), and [EBH], the
+// e-Benjamini–Hochberg procedure across rows. [SequentialMDE] and
+// [SequentialPairs] plan for them as PairedMDE and Pairs plan for the
+// fixed-n tests.
+//
 // Samples must be positive (times, rates, sizes); a comparison of values
 // that are not reports ErrNotPositive.
 package verdict

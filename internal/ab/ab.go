@@ -3,7 +3,9 @@ package ab
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
@@ -41,6 +43,11 @@ type Options struct {
 	Dir, Out string
 	// Host is how to prepare the host.
 	Host session.HostOptions
+	// Explain says which rows are explained by their functions, from
+	// ExplainRounds CPU profiling forks a side (0: DefaultExplainRounds),
+	// into Out/explain.
+	Explain       Explain
+	ExplainRounds int
 }
 
 // Result is what an A/B comparison found.
@@ -67,6 +74,8 @@ type Result struct {
 	// that did not build.
 	Failed int
 	Broken []string
+	// Explained are the rows explained by their functions.
+	Explained []Explained
 }
 
 // Check refuses options ab cannot run.
@@ -78,6 +87,12 @@ func (o *Options) Check() error {
 		return session.Input("{Program} names a benchmark program; with package arguments ab builds their test binaries")
 	}
 	if err := session.CheckVerdicts(o.Alpha, o.MinChange); err != nil {
+		return err
+	}
+	if o.Engine.UntilDecided && o.MinChange == 0 {
+		return session.Input("{UntilDecided} with {MinChange} 0: no row can be decided the same (its interval would have to be a point), so every unchanged row would take rounds until the budget is spent; give a margin")
+	}
+	if err := CheckExplainRounds(o.ExplainRounds); err != nil {
 		return err
 	}
 	return CheckProfiles(o.Engine)
@@ -150,6 +165,12 @@ func Run(ctx context.Context, env *session.Env, o Options) (*Result, error) {
 // confirms its regressions when asked, and ends with ab's error: the
 // run's failures, or the regressions found.
 func Compare(ctx context.Context, s *session.Session, o Options, set *Sides, root string) (*Result, error) {
+	if e := o.Engine; e.UntilDecided {
+		if need := engine.FirstRounds(e, len(set.Cases)); need > e.Budget {
+			os.Remove(o.Out) // made by session.OutDir; removed only while empty
+			return nil, session.Input("{Budget} %s is shorter than the first %d rounds of %d cases take (about %s): nothing was measured", e.Budget, e.Forks, len(set.Cases), need.Round(time.Second))
+		}
+	}
 	res := &Result{Revs: set.Revs, Notes: set.Notes, Host: s.Check, Engine: o.Engine, Broken: set.Broken, Out: o.Out, File: filepath.Join(o.Out, "ab.txt")}
 	ts, r, err := measure(ctx, s, o, set, root, o.Engine.Seed, "ab.txt")
 	if ts == nil {
@@ -171,6 +192,7 @@ func Compare(ctx context.Context, s *session.Session, o Options, set *Sides, roo
 		regs = confirmed(regs, again.Regressions())
 	}
 	res.Regressions = regs
+	res.Explained = ExplainRows(ctx, s, set, root, ts, Explaining{Mode: o.Explain, Rounds: o.ExplainRounds, Alpha: o.Alpha, Engine: o.Engine, Dir: filepath.Join(o.Out, ExplainDir)})
 	r.Failed = res.Failed
 	if err := r.Outcome(set.Broken, o.Out); err != nil {
 		return res, err
@@ -187,21 +209,42 @@ func measure(ctx context.Context, s *session.Session, o Options, set *Sides, roo
 	eo.Seed = seed
 	path := filepath.Join(o.Out, file)
 	var ts *compare.Tables
-	r, err := s.Record(ctx, &session.Recording{Options: eo, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs, Notes: set.Notes,
+	co := Verdicts(o.Alpha, o.MinChange, eo.UntilDecided || eo.Detect > 0)
+	rec := &session.Recording{Options: eo, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs, Notes: set.Notes,
 		Dir: root, LogDir: filepath.Join(o.Out, "logs"), ProfileDir: filepath.Join(o.Out, "profiles"),
 		Out: session.ResultsFile{Path: path, Put: session.ReplaceFile},
 		Before: func(r *session.Recorded) error {
-			t, err := compare.BuildData(path, r.Data, compare.ABOptions(o.Alpha, o.MinChange))
+			t, err := compare.BuildData(path, r.Data, co)
 			if err != nil {
 				return session.FailedError{Msg: err.Error()}
 			}
 			ts = t
 			return nil
-		}})
+		}}
+	if eo.UntilDecided {
+		rec.Decide = func(data []byte) (func(string) bool, error) {
+			t, err := compare.BuildData(path, data, co)
+			if err != nil {
+				return nil, err
+			}
+			return t.Decided, nil
+		}
+	}
+	r, err := s.Record(ctx, rec)
 	if err == nil && r.Interrupted != nil {
 		err = r.Interrupted
 	}
 	return ts, r, err
+}
+
+// Verdicts are the options under which ab decides its rows: ab's, at
+// significance alpha with the margin minChange in percent, by the
+// anytime-valid test when sequential: when rounds were added by a rule
+// that looked at them (--until-decided, --detect).
+func Verdicts(alpha, minChange float64, sequential bool) compare.Options {
+	o := compare.ABOptions(alpha, minChange)
+	o.Sequential = sequential
+	return o
 }
 
 // confirmed keeps the regressions that the second run found too.

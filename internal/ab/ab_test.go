@@ -38,7 +38,7 @@ func options(t *testing.T, dir, base, head string, rounds int) ab.Options {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ab.Options{Base: base, Head: head, Program: "./cmd/bench", Cases: cases, Engine: eo, Alpha: 0.05, MinChange: 1,
+	return ab.Options{Base: base, Head: head, Program: "./cmd/bench", Cases: cases, Engine: eo, Alpha: 0.05, MinChange: 1, Explain: ab.ExplainOff,
 		Dir: dir, Out: filepath.Join(t.TempDir(), "ab"), Host: session.HostOptions{Lock: filepath.Join(t.TempDir(), "lock")}}
 }
 

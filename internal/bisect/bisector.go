@@ -122,6 +122,9 @@ type stepRun struct {
 	rounds  int
 	took    time.Duration
 	unbuilt error // the baseline did not build or declare the case
+	// explained are the step's rows explained by their functions (the
+	// culprit's own step).
+	explained []ab.Explained
 }
 
 // ab builds base and head in a workspace of their own (removed after
@@ -178,12 +181,21 @@ func (bs *bisector) ab(ctx context.Context, name string, base, head revision.Com
 	if len(r.Runs) > 0 && len(r.Runs[0].Cases) > 0 {
 		sr.rounds = len(r.Runs[0].Cases[0].ForkScores())
 	}
+	if add.explain && bs.opts.Explain != ab.ExplainOff {
+		// While the step's builds are at hand: the workspace goes with it.
+		sr.explained = ab.ExplainRows(ctx, bs.s, set, bs.repo.Root, ts, ab.Explaining{Mode: bs.opts.Explain, Rounds: bs.opts.ExplainRounds,
+			Alpha: bs.opts.Alpha, Engine: bs.o, Dir: filepath.Join(sr.dir, ab.ExplainDir)})
+	}
 	return sr, nil
 }
 
-// adding is what an A/B adds rounds for: an interval of the change
-// within ±precision, or a detectable change of at most detect.
-type adding struct{ precision, detect float64 }
+// adding is what an A/B is run for: an interval of the change within
+// ±precision, or a detectable change of at most detect, by adding
+// rounds; and, with explain, the functions behind its changed rows.
+type adding struct {
+	precision, detect float64
+	explain           bool
+}
 
 // unbuiltReason says why a step has no case to run.
 func unbuiltReason(set *ab.Sides, base revision.Commit) error {
@@ -406,7 +418,7 @@ func (bs *bisector) probe(ctx context.Context, i int, c revision.Commit) (Step, 
 	bs.probes++
 	bs.env.Say("step %d: commit %d of %d, %s %s", bs.probes, i+1, len(bs.commits), revision.Short(c.Hash), c.Subject)
 	name := fmt.Sprintf("%02d-%s", bs.steps, revision.Short(c.Hash))
-	sr, err := bs.ab(ctx, name, c, bs.bad, adding{precision: math.Abs(bs.track.logTotal()) / 4})
+	sr, err := bs.ab(ctx, name, c, bs.bad, adding{precision: math.Abs(bs.track.logTotal()) / 4, explain: true})
 	if err != nil {
 		return Step{}, err
 	}
@@ -508,7 +520,7 @@ func (bs *bisector) own(ctx context.Context, culprit revision.Commit) error {
 		}
 	}
 	bs.env.Say("culprit %s %s: measuring it against its parent %s", revision.Short(culprit.Hash), culprit.Subject, revision.Short(parent.Hash))
-	sr, err := bs.ab(ctx, fmt.Sprintf("%02d-culprit-%s", bs.steps, revision.Short(culprit.Hash)), parent, culprit, adding{precision: math.Abs(bs.track.logTotal()) / 4})
+	sr, err := bs.ab(ctx, fmt.Sprintf("%02d-culprit-%s", bs.steps, revision.Short(culprit.Hash)), parent, culprit, adding{precision: math.Abs(bs.track.logTotal()) / 4, explain: true})
 	if err != nil {
 		return err
 	}
@@ -542,6 +554,7 @@ func (bs *bisector) own(ctx context.Context, culprit revision.Commit) error {
 		return bs.unclaim("the search ended at %s, but its own A/B against its parent %s is %s, %+.2f %% [%+.2f, %+.2f], not a change for the %s: the range's change may be spread over several commits, or within the noise of the steps",
 			revision.Short(culprit.Hash), revision.Short(parent.Hash), d.Verdict, d.Change.Pct(), ratioPct(d.Change.Lo), ratioPct(d.Change.Hi), way)
 	}
+	own.explained(sr.explained, bs.opts.Out)
 	if base, tip, ok := bs.repo.Merged(culprit.Hash); ok {
 		own.Note = fmt.Sprintf("%s is a merge: its change came with the branch it merged; bisect that branch with --good %s --bad %s",
 			revision.Short(culprit.Hash), revision.Short(base), revision.Short(tip))

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness/report"
 	"github.com/ledgerbench/ledgerbench/harness/verdict"
+	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
 )
 
@@ -113,6 +114,26 @@ type OwnChange struct {
 	Table    string    `json:"-"`
 	File     string    `json:"file,omitempty"`
 	Note     string    `json:"note,omitempty"`
+	// Functions are the functions behind the culprit's own change, the
+	// largest first (ab's line of its row), and Explain the directory of
+	// its profiles, difference and flame graph; Unexplained says why
+	// there are none.
+	Functions   string `json:"functions,omitempty"`
+	Explain     string `json:"explain,omitempty"`
+	Unexplained string `json:"unexplained,omitempty"`
+}
+
+// explained records the explanation of the culprit's own row, the one
+// row its step ran.
+func (o *OwnChange) explained(es []ab.Explained, out string) {
+	for _, e := range es {
+		if rel, err := filepath.Rel(out, e.Dir); err == nil {
+			o.Explain = rel
+		}
+		if o.Functions = e.Line(); o.Functions == "" {
+			o.Unexplained = e.Why()
+		}
+	}
 }
 
 // writeReport writes DIR/bisect.md and DIR/bisect.json.
@@ -196,6 +217,12 @@ func (r *Report) ownMarkdown(w io.Writer) {
 	}
 	if o.Note != "" {
 		fmt.Fprintf(w, "> %s\n\n", o.Note)
+	}
+	switch {
+	case o.Functions != "":
+		fmt.Fprintf(w, "Functions behind it (flat CPU per op against its parent, named at a false-discovery rate over the functions): %s; profiles, difference and flame graph in %s\n\n", o.Functions, o.Explain)
+	case o.Unexplained != "":
+		fmt.Fprintf(w, "Functions behind it: %s (%s)\n\n", o.Unexplained, o.Explain)
 	}
 	if o.Table != "" {
 		fmt.Fprintf(w, "%s\n", o.Table)

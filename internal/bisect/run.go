@@ -42,6 +42,11 @@ type Options struct {
 	Dir, Out string
 	// Host is how to prepare the host.
 	Host session.HostOptions
+	// Explain, unless ab.ExplainOff, explains the culprit's own change by
+	// its functions (ab.ExplainRows: ExplainRounds CPU profiling forks a
+	// side of the row followed, against its parent).
+	Explain       ab.Explain
+	ExplainRounds int
 }
 
 // Defaults are a bisection's defaults beside the engine's: the worse
@@ -67,6 +72,9 @@ func (o *Options) Check() error {
 		return session.Input("{Profiles} is not supported by bisect: profile the culprit and its parent with run {Profiles}")
 	case o.Engine.Forks < engine.PrecisionForks:
 		return session.Input("{Forks} %d: a bisection's steps add rounds, starting from at least %d", o.Engine.Forks, engine.PrecisionForks)
+	}
+	if err := ab.CheckExplainRounds(o.ExplainRounds); err != nil {
+		return err
 	}
 	return session.CheckVerdicts(o.Alpha, o.MinChange)
 }

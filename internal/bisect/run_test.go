@@ -11,6 +11,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/bisect"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/histgen"
@@ -38,6 +39,7 @@ func options(t *testing.T, n, culprit int, factor float64) (bisect.Options, []st
 		t.Fatal(err)
 	}
 	o := bisect.Defaults()
+	o.Explain = ab.ExplainOff // benchctl's bisect test explains a culprit
 	o.Engine.Bench, o.Engine.Forks = "^BenchmarkWorkLoop$", 3
 	o.Engine.Warmup = result.IterSpec{Count: 1, Time: 20 * time.Millisecond}
 	o.Engine.Measure = result.IterSpec{Count: 3, Time: 20 * time.Millisecond}
@@ -93,6 +95,7 @@ func TestRunRefuses(t *testing.T) {
 		"margin":         func(o *bisect.Options) { o.MinChange = -1 },
 	} {
 		o := bisect.Defaults()
+		o.Explain = ab.ExplainOff // benchctl's bisect test explains a culprit
 		o.Good, o.Bad, o.Program, o.Dir, o.Out = "HEAD~1", "HEAD", "./cmd/bench", t.TempDir(), t.TempDir()
 		o.Engine.Forks = engine.PrecisionForks
 		edit(&o)

@@ -76,7 +76,7 @@ func stopAt(a, b Forks, pos, n, first, capRounds int, detect float64, o compare.
 	if d == nil || d.Err != nil {
 		return first, d, false
 	}
-	if need := verdict.Pairs(d.Change.Spread, detect, o.Alpha, compare.Power); need == 0 || need > capRounds {
+	if need := verdict.SequentialPairs(d.Change.Spread, detect, o.Alpha, compare.Power); need == 0 || need > capRounds {
 		return 0, d, true
 	}
 	for k := first; ; k++ {

@@ -6,10 +6,15 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/harness/verdict"
+	"github.com/ledgerbench/ledgerbench/internal/ab"
 )
 
-// ab are the options under which ab decides its rows, at its defaults.
-var ab = compare.ABOptions(0.05, compare.DefaultMinChange)
+// abOpts are the options under which ab decides its rows, at its
+// defaults, and seqOpts those of ab --detect and --until-decided.
+var (
+	abOpts  = compare.ABOptions(0.05, compare.DefaultMinChange)
+	seqOpts = ab.Verdicts(0.05, compare.DefaultMinChange, true)
+)
 
 // Rounds whose ratio spreads 1.4 % need more than the first 5 to detect
 // 2 %: the replay adds rounds until the detectable change is reached,
@@ -18,7 +23,7 @@ var ab = compare.ABOptions(0.05, compare.DefaultMinChange)
 func TestAdaptiveAddsRoundsAndHoldsAlpha(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	a, b := duet(rng, 2000, 0.03, 0.01, 1) // a round's log ratio spreads about 1.4 %
-	aa := AdaptiveRounds(a, b, 5, 200, 0.02, ab, 0)
+	aa := AdaptiveRounds(a, b, 5, 200, 0.02, seqOpts, 0)
 	if aa.Refused != 0 || aa.AtCap != 0 {
 		t.Fatalf("refused %d, at the cap %d: the cap of 200 rounds is ample", aa.Refused, aa.AtCap)
 	}
@@ -32,7 +37,7 @@ func TestAdaptiveAddsRoundsAndHoldsAlpha(t *testing.T) {
 		t.Errorf("A/A false positives %.3f [%.3f, %.3f] of %d", aa.Hits.Rate, aa.Hits.Lo, aa.Hits.Hi, aa.Hits.N)
 	}
 	a, b = duet(rng, 2000, 0.03, 0.01, 1.03)
-	if found := AdaptiveRounds(a, b, 5, 200, 0.02, ab, +1); found.Hits.Rate < 0.9 {
+	if found := AdaptiveRounds(a, b, 5, 200, 0.02, seqOpts, +1); found.Hits.Rate < 0.9 {
 		t.Errorf("a +3 %% change found in %.3f of %d comparisons, want ≥ 0.9 at a detectable 2 %%", found.Hits.Rate, found.Hits.N)
 	}
 }
@@ -43,15 +48,15 @@ func TestAdaptiveAddsRoundsAndHoldsAlpha(t *testing.T) {
 func TestAdaptiveRefusesAndCaps(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	a, b := duet(rng, 500, 0.03, 0.3, 1) // spreads about 40 %: 2 % needs thousands of rounds
-	r := AdaptiveRounds(a, b, 5, 20, 0.02, ab, 0)
+	r := AdaptiveRounds(a, b, 5, 20, 0.02, seqOpts, 0)
 	if r.Refused != 100 || r.Hits.N != 0 {
 		t.Errorf("refused %d of 100, ran %d", r.Refused, r.Hits.N)
 	}
 	// Spread just under the plan's limit: some comparisons get to the
 	// cap without the detectable change.
 	a, b = duet(rng, 4000, 0.03, 0.0085, 1)
-	need := verdict.Pairs(PairSpread(a, b), 0.02, 0.05, 0.8)
-	c := AdaptiveRounds(a, b, 5, need, 0.02, ab, 0)
+	need := verdict.SequentialPairs(PairSpread(a, b), 0.02, 0.05, 0.8)
+	c := AdaptiveRounds(a, b, 5, need, 0.02, seqOpts, 0)
 	if c.AtCap == 0 || c.MostRounds != need {
 		t.Errorf("cap %d: %d comparisons at the cap, most rounds %d; want some at the cap", need, c.AtCap, c.MostRounds)
 	}

@@ -15,6 +15,10 @@ import (
 type Case struct {
 	Name string
 	A, B Forks
+	// Dir and Change are a known change's direction (1 slower, -1
+	// faster) and size (0.02); 0 in an A/A.
+	Dir    int
+	Change float64
 }
 
 // Decide decides one comparison of rounds [lo, hi) of every case as ab
@@ -27,8 +31,19 @@ type Case struct {
 // returns the sec/op decision of each case, in order; a case whose file
 // had no comparison (no round on a side) has nil.
 func Decide(cases []Case, lo, hi int, o compare.Options) ([]*compare.Decision, error) {
+	his := make([]int, len(cases))
+	for i := range his {
+		his[i] = hi
+	}
+	return decideEach(cases, lo, his, o)
+}
+
+// decideEach is Decide with an end of its own for each case: rounds
+// [lo, his[i]) of case i, as a comparison in which some rows stopped
+// getting rounds before others.
+func decideEach(cases []Case, lo int, his []int, o compare.Options) ([]*compare.Decision, error) {
 	var file bytes.Buffer
-	if err := write(&file, cases, lo, hi); err != nil {
+	if err := write(&file, cases, lo, his); err != nil {
 		return nil, err
 	}
 	ts, err := compare.BuildData("calibrate.txt", file.Bytes(), o)
@@ -57,16 +72,16 @@ const (
 	experiment = "experiment"
 )
 
-// write writes rounds [lo, hi) of the cases as an A/B file: case i is
-// BenchmarkCase<i>, its scores ns/op.
-func write(w *bytes.Buffer, cases []Case, lo, hi int) error {
+// write writes rounds [lo, his[i]) of each case i as an A/B file: case
+// i is BenchmarkCase<i>, its scores ns/op.
+func write(w *bytes.Buffer, cases []Case, lo int, his []int) error {
 	var sides []report.Side
 	for s, name := range []string{baseline, experiment} {
-		run := &result.Run{Side: name, Config: result.Config{Forks: hi - lo}}
+		run := &result.Run{Side: name, Config: result.Config{Forks: slices.Max(his) - lo}}
 		for i, c := range cases {
 			fs := [2]Forks{c.A, c.B}[s]
 			cr := &result.CaseResult{Case: result.Case{Benchmark: fmt.Sprintf("BenchmarkCase%d", i)}, Mode: result.AverageTime}
-			for r := lo; r < min(hi, len(fs)); r++ {
+			for r := lo; r < min(his[i], len(fs)); r++ {
 				for k, v := range fs[r] {
 					cr.Iterations = append(cr.Iterations, result.Iteration{Fork: r + 1, Index: k, Total: result.OpStats{Workers: 1, Ops: 1, NsPerOp: v}})
 				}

@@ -23,7 +23,7 @@ func duet(rng *rand.Rand, rounds int, sdHost, sdOwn, scale float64) (a, b Forks)
 func TestPairingCancelsTheSharedDisturbance(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	a, b := duet(rng, 2000, 0.05, 0.005, 1.02)
-	r := PairedRounds(a, b, 10, ab, +1)
+	r := PairedRounds(a, b, 10, abOpts, +1)
 	if r.Hits.N != 200 || r.Hits.Rate < 0.99 {
 		t.Errorf("paired: found %.3f of %d comparisons, want ≥ 0.99", r.Hits.Rate, r.Hits.N)
 	}
@@ -34,12 +34,12 @@ func TestPairingCancelsTheSharedDisturbance(t *testing.T) {
 		t.Errorf("interval widths: paired %.4f, unpaired %.4f; want the paired five times narrower", r.Width, r.UnpairedWidth)
 	}
 	a, b = duet(rng, 2000, 0.05, 0.005, 1)
-	aa := PairedRounds(a, b, 10, ab, 0)
+	aa := PairedRounds(a, b, 10, abOpts, 0)
 	if aa.Hits.Lo > 0.05 || aa.Hits.Rate > 0.09 {
 		t.Errorf("A/A false positives %.3f [%.3f, %.3f]", aa.Hits.Rate, aa.Hits.Lo, aa.Hits.Hi)
 	}
 	// A change found in the wrong direction is not a detection.
-	if wrong := PairedRounds(a, b, 10, ab, -1); wrong.Hits.Hits > aa.Hits.Hits {
+	if wrong := PairedRounds(a, b, 10, abOpts, -1); wrong.Hits.Hits > aa.Hits.Hits {
 		t.Errorf("one direction found more than both: %d > %d", wrong.Hits.Hits, aa.Hits.Hits)
 	}
 	if s := PairSpread(a, b); s < 0.005 || s > 0.01 {
@@ -58,7 +58,7 @@ func TestSuiteFalseAlarmsWithAndWithoutFDR(t *testing.T) {
 		a, b := duet(rng, 1000, 0.03, 0.01, 1)
 		cases = append(cases, Case{A: a, B: b})
 	}
-	r := Suite(cases, 5, ab)
+	r := Suite(cases, 5, abOpts)
 	if r.PerRow.N != 200 || r.PerRow.Rate < 0.5 || r.PerRow.Rate > 0.8 {
 		t.Errorf("per-row suite false alarms %.3f of %d, want about 0.64", r.PerRow.Rate, r.PerRow.N)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness/report"
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/harness/verdict"
+	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/session"
 )
@@ -38,6 +39,9 @@ type Report struct {
 	// the A/A forks, on which nightly's rule raises an alarm.
 	Nightly Rate
 	Pair    []PairResult `json:",omitempty"`
+	// Sequential is the replay of ab --until-decided (with UntilDecided):
+	// every benchmark, or every known change, at once.
+	Sequential *Sequential `json:",omitempty"`
 
 	// Raw is the raw results reported on, File the calibration.md written.
 	Raw, File         string `json:"-"`
@@ -89,6 +93,20 @@ func (rep *Report) compute(o Options, known bool, runs []*result.Run) error {
 	}
 	if known {
 		rep.Pair = rep.pairResults(o, runs)
+		var cases []Case
+		for i, p := range rep.Pair {
+			x, y := Rounds(runs[0].Cases[i], runs[1].Cases[i])
+			dir := 1
+			if p.Change < 0 {
+				dir = -1
+			}
+			change := p.Change
+			if o.Plant > 0 {
+				change = o.Plant
+			}
+			cases = append(cases, Case{Name: p.Base, A: x, B: y, Dir: dir, Change: change})
+		}
+		rep.Sequential = o.sequential(cases)
 	} else {
 		rep.aa(o, runs)
 	}
@@ -177,6 +195,7 @@ func (rep *Report) aa(o Options, runs []*result.Run) {
 		r := Suite(suite, o.Group, co)
 		rep.Suite = &r
 	}
+	rep.Sequential = o.sequential(suite)
 	var nh, nn int
 	for _, r := range runs {
 		for _, cr := range r.Cases {
@@ -273,6 +292,7 @@ func writeMarkdown(w io.Writer, command, hostNote string, r *Report) {
 		fmt.Fprintln(w)
 	}
 	writeAdaptiveMD(w, r)
+	writeSequentialMD(w, r)
 }
 
 // sharedMD says how much of the iterations' noise the sides share.
@@ -325,7 +345,7 @@ func (rep *Report) adaptive(o Options, cases int, x, y Forks, dir int) *Adaptive
 		return nil
 	}
 	capRounds := max(o.Group, int(o.Budget.Seconds()/(rep.RoundSeconds/float64(cases))))
-	r := AdaptiveRounds(x, y, o.Group, capRounds, o.Detect, o.compareOptions(), dir)
+	r := AdaptiveRounds(x, y, o.Group, capRounds, o.Detect, ab.Verdicts(o.Alpha, o.MinChange, true), dir)
 	return &r
 }
 

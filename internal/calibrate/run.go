@@ -14,6 +14,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/harness/report"
 	"github.com/ledgerbench/ledgerbench/harness/verdict"
+	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/session"
 )
@@ -33,6 +34,10 @@ type Options struct {
 	// on the rounds, a comparison taking at most Budget's worth of them.
 	Detect float64
 	Budget time.Duration
+	// UntilDecided, when above 0, also replays ab --until-decided on the
+	// rounds: every benchmark's rows at once, each comparison stopping at
+	// any round up to UntilDecided.
+	UntilDecided int
 	// From, when set, reports again on an earlier run's raw results
 	// (its aa.txt), measuring nothing; Pair then only says it is a known
 	// change.
@@ -59,7 +64,17 @@ func Defaults() Options {
 // calibration's Alpha and MinChange: calibrate decides its comparisons
 // through the same function.
 func (o *Options) compareOptions() compare.Options {
-	return compare.ABOptions(o.Alpha, o.MinChange)
+	return ab.Verdicts(o.Alpha, o.MinChange, false)
+}
+
+// sequential replays ab --until-decided on cases (nil without
+// UntilDecided), its looks decided under ab's options for it.
+func (o *Options) sequential(cases []Case) *Sequential {
+	if o.UntilDecided == 0 {
+		return nil
+	}
+	s := SequentialRounds(cases, verdict.MinSamples, o.UntilDecided, ab.Verdicts(o.Alpha, o.MinChange, true))
+	return &s
 }
 
 // check refuses options a calibration cannot run.
@@ -71,6 +86,8 @@ func (o *Options) check() error {
 		return session.Input("{Trials} %d × {Group} %d = %d forks a side: at most %d", o.Trials, o.Group, o.Trials*o.Group, engine.MaxForks)
 	case o.Plant < 0 || o.Plant > harness.MaxPlant:
 		return session.Input("{Plant} %g %%: want a slowdown above 0 and at most %g %%", 100*o.Plant, 100*harness.MaxPlant)
+	case o.UntilDecided != 0 && (o.UntilDecided < verdict.MinSamples || o.UntilDecided > o.Trials*o.Group):
+		return session.Input("{UntilDecided} %d: a comparison stops at any round from %d up to this cap, at most the {Trials} × {Group} = %d rounds measured", o.UntilDecided, verdict.MinSamples, o.Trials*o.Group)
 	case o.Pair != "" && o.Plant != 0:
 		return session.Input("{Pair} and {Plant}: one known change at a time")
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -89,13 +90,30 @@ func TestRunCalibratesWithoutTheCLI(t *testing.T) {
 	}
 
 	pair := options(t, "200,400")
-	pair.Pair = "n=200,400"
+	pair.Pair, pair.UntilDecided = "n=200,400", 9
 	rep, err = calibrate.Run(t.Context(), env, pair)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Pair) != 1 || rep.Pair[0].Change < 0.3 || len(rep.Pair[0].ByRounds) == 0 {
 		t.Errorf("twice the loop: %+v", rep.Pair)
+	}
+	// ab --until-decided's rule never calls twice the loop the same: it is
+	// changed, or at 5 ms iterations beside other work still undecided at
+	// the cap; replayed From the recorded
+	// rounds, the same comparisons give the same result.
+	seq := rep.Sequential
+	if seq == nil || seq.Comparisons < 1 || seq.Rows[0].Same != 0 || seq.Rows[0].Changed.Hits+seq.Rows[0].Unknown != seq.Comparisons || seq.Rows[0].MostRounds > 9 {
+		t.Fatalf("until decided: %+v", seq)
+	}
+	again = calibrate.Defaults()
+	again.From, again.Pair, again.Group, again.UntilDecided, again.Out = rep.Raw, "n=200,400", 3, 9, t.TempDir()
+	rep2, err = calibrate.Run(t.Context(), env, again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep2.Sequential == nil || !reflect.DeepEqual(*rep2.Sequential, *seq) {
+		t.Errorf("replayed from aa.txt: %+v, measured: %+v", rep2.Sequential, seq)
 	}
 }
 

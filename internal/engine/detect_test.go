@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,7 +30,7 @@ func TestPairedChangeByRounds(t *testing.T) {
 	// every round.
 	a := roundsCase([]float64{100, 101, 99}, []float64{150, 151, 149}, []float64{100, 100, 100})
 	b := roundsCase([]float64{110, 111, 109}, []float64{164, 165, 163}, []float64{110, 110, 110})
-	c, err := engine.PairedChange(a, b)
+	c, err := engine.PairedChange(a, b, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,10 +39,10 @@ func TestPairedChangeByRounds(t *testing.T) {
 	}
 	// A fork that failed on one side leaves its round unpaired.
 	short := roundsCase([]float64{110}, nil, []float64{110})
-	if c, err := engine.PairedChange(a, short); err != nil || c.N != 2 {
+	if c, err := engine.PairedChange(a, short, false); err != nil || c.N != 2 {
 		t.Errorf("%+v %v: want the 2 complete rounds", c, err)
 	}
-	if _, err := engine.PairedChange(a, roundsCase([]float64{1})); err == nil {
+	if _, err := engine.PairedChange(a, roundsCase([]float64{1}), false); err == nil {
 		t.Error("one pair gave an interval")
 	}
 	runs := []*result.Run{{Cases: []*result.CaseResult{a}}, {Cases: []*result.CaseResult{b}}}
@@ -89,5 +90,53 @@ func TestDetectPlansBeforeMeasuringMore(t *testing.T) {
 	}
 	if n := len(runs[1].Cases[0].ForkScores()); n <= 3 {
 		t.Errorf("with Anyway, %d forks: want rounds added until the budget", n)
+	}
+}
+
+func init() {
+	var n uint64
+	forkRegistry.Register(simple("Undecided", nil, func() { n++ }))
+}
+
+// TestUntilDecidedStopsDecidedCases: after the first rounds, a case
+// Runner.Decided calls decided gets no more rounds and the others get
+// rounds until they are decided; the callback sees the runs so far.
+func TestUntilDecidedStopsDecidedCases(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := engine.DefaultOptions()
+	o.Bench, o.Forks = "^BenchmarkGood$|^BenchmarkUndecided$", 3
+	o.Warmup = result.IterSpec{Count: 1, Time: 5 * time.Millisecond}
+	o.Measure = result.IterSpec{Count: 2, Time: 5 * time.Millisecond}
+	o.UntilDecided, o.Budget = true, time.Minute
+	cases, err := o.Plan(forkRegistry)
+	if err != nil || len(cases) != 2 {
+		t.Fatalf("%d cases, %v", len(cases), err)
+	}
+	var looks []int
+	rn := &engine.Runner{Executable: exe, Decided: func(runs []*result.Run) []bool {
+		rounds := len(runs[0].Cases[1].ForkScores())
+		looks = append(looks, rounds)
+		// Case 0 is decided from the first look; case 1 after 6 rounds.
+		return []bool{true, rounds >= 6}
+	}}
+	sides := []engine.Side{{Name: "a", Launch: engine.Program{}}, {Name: "b", Launch: engine.Program{}}}
+	runs, err := rn.RunSides(t.Context(), o, cases, sides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for s, run := range runs {
+		if n0, n1 := len(run.Cases[0].ForkScores()), len(run.Cases[1].ForkScores()); n0 != 3 || n1 != 6 {
+			t.Errorf("side %d: %d and %d rounds, want 3 (decided at the first look) and 6", s, n0, n1)
+		}
+	}
+	if want := []int{3, 4, 5, 6}; !slices.Equal(looks, want) {
+		t.Errorf("looked after rounds %v, want %v", looks, want)
+	}
+	o.Forks = 2
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "deciding round by round starts from at least 3 rounds") {
+		t.Errorf("2 first rounds: %v", err)
 	}
 }

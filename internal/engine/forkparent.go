@@ -129,6 +129,9 @@ func (rn *Runner) logFile(c result.Case, suffix string) *cappedLog {
 	if rn.LogDir == "" {
 		return nil
 	}
+	if rn.round > 0 {
+		suffix = fmt.Sprintf("%s.round%d", suffix, rn.round) // a profiler's forks, one per round
+	}
 	if rn.side != "" {
 		suffix = rn.side + "." + suffix // both sides of an A/B run have a fork 1
 	}

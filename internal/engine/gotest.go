@@ -196,11 +196,16 @@ func profileN(o Options, cr *result.CaseResult) int64 {
 	return max(1, int64(float64(o.Measure.Time)/ns))
 }
 
-// profileDir is the case's profile directory, absolute: a test binary
+// profileDir is the case's profile directory (of its profiling round,
+// when there are several), absolute: a test binary
 // runs in its package's directory, so a path relative to this process's
 // would put its profile elsewhere.
 func (rn *Runner) profileDir(side string, cr *result.CaseResult) (string, error) {
-	dir, err := filepath.Abs(filepath.Join(append([]string{rn.ProfileDir, side}, rn.fileName(cr.Case)...)...))
+	parts := append([]string{rn.ProfileDir, side}, rn.fileName(cr.Case)...)
+	if rn.round > 0 {
+		parts = append(parts, fmt.Sprintf("round-%d", rn.round))
+	}
+	dir, err := filepath.Abs(filepath.Join(parts...))
 	if err != nil {
 		return "", err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/harness/verdict"
 	"github.com/ledgerbench/ledgerbench/internal/profile"
 )
 
@@ -36,6 +37,12 @@ type Options struct {
 	// Profiles run in extra forks after the measured ones, one fork per
 	// case and profiler; their iterations never enter the results.
 	Profiles []profile.Kind
+	// ProfileRounds is the number of profiling forks of each profiler,
+	// case and side (0 or 1: one). With more, they run in rounds, each
+	// case's sides back to back in an order that alternates by round, as
+	// the measured forks pair, so a profile of one side pairs with the
+	// other side's of the same round (ProfileRun.Round).
+	ProfileRounds int
 	// InstructionOps is the op count of the callgrind and perf forks
 	// (default 20000).
 	InstructionOps int64
@@ -56,6 +63,11 @@ type Options struct {
 	// than Budget leaves ends the run with a *PlanError, unless Anyway.
 	Detect float64
 	Anyway bool
+	// UntilDecided, in an A/B run, looks at every case after each round
+	// from the Forks-th (at least verdict.MinSamples) and adds rounds to
+	// the cases Runner.Decided says are not decided yet, until every case
+	// is or Budget is spent.
+	UntilDecided bool
 	// Duet runs an A/B run's two sides at the same time, each on half of
 	// the CPUs (see RunSides).
 	Duet bool
@@ -105,15 +117,13 @@ const ABRounds = 5
 // of 40.
 const DuetRounds = 2 * ABRounds
 
-// DetectForks is the fewest rounds ab --detect plans from. The plan and
-// the stopping rule read the spread of the rounds, not their change, but
-// a comparison stopped as soon as its spread looks small enough is one
-// whose rounds happen to spread little, and its test overstates: replayed
-// on 200 A/A comparisons a benchmark of this project's VM at 10 ms
-// iterations (calibrate --detect 2%), starting from 3 rounds made 7.5 %
-// of the comparisons of four benchmarks false positives, from 5 rounds
-// 5.3 % (fixed 5 rounds: 4.2 %).
-const DetectForks = 5
+// DetectForks is the fewest rounds ab --detect plans from: the fewest the
+// anytime-valid test decides on. Its verdicts hold α whenever the rounds
+// stop, so the rule of adding rounds until the detectable change is
+// reached needs no floor of its own (replayed with the fixed-n test, the
+// rule made 7.5 % false positives from 3 rounds and 5.3 % from 5, on 200
+// A/A comparisons of four benchmarks at 10 ms iterations).
+const DetectForks = verdict.MinSamples
 
 // PrecisionForks is the least forks a run with a precision target starts
 // with, before it adds forks: fewer give no interval to stop on.
@@ -197,11 +207,38 @@ func (o *Options) Validate() error {
 	if o.ProbeTolerance < 0 {
 		bad("ProbeTolerance", o.ProbeTolerance, "must not be negative")
 	}
+	o.validateAdding(bad)
+	if o.ProfileRounds < 0 || o.ProfileRounds > MaxForks {
+		bad("ProfileRounds", o.ProfileRounds, "must be between 0 and %d", MaxForks)
+	}
+	if len(o.Profiles) > 0 && o.Forks == 0 {
+		errs = append(errs, &OptionError{Option: "Profiles", Err: errors.New("profilers run in their own forks: they need forks (got 0)")})
+	}
+	if _, err := o.benchRE(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// validateAdding checks the options of a run that adds rounds: a
+// precision, a detectable change, or rows until decided.
+func (o *Options) validateAdding(bad func(opt string, v any, format string, args ...any)) {
 	if o.Precision < 0 || o.Precision >= 1 || math.IsNaN(o.Precision) {
 		bad("Precision", o.Precision, "must be above 0 and below 100 %%")
 	}
 	if o.Detect < 0 || o.Detect >= 1 || math.IsNaN(o.Detect) {
 		bad("Detect", o.Detect, "must be above 0 and below 100 %%")
+	}
+	if o.UntilDecided {
+		if o.Precision > 0 || o.Detect > 0 {
+			bad("UntilDecided", o.UntilDecided, "one goal at a time: not with Precision or Detect")
+		}
+		if o.Forks < verdict.MinSamples {
+			bad("Forks", o.Forks, "deciding round by round starts from at least %d rounds", verdict.MinSamples)
+		}
+		if o.Budget <= 0 || o.Budget > MaxTimeout {
+			bad("Budget", o.Budget, "must be positive and at most %s", MaxTimeout)
+		}
 	}
 	if o.Precision > 0 || o.Detect > 0 {
 		if o.Forks < 2 {
@@ -211,13 +248,6 @@ func (o *Options) Validate() error {
 			bad("Budget", o.Budget, "must be positive and at most %s", MaxTimeout)
 		}
 	}
-	if len(o.Profiles) > 0 && o.Forks == 0 {
-		errs = append(errs, &OptionError{Option: "Profiles", Err: errors.New("profilers run in their own forks: they need forks (got 0)")})
-	}
-	if _, err := o.benchRE(); err != nil {
-		errs = append(errs, err)
-	}
-	return errors.Join(errs...)
 }
 
 func (o *Options) benchRE() (*regexp.Regexp, error) {

@@ -38,11 +38,11 @@ func RelativeHalfWidth(cr *result.CaseResult) float64 {
 // or, in an A/B run, whether the interval of its change (by pairs of
 // rounds) is within ±o.Precision and its detectable change at most
 // o.Detect. Neither depends on the change itself, only on how much the
-// pairs spread; stopping on a spread that happens to be small still
-// overstates a little, which is why --detect starts from DetectForks.
+// pairs spread. With Detect the detectable change is the anytime-valid
+// test's, whose verdicts hold α whenever the rounds stop.
 func Precise(o Options, runs []*result.Run, i int) bool {
 	if len(runs) == 2 {
-		c, err := PairedChange(runs[0].Cases[i], runs[1].Cases[i])
+		c, err := PairedChange(runs[0].Cases[i], runs[1].Cases[i], o.Detect > 0)
 		switch {
 		case err != nil:
 			return false
@@ -63,8 +63,9 @@ func Precise(o Options, runs []*result.Run, i int) bool {
 
 // PairedChange is the change of side b's case against side a's, by the
 // pairs of its rounds (fork n of both sides ran in round n), at
-// PrecisionConfidence, with the detectable change at 80 % power.
-func PairedChange(a, b *result.CaseResult) (verdict.Change, error) {
+// PrecisionConfidence, with the detectable change at 80 % power: by the
+// anytime-valid test when sequential, else by the fixed-n one.
+func PairedChange(a, b *result.CaseResult, sequential bool) (verdict.Change, error) {
 	x, y := roundMedians(a), roundMedians(b)
 	var xs, ys []float64
 	for fork, v := range x {
@@ -74,6 +75,9 @@ func PairedChange(a, b *result.CaseResult) (verdict.Change, error) {
 	}
 	if len(xs) < 2 {
 		return verdict.Change{}, fmt.Errorf("%d pairs: no interval", len(xs))
+	}
+	if sequential {
+		return verdict.PairedSequential(xs, ys, 1-PrecisionConfidence, 0.8)
 	}
 	return verdict.Paired(xs, ys, 1-PrecisionConfidence, 0.8)
 }
@@ -126,11 +130,11 @@ func plan(o Options, cases []Case, runs []*result.Run, rounds int, elapsed time.
 	var need time.Duration
 	var worst *PlanError
 	for i := range cases {
-		c, err := PairedChange(runs[0].Cases[i], runs[1].Cases[i])
+		c, err := PairedChange(runs[0].Cases[i], runs[1].Cases[i], true)
 		if err != nil {
 			continue // failed forks: reported, and given no more rounds
 		}
-		n := verdict.Pairs(c.Spread, o.Detect, 1-PrecisionConfidence, 0.8)
+		n := verdict.SequentialPairs(c.Spread, o.Detect, 1-PrecisionConfidence, 0.8)
 		e := &PlanError{Case: cases[i].Name(), Rounds: n, Spread: c.Spread, Detect: o.Detect, RoundsSoFar: rounds}
 		if n == 0 {
 			worst = e

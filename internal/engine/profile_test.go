@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -8,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	pprofile "github.com/google/pprof/profile"
 
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/result"
@@ -210,7 +213,81 @@ func TestPerfCountsTheMeasuredLoopOnly(t *testing.T) {
 	nsPerOp := run.Cases[0].Iterations[0].Total.NsPerOp
 	taskNs := pr.Counters["task-clock"] * 1e6 // perf reports msec
 	t.Logf("measured %.1f ns/op; perf task-clock %.1f ns/op", nsPerOp, taskNs)
-	if taskNs <= 0 || taskNs > 1.6*nsPerOp {
+	// The measured fork and the perf fork are two processes, run at two
+	// moments: under the -race suite's load their CPU per op once differed
+	// by 1.7×, so the bound is 2.5× (counting the start-up and setup too
+	// exceeds the loop's time many times over).
+	if taskNs <= 0 || taskNs > 2.5*nsPerOp {
 		t.Errorf("task-clock %.1f ns/op against %.1f ns/op measured: perf counted outside the loop", taskNs, nsPerOp)
 	}
+}
+
+// TestProfileSidesInRounds: ProfileSides runs only profiling forks, the
+// rounds of each case on both sides, each in its own file.
+func TestProfileSidesInRounds(t *testing.T) {
+	o := engine.DefaultOptions()
+	o.Bench, o.Forks, o.Profiles, o.ProfileRounds = "^BenchmarkSpin$", 1, []profile.Kind{profile.CPU}, 3
+	o.Warmup = result.IterSpec{Count: 1, Time: 20 * time.Millisecond}
+	o.Measure = result.IterSpec{Count: 2, Time: 100 * time.Millisecond}
+	o.Timeout = time.Minute
+	exe, _ := os.Executable()
+	dir := t.TempDir()
+	rn := &engine.Runner{Executable: exe, ProfileDir: dir}
+	cases, err := o.Plan(forkRegistry)
+	if err != nil || len(cases) != 1 {
+		t.Fatalf("plan: %v, %d cases", err, len(cases))
+	}
+	sides := []engine.Side{{Name: "base", Launch: engine.Program{}}, {Name: "exp", Launch: engine.Program{}}}
+	runs, err := rn.ProfileSides(context.Background(), o, cases, sides)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := map[string]bool{}
+	for s, run := range runs {
+		cr := run.Cases[0]
+		if len(cr.Iterations) != 0 || len(cr.Profiles) != 3 {
+			t.Fatalf("side %d: %d iterations and %d profiles, want 0 and 3", s, len(cr.Iterations), len(cr.Profiles))
+		}
+		for i, pr := range cr.Profiles {
+			if pr.Err != nil || pr.Round != i+1 || pr.Ops <= 0 || paths[pr.Path] || !strings.Contains(pr.Path, sides[s].Name) {
+				t.Errorf("side %d, profile %d: %+v", s, i, pr)
+			}
+			paths[pr.Path] = true
+			f, err := os.Open(pr.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := pprofile.Parse(f)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			// 200 ms measured at runtime/pprof's 100 Hz: about 20 samples
+			// on an idle host, fewer when other processes take the CPU
+			// (6 were seen under the parallel test run). What holds under
+			// any load: the window has samples and they are the kernel's.
+			var samples, kernel int64
+			for _, smp := range p.Sample {
+				samples += smp.Value[0]
+				if sampleIn(smp, "spinKernel") {
+					kernel += smp.Value[0]
+				}
+			}
+			if samples == 0 || 2*kernel < samples {
+				t.Errorf("side %d, round %d: %d CPU samples, %d in spinKernel; want some, most in it", s, pr.Round, samples, kernel)
+			}
+		}
+	}
+}
+
+// sampleIn says whether a sample's stack has a function whose name ends in fn.
+func sampleIn(smp *pprofile.Sample, fn string) bool {
+	for _, loc := range smp.Location {
+		for _, ln := range loc.Line {
+			if ln.Function != nil && strings.HasSuffix(ln.Function.Name, fn) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"time"
 
@@ -12,30 +11,93 @@ import (
 )
 
 // profiles runs the profiling forks of o.Profiles after the measured
-// ones, one per kind, side and case; done counts the forks run of total.
-// It stops at ctx's end and returns its error.
+// ones: for each kind, o.ProfileRounds rounds (one by default), in which
+// each case runs on every side back to back, in an order that alternates
+// by round. done counts the forks run of total. It stops at ctx's end
+// and returns its error.
 func (rn *Runner) profiles(ctx context.Context, o Options, cases []Case, sides []Side, srn []*Runner, runs []*result.Run, done *int, total int, forkTime time.Duration) error {
+	rounds := max(o.ProfileRounds, 1)
 	for _, k := range o.Profiles {
-		for s := range sides {
-			for i, cr := range runs[s].Cases {
-				c := caseOf(sides, cases, s, i)
-				if err := ctx.Err(); err != nil {
-					return err
+		cannot := make([]bool, len(sides)) // the profiler cannot run on the side
+		for round := 1; round <= rounds; round++ {
+			for i := range cases {
+				for j := range sides {
+					s := j
+					if round%2 == 0 {
+						s = len(sides) - 1 - j
+					}
+					if cannot[s] {
+						*done++
+						continue
+					}
+					if err := ctx.Err(); err != nil {
+						return err
+					}
+					cannot[s] = rn.profileOne(ctx, o, k, caseOf(sides, cases, s, i), sides[s], srn[s], runs[s], runs[s].Cases[i], profileRound(o, round), done, total, forkTime)
 				}
-				rn.progress(Event{Case: c, Fork: 1, Done: *done, Total: total, Estimated: forkTime, Profile: k, Side: sides[s].Name})
-				pr, note := sides[s].Launch.profile(ctx, srn[s], o, k, c, cr, sides[s].Name)
-				if note != "" {
-					runs[s].ProfileNotes = append(runs[s].ProfileNotes, note)
-					*done += len(runs[s].Cases)
-					break // the profiler cannot run here: skip it for every case
-				}
-				cr.Profiles = append(cr.Profiles, pr)
-				*done++
-				rn.progress(Event{Case: c, Fork: 1, Done: *done, Total: total, End: true, Err: pr.Err, Estimated: forkTime, Profile: k, Side: sides[s].Name})
 			}
 		}
 	}
 	return nil
+}
+
+// ProfileSides runs only the profiling forks of o (o.Profiles, in
+// o.ProfileRounds rounds) of cases on sides, as RunSides runs them after
+// the measured forks: for profiles of cases already measured, such as
+// the rows an A/B comparison found changed. Each side's Run holds its
+// cases' ProfileRuns and no iteration.
+func (rn *Runner) ProfileSides(ctx context.Context, o Options, cases []Case, sides []Side) ([]*result.Run, error) {
+	if err := rn.check(o, cases, sides); err != nil {
+		return nil, err
+	}
+	runs := newRuns(o, cases, sides)
+	srn := rn.sideRunners(sides)
+	done := 0
+	total := len(o.Profiles) * max(o.ProfileRounds, 1) * len(cases) * len(sides)
+	err := rn.profiles(ctx, o, cases, sides, srn, runs, &done, total, forkTime(o))
+	for _, run := range runs {
+		run.End = time.Now()
+	}
+	return runs, err
+}
+
+// sideRunners are rn's copies for sides, one each, named after it.
+func (rn *Runner) sideRunners(sides []Side) []*Runner {
+	var out []*Runner
+	for s := range sides {
+		c := *rn
+		c.side, c.plant = sides[s].Name, sides[s].Plant
+		out = append(out, &c)
+	}
+	return out
+}
+
+// profileRound is the Round of a profiling fork of round (from 1): 0
+// when o takes one of each.
+func profileRound(o Options, round int) int {
+	if o.ProfileRounds <= 1 {
+		return 0
+	}
+	return round
+}
+
+// profileOne runs one profiling fork of kind k of case c on side, and
+// records it in cr, or, when the profiler cannot run on the side, its
+// note in run (and reports true: skip it for every case).
+func (rn *Runner) profileOne(ctx context.Context, o Options, k profile.Kind, c Case, side Side, srn *Runner, run *result.Run, cr *result.CaseResult, round int, done *int, total int, forkTime time.Duration) bool {
+	rn.progress(Event{Case: c, Fork: max(round, 1), Done: *done, Total: total, Estimated: forkTime, Profile: k, Side: side.Name})
+	sr := *srn
+	sr.round = round
+	pr, note := side.Launch.profile(ctx, &sr, o, k, c, cr, side.Name)
+	*done++
+	if note != "" {
+		run.ProfileNotes = append(run.ProfileNotes, note)
+		return true
+	}
+	pr.Round = round
+	cr.Profiles = append(cr.Profiles, pr)
+	rn.progress(Event{Case: c, Fork: max(round, 1), Done: *done, Total: total, End: true, Err: pr.Err, Estimated: forkTime, Profile: k, Side: side.Name})
+	return false
 }
 
 // failedCase reports whether a fork of case i failed on any side.
@@ -57,8 +119,8 @@ func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, c 
 		pr.Err = err
 		return pr, ""
 	}
-	dir := filepath.Join(append([]string{rn.ProfileDir, side}, rn.fileName(cr.Case)...)...)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir, err := rn.profileDir(side, cr)
+	if err != nil {
 		pr.Err = err
 		return pr, ""
 	}

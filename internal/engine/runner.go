@@ -34,9 +34,14 @@ type Runner struct {
 	// BeforeFork, when set, runs before every fork (cool-down, idle
 	// wait); what it returns is recorded with the case.
 	BeforeFork func(c Case, fork int) string
+	// Decided, with Options.UntilDecided, says after a round which cases
+	// of the runs so far are decided (true at their index): they get no
+	// more rounds.
+	Decided func(runs []*result.Run) []bool
 
 	qualify bool      // the cases come from several packages: see fileName
 	side    string    // the side whose forks this copy runs (logs are named after it)
+	round   int       // the profiling round this copy runs (0: the only one)
 	pair    *duetPair // the duet this copy's fork is one of
 	plant   float64   // Side.Plant of that side
 }
@@ -105,13 +110,12 @@ func (rn *Runner) RunSides(ctx context.Context, o Options, cases []Case, sides [
 	r := &sideRun{rn: rn, o: o, cases: cases, sides: sides, runs: newRuns(o, cases, sides),
 		rounds: max(o.Forks, 1), rng: rand.New(rand.NewPCG(o.Seed, 0x6f72646572)), // "order"
 		start: time.Now(), closed: make([]bool, len(cases))}
+	r.srn = rn.sideRunners(sides)
 	for s := range sides {
-		c := *rn
-		c.side, c.plant = sides[s].Name, sides[s].Plant
-		r.srn, r.launch = append(r.srn, &c), append(r.launch, sides[s].Launch)
+		r.launch = append(r.launch, sides[s].Launch)
 	}
-	r.total = (r.rounds + len(o.Profiles)) * len(cases) * len(sides)
-	r.forkTime = estimate(o.Warmup) + estimate(o.Measure) + 100*time.Millisecond
+	r.total = (r.rounds + len(o.Profiles)*max(o.ProfileRounds, 1)) * len(cases) * len(sides)
+	r.forkTime = forkTime(o)
 	err := r.measured(ctx)
 	if err == nil {
 		err = rn.profiles(ctx, o, cases, sides, r.srn, r.runs, &r.done, r.total, r.forkTime)
@@ -188,14 +192,25 @@ func (r *sideRun) more(round int) (bool, error) {
 			return false, err
 		}
 	}
-	if (o.Precision == 0 && o.Detect == 0) || round > MaxForks || time.Since(r.start) >= o.Budget {
+	until := o.UntilDecided && r.rn.Decided != nil
+	if (o.Precision == 0 && o.Detect == 0 && !until) || round > MaxForks || time.Since(r.start) >= o.Budget {
 		return false, nil
+	}
+	var decided []bool
+	if until {
+		decided = r.rn.Decided(r.runs)
 	}
 	open := 0
 	for i := range r.cases {
 		// A case whose fork failed gets no more: its failure is
 		// reported, and more forks would spend the budget on it.
-		if r.closed[i] = Precise(o, r.runs, i) || failedCase(r.runs, i); !r.closed[i] {
+		done := failedCase(r.runs, i)
+		if until {
+			done = done || i < len(decided) && decided[i]
+		} else {
+			done = done || Precise(o, r.runs, i)
+		}
+		if r.closed[i] = done; !done {
 			open++
 		}
 	}
@@ -316,6 +331,22 @@ func (rn *Runner) check(o Options, cases []Case, sides []Side) error {
 	}
 	rn.qualify = len(pkgs) > 1
 	return nil
+}
+
+// forkTime is the planned length of one fork of o.
+func forkTime(o Options) time.Duration {
+	return estimate(o.Warmup) + estimate(o.Measure) + 100*time.Millisecond
+}
+
+// FirstRounds is the least machine time an A/B run of o takes before it
+// can add a round: o.Forks rounds of cases cases on two sides (at once
+// in a duet), at the planned length of a fork.
+func FirstRounds(o Options, cases int) time.Duration {
+	slots := 2
+	if o.Duet {
+		slots = 1
+	}
+	return time.Duration(max(o.Forks, 1)*cases*slots) * forkTime(o)
 }
 
 func estimate(s result.IterSpec) time.Duration {

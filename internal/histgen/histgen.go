@@ -29,6 +29,11 @@ type Spec struct {
 	// Harness is the root of this module's source, vendored into the
 	// history.
 	Harness string
+	// Sources, when set, are work.go of the good end and of each commit
+	// after it (Commits+1 of them), with Subjects their commit messages,
+	// in place of Work's rounds: the history of a fixture of its own (see
+	// ExplainFixture). Changes, Rounds and Noise are then unused.
+	Sources, Subjects []string
 }
 
 // Change is a planted change: from commit At on, Work runs Factor times
@@ -130,6 +135,9 @@ func Write(dir string, s Spec) ([]string, error) {
 	g.copy(filepath.Join(s.Harness, "go.sum"), "go.sum")
 	g.write("bench/bench.go", bench)
 	g.write("cmd/bench/main.go", program)
+	if s.Sources != nil {
+		return g.sources(s)
+	}
 	rounds := float64(s.Rounds)
 	g.write("work.go", s.source(s.Rounds))
 	g.run("add", ".")
@@ -154,6 +162,22 @@ func Write(dir string, s Spec) ([]string, error) {
 		g.write("notes.txt", subject+"\n")
 		g.run("add", ".")
 		g.run("commit", "-q", "-m", subject)
+		commits = append(commits, g.run("rev-parse", "HEAD"))
+	}
+	return commits, g.err
+}
+
+// sources commits s.Sources, one commit each, and returns the commits.
+func (g *gitter) sources(s Spec) ([]string, error) {
+	if len(s.Sources) != s.Commits+1 || len(s.Subjects) != len(s.Sources) {
+		return nil, fmt.Errorf("histgen: %d sources and %d subjects for %d commits after the good end", len(s.Sources), len(s.Subjects), s.Commits)
+	}
+	var commits []string
+	for i, src := range s.Sources {
+		g.write("work.go", src)
+		g.write("notes.txt", s.Subjects[i]+"\n")
+		g.run("add", ".")
+		g.run("commit", "-q", "-m", s.Subjects[i])
 		commits = append(commits, g.run("rev-parse", "HEAD"))
 	}
 	return commits, g.err

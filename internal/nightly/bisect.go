@@ -145,7 +145,7 @@ func writeServerFile(dir string, r history.Regression) (string, error) {
 func (n *night) bisectOptions(r history.Regression, dir string) (bisect.Options, bool) {
 	bo := bisect.Defaults()
 	bo.Good, bo.Bad, bo.Out, bo.Dir, bo.Packages = r.Good, r.Bad, dir, n.o.Dir, n.o.Packages
-	bo.BuildCache, bo.Budget = bisect.DefaultBuildCache(), n.o.StepBudget
+	bo.BuildCache, bo.Budget, bo.Explain = bisect.DefaultBuildCache(), n.o.StepBudget, n.o.Explain
 	if u := r.Series.Unit; u != "sec/op" && u != "ops/s" {
 		bo.Metric = u
 	}
@@ -188,6 +188,9 @@ func BisectedLine(resultsDir, machine string, r history.Regression) string {
 	own := ""
 	if o := rep.Own; o != nil && o.Change != nil && o.Explains != nil {
 		own = fmt.Sprintf(", %s against its parent, %.0f %% of the change", o.Change, 100*o.Explains.Share)
+	}
+	if o := rep.Own; o != nil && o.Functions != "" {
+		own += "; in " + o.Functions
 	}
 	return fmt.Sprintf("culprit `%s` %q%s ([bisect report](%s))", revision.Short(rep.Culprit.Hash), rep.Culprit.Subject, own, link)
 }

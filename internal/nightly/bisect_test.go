@@ -46,8 +46,9 @@ func historyRepo(t *testing.T, n, culprit int, factor float64) (dir string, comm
 
 // TestNightlyBisectsANewRegression: the loop from a nightly alarm to its
 // commit: a new regression of the history's benchmark is bisected into
-// DIR/bisect/<machine>/, the README line names the culprit instead of
-// the command, and a later night does not bisect it again.
+// DIR/bisect/<machine>/, the README line names the culprit and the
+// function its change is in instead of the command, and a later night
+// does not bisect it again.
 func TestNightlyBisectsANewRegression(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds revisions")
@@ -86,7 +87,8 @@ func TestNightlyBisectsANewRegression(t *testing.T) {
 	m.Bisected = func(r history.Regression) string { return BisectedLine(results, "m1", r) }
 	m.BisectCommand = func(r history.Regression) string { return BisectCommand("bench", r, nil) }
 	lines := m.Regressions()
-	if len(lines) != 1 || !strings.Contains(lines[0], "culprit `"+c[3][:12]+"`") || !strings.Contains(lines[0], "bisect report](bisect/m1/") || strings.Contains(lines[0], "bisect it") {
+	if len(lines) != 1 || !strings.Contains(lines[0], "culprit `"+c[3][:12]+"`") || !strings.Contains(lines[0], "bisect report](bisect/m1/") || strings.Contains(lines[0], "bisect it") ||
+		!strings.Contains(lines[0], "; in tiny.Work +") {
 		t.Fatalf("README line %q\n%s", lines, stderr.String())
 	}
 	// What --server uploads of it is its server file alone, which a

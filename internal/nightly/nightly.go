@@ -42,6 +42,9 @@ type Options struct {
 	// steps' budget for adding rounds.
 	Bisect                   bool
 	BisectBudget, StepBudget time.Duration
+	// Explain is whether a bisection explains its culprit by its
+	// functions (bisect.Options.Explain; the zero value does).
+	Explain ab.Explain
 	// Report, when set, is shown each bisection's report.
 	Report func(*bisect.Report)
 	// Chart, when set, draws each series with its change points into

@@ -93,9 +93,8 @@ func valueIndex(k Kind, p *profile.Profile) (cost, count int, unit string, err e
 	return cost, count, unit, nil
 }
 
-// Summarize reads a profile file and returns its top frames per op, where
-// ops is the number of ops measured in the window the profile covers.
-func Summarize(path string, k Kind, ops int64) (*Summary, error) {
+// Read parses a profile file; its errors name the file.
+func Read(path string) (*profile.Profile, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -104,6 +103,16 @@ func Summarize(path string, k Kind, ops int64) (*Summary, error) {
 	p, err := profile.Parse(f)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
+
+// Summarize reads a profile file and returns its top frames per op, where
+// ops is the number of ops measured in the window the profile covers.
+func Summarize(path string, k Kind, ops int64) (*Summary, error) {
+	p, err := Read(path)
+	if err != nil {
+		return nil, err
 	}
 	cost, count, unit, err := valueIndex(k, p)
 	if err != nil {

@@ -37,6 +37,10 @@ type Recording struct {
 	// measured first, so a file that cannot be written loses no table.
 	Out    Output
 	Before func(*Recorded) error
+	// Decide, with Options.UntilDecided, decides the rows of the results
+	// file so far, encoded as it will be written, after each round: the
+	// returned function says whether a case (by name) is decided.
+	Decide func(data []byte) (func(name string) bool, error)
 }
 
 // Recorded is what the pipeline obtained.
@@ -103,8 +107,10 @@ func (s *Session) Record(ctx context.Context, m *Recording) (*Recorded, error) {
 		h.BaselineCommit, h.ExperimentCommit = m.Revs[0].Commit, m.Revs[1].Commit
 	}
 	env := s.Env
-	rn := &engine.Runner{Executable: env.Executable, Args: env.ChildArgs, Env: env.ChildEnv,
-		LogDir: m.LogDir, ProfileDir: m.ProfileDir, CPUs: m.Options.CPUs, BeforeFork: s.BeforeFork}
+	rn := s.runner(m)
+	if m.Decide != nil {
+		rn.Decided = m.decided(h, env)
+	}
 	done := func() {}
 	if env.Progress != nil {
 		rn.Progress, done = env.Progress()
@@ -115,20 +121,10 @@ func (s *Session) Record(ctx context.Context, m *Recording) (*Recorded, error) {
 		return nil, FailedError{Msg: runErr.Error()}
 	}
 	r := &Recorded{Runs: runs}
-	var sides []report.Side
-	for i, run := range runs {
-		hs := h
-		if len(runs) > 1 {
-			hs.Toolchain = m.Sides[i].Name
-		}
-		sides = append(sides, report.Side{Header: hs, Run: run})
-	}
-	r.Header = sides[0].Header
-	var buf bytes.Buffer
-	if err := report.WriteSides(&buf, sides); err != nil {
+	var err error
+	if r.Header, r.Data, err = m.encode(h, runs); err != nil {
 		return r, FailedError{Msg: err.Error()}
 	}
-	r.Data = buf.Bytes()
 	for _, run := range runs {
 		r.Failed += env.ReportFailures(run)
 	}
@@ -156,6 +152,74 @@ func (s *Session) Record(ctx context.Context, m *Recording) (*Recorded, error) {
 		r.Interrupted = FailedError{Msg: fmt.Sprintf("run interrupted: %v (results so far are in %s)", runErr, path)}
 	}
 	return r, nil
+}
+
+// runner is the engine's Runner of m on s's host.
+func (s *Session) runner(m *Recording) *engine.Runner {
+	env := s.Env
+	return &engine.Runner{Executable: env.Executable, Args: env.ChildArgs, Env: env.ChildEnv,
+		LogDir: m.LogDir, ProfileDir: m.ProfileDir, CPUs: m.Options.CPUs, BeforeFork: s.BeforeFork}
+}
+
+// Profile runs only the profiling forks of m (Options.Profiles in
+// Options.ProfileRounds rounds) on the prepared host, into m.ProfileDir:
+// for profiles of cases already measured. Nothing is encoded or written
+// but the profiles; failed profiling forks are said and counted.
+func (s *Session) Profile(ctx context.Context, m *Recording) ([]*result.Run, int, error) {
+	rn := s.runner(m)
+	done := func() {}
+	if s.Env.Progress != nil {
+		rn.Progress, done = s.Env.Progress()
+	}
+	runs, err := rn.ProfileSides(ctx, m.Options, m.Cases, m.Sides)
+	done()
+	failed := 0
+	for _, run := range runs {
+		failed += s.Env.ReportFailures(run)
+	}
+	return runs, failed, err
+}
+
+// encode is the results file of runs: every side under header h, named
+// after its side when there are two; and the first side's header.
+func (m *Recording) encode(h report.Header, runs []*result.Run) (report.Header, []byte, error) {
+	var sides []report.Side
+	for i, run := range runs {
+		hs := h
+		if len(runs) > 1 {
+			hs.Toolchain = m.Sides[i].Name
+		}
+		sides = append(sides, report.Side{Header: hs, Run: run})
+	}
+	var buf bytes.Buffer
+	err := report.WriteSides(&buf, sides)
+	return sides[0].Header, buf.Bytes(), err
+}
+
+// decided is the Runner's Decided of m: the runs so far encoded as the
+// file will be and decided by m.Decide. A file that cannot be decided
+// decides no case (the rounds go on to the budget), and says why once.
+func (m *Recording) decided(h report.Header, env *Env) func([]*result.Run) []bool {
+	said := false
+	return func(runs []*result.Run) []bool {
+		out := make([]bool, len(runs[0].Cases))
+		_, data, err := m.encode(h, runs)
+		var isDecided func(string) bool
+		if err == nil {
+			isDecided, err = m.Decide(data)
+		}
+		if err != nil {
+			if !said {
+				env.Say("the rounds so far could not be decided (%v): every case gets rounds until the budget is spent", err)
+				said = true
+			}
+			return out
+		}
+		for i, cr := range runs[0].Cases {
+			out[i] = isDecided(cr.Case.Name())
+		}
+		return out
+	}
 }
 
 // ReportFailures says which forks and profiling forks of run failed, and

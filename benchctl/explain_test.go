@@ -1,0 +1,58 @@
+package benchctl
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ledgerbench/ledgerbench/internal/explain"
+)
+
+// TestABExplainsTheChangedRow: an A/B of a commit that runs Work's loop
+// four times as long names tiny.Work first under the table, with its
+// share of the change, and leaves the row's profiles, difference, text
+// and flame graph; bad values exit 2 (--explain off: see the bisect test).
+func TestABExplainsTheChangedRow(t *testing.T) {
+	needGit(t)
+	dir, c := historyRepo(t, 1, 1, 4)
+	args := []string{"ab", "--base", c[0], "--head", c[1], "--cmd", "./cmd/bench", "--bench", "^BenchmarkWorkLoop$", "--forks", "3",
+		"--warmup", "1x20ms", "--measure", "3x200ms", "--min-change", "10", "--explain-rounds", "3"}
+	out := filepath.Join(t.TempDir(), "ab")
+	code, stdout, stderr := abApp(t, dir, append(args, "--out", out)...)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1 (a regression)\n%s\n%s", code, stdout, stderr)
+	}
+	_, section, ok := strings.Cut(stdout, "**Functions behind the rows**")
+	if !ok {
+		t.Fatalf("no functions under the table:\n%s", stdout)
+	}
+	line := ""
+	for _, l := range strings.Split(section, "\n") {
+		if strings.HasPrefix(l, "- ") {
+			line = l
+			break
+		}
+	}
+	name, named, _ := strings.Cut(line, ": ")
+	if !strings.Contains(name, "WorkLoop") || !strings.HasPrefix(named, "tiny.Work +") || !strings.Contains(named, "% of the change)") {
+		t.Errorf("the row's line is %q, want WorkLoop's with tiny.Work named first and its share", line)
+	}
+	if _, err := os.Stat(filepath.Join(out, "explain", "logs")); err == nil {
+		t.Error("the profiling forks' logs are kept though none failed")
+	}
+	dirs, _ := filepath.Glob(filepath.Join(out, "explain", "*WorkLoop*"))
+	if len(dirs) != 1 {
+		t.Fatalf("explain directories %v, want one for WorkLoop", dirs)
+	}
+	for _, f := range []string{explain.BaseFile, explain.ExperimentFile, explain.DiffFile, explain.TextFile, explain.FlameFile} {
+		if _, err := os.Stat(filepath.Join(dirs[0], f)); err != nil {
+			t.Error(err)
+		}
+	}
+	for _, bad := range [][]string{{"--explain", "yes"}, {"--explain-rounds", "2"}} {
+		if code, _, stderr := abApp(t, dir, append(args, bad...)...); code != 2 || !strings.Contains(stderr, bad[0]) {
+			t.Errorf("%v: exit %d, want 2 naming the flag\n%s", bad, code, stderr)
+		}
+	}
+}

@@ -1,0 +1,47 @@
+package ab
+
+import (
+	"testing"
+	"time"
+
+	"github.com/ledgerbench/ledgerbench/harness/result"
+)
+
+// An explaining fork's window is the measured iterations' time in one,
+// at least MinExplainWindow; its warmup the first warmup iteration.
+func TestExplainForkPlan(t *testing.T) {
+	for _, tc := range []struct{ m, want result.IterSpec }{
+		{result.IterSpec{Count: 5, Time: time.Second}, result.IterSpec{Count: 1, Time: 5 * time.Second}},
+		{result.IterSpec{Count: 3, Time: 20 * time.Millisecond}, result.IterSpec{Count: 1, Time: MinExplainWindow}},
+		{result.IterSpec{Count: 3, Ops: 1000}, result.IterSpec{Count: 3, Ops: 1000}}, // ops, not time: as measured
+	} {
+		if got := explainWindow(tc.m); got != tc.want {
+			t.Errorf("explainWindow(%+v) = %+v, want %+v", tc.m, got, tc.want)
+		}
+	}
+	if got := explainWarmup(result.IterSpec{Count: 3, Time: time.Second}); got != (result.IterSpec{Count: 1, Time: time.Second}) {
+		t.Errorf("explainWarmup(3x1s) = %+v, want 1x1s", got)
+	}
+	if got := explainWarmup(result.IterSpec{}); got != (result.IterSpec{}) {
+		t.Errorf("explainWarmup(none) = %+v, want none", got)
+	}
+}
+
+func TestParseExplain(t *testing.T) {
+	for in, want := range map[string]Explain{"": ExplainChanged, "changed": ExplainChanged, "all": ExplainAll, "off": ExplainOff} {
+		if got, err := ParseExplain(in); err != nil || got != want {
+			t.Errorf("ParseExplain(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	if _, err := ParseExplain("yes"); err == nil {
+		t.Error(`ParseExplain("yes"): no error`)
+	}
+	for _, n := range []int{1, 2, -1} {
+		if CheckExplainRounds(n) == nil {
+			t.Errorf("CheckExplainRounds(%d): no error", n)
+		}
+	}
+	if CheckExplainRounds(0) != nil || CheckExplainRounds(3) != nil {
+		t.Error("CheckExplainRounds refuses 0 (the default) or 3")
+	}
+}

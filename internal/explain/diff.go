@@ -1,0 +1,242 @@
+package explain
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/aclements/go-moremath/stats"
+
+	"github.com/ledgerbench/ledgerbench/harness/verdict"
+)
+
+// Confidence is the level of every interval of a Report.
+const Confidence = 0.95
+
+// MinPairs is the fewest pairs of profiling forks Diff compares: with
+// two, Student's t has one degree of freedom and no function could be
+// named.
+const MinPairs = 3
+
+// Delta is a change in CPU nanoseconds per op, experiment minus
+// baseline: the mean over the pairs with its interval at Confidence.
+type Delta struct {
+	Mean float64 `json:"mean"`
+	Lo   float64 `json:"lo"`
+	Hi   float64 `json:"hi"`
+}
+
+// Excludes0 reports whether the interval lies on one side of no change.
+func (d Delta) Excludes0() bool { return d.Lo > 0 || d.Hi < 0 }
+
+// Function is one function's change.
+type Function struct {
+	Name string
+	// Base and Exp are the function's flat CPU per op on each side (the
+	// mean over its forks); Flat and Cum its change, flat (in the
+	// function itself) and cumulative (with its callees).
+	Base, Exp float64
+	Flat, Cum Delta
+	// P is the paired t test's of the flat change, Q the same adjusted by
+	// Benjamini–Hochberg over the functions of the Report with flat time
+	// on either side (1 for the others); Named says Q is at most the
+	// Report's Alpha.
+	P, Q  float64
+	Named bool
+	// CumQ is Q's counterpart for the cumulative change, over every
+	// function: a frame of the flame graph is coloured only at most
+	// Alpha.
+	CumQ float64
+	// Share is Flat.Mean over the Report's Whole: the part of the row's
+	// change spent in the function (NaN without a Whole).
+	Share float64
+}
+
+// Report is the function-level change of one case between two sides.
+type Report struct {
+	Pairs int
+	Alpha float64
+	// Base and Exp are each side's CPU per op (the mean over its forks),
+	// Total the change of it.
+	Base, Exp float64
+	Total     Delta
+	// Whole is the row's change in CPU per op, which shares divide: the
+	// baseline's CPU per op times the row's measured change (its ratio
+	// less 1), the measured forks' estimate being far more precise than
+	// the profiles'; without a ratio, Total's mean when its interval
+	// excludes no change; else NaN.
+	Whole float64
+	// Functions are every function sampled on either side: the named
+	// first, by the size of their flat change, then the others likewise.
+	Functions []Function
+	// Notes say what limited the comparison (forks that did not pair).
+	Notes []string
+}
+
+// Named are the report's named functions, the largest change first.
+func (r *Report) Named() []Function {
+	var out []Function
+	for _, f := range r.Functions {
+		if f.Named {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// Diff compares the experiment's profiling forks with the baseline's,
+// fork i of one with fork i of the other (the same round), at
+// false-discovery rate alpha over the functions. ratio is the row's
+// measured change (experiment over baseline; 0 when there is none).
+func Diff(base, exp []Fork, alpha, ratio float64) (*Report, error) {
+	n := min(len(base), len(exp))
+	r := &Report{Pairs: n, Alpha: alpha}
+	if len(base) != len(exp) {
+		r.Notes = append(r.Notes, fmt.Sprintf("%d baseline and %d experiment profiles: the first %d of each pair", len(base), len(exp), n))
+	}
+	if n < MinPairs {
+		return nil, fmt.Errorf("%d pairs of profiles: at least %d are needed to name a function", n, MinPairs)
+	}
+	b, e := make([]perOp, n), make([]perOp, n)
+	for i := range n {
+		var err error
+		if b[i], err = costs(base[i]); err != nil {
+			return nil, err
+		}
+		if e[i], err = costs(exp[i]); err != nil {
+			return nil, err
+		}
+		if base[i].Round != exp[i].Round {
+			r.Notes = append(r.Notes, fmt.Sprintf("pair %d joins baseline round %d with experiment round %d", i+1, base[i].Round, exp[i].Round))
+		}
+	}
+	if err := r.sampled(b, e); err != nil {
+		return nil, err
+	}
+	tb, te := pairs(b, e, func(c perOp) float64 { return c.total })
+	r.Base, r.Exp, r.Total = stats.Mean(tb), stats.Mean(te), delta(tb, te)
+	switch r.Whole = math.NaN(); {
+	case ratio > 0 && ratio != 1:
+		r.Whole = r.Base * (ratio - 1)
+	case ratio == 0 && r.Total.Excludes0():
+		r.Whole = r.Total.Mean
+	}
+	var cumP []float64
+	for _, name := range functionNames(b, e) {
+		fb, fe := pairs(b, e, func(c perOp) float64 { return c.flat[name] })
+		cb, ce := pairs(b, e, func(c perOp) float64 { return c.cum[name] })
+		f := Function{Name: name, Base: stats.Mean(fb), Exp: stats.Mean(fe), Q: 1, Flat: delta(fb, fe), Cum: delta(cb, ce), P: pValue(fb, fe)}
+		f.Share = f.Flat.Mean / r.Whole
+		cumP = append(cumP, pValue(cb, ce))
+		r.Functions = append(r.Functions, f)
+	}
+	// The family is the functions with time of their own: one only on
+	// stacks has no flat change to test.
+	var ps []float64
+	var tested []int
+	for i, f := range r.Functions {
+		if f.Base > 0 || f.Exp > 0 {
+			ps, tested = append(ps, f.P), append(tested, i)
+		}
+	}
+	q, rejected := verdict.BH(ps, alpha)
+	for j, i := range tested {
+		r.Functions[i].Q, r.Functions[i].Named = q[j], rejected[j]
+	}
+	cumQ, _ := verdict.BH(cumP, alpha)
+	for i := range r.Functions {
+		r.Functions[i].CumQ = cumQ[i]
+	}
+	slices.SortStableFunc(r.Functions, func(x, y Function) int {
+		if x.Named != y.Named {
+			if x.Named {
+				return -1
+			}
+			return 1
+		}
+		return -cmpAbs(x.Flat.Mean, y.Flat.Mean)
+	})
+	return r, nil
+}
+
+// FewSamples is the fewest samples a fork should hold: a function with a
+// tenth of them is counted to ±30 % by one fork alone.
+const FewSamples = 100
+
+// sampled refuses forks without a sample and notes forks with few.
+func (r *Report) sampled(sides ...[]perOp) error {
+	least := int64(-1)
+	for _, side := range sides {
+		for _, c := range side {
+			if least < 0 || c.samples < least {
+				least = c.samples
+			}
+		}
+	}
+	switch {
+	case least == 0:
+		return fmt.Errorf("a profiling fork holds no CPU sample: its measured window is too short (a sample is taken per 10 ms of CPU; a window of 1 s gives about 100)")
+	case least < FewSamples:
+		r.Notes = append(r.Notes, fmt.Sprintf("a profiling fork holds only %d samples: a function with a small part of the time cannot be resolved (a window of 1 s a fork gives about 100 samples)", least))
+	}
+	return nil
+}
+
+func cmpAbs(x, y float64) int {
+	switch ax, ay := math.Abs(x), math.Abs(y); {
+	case ax < ay:
+		return -1
+	case ax > ay:
+		return 1
+	}
+	return 0
+}
+
+// functionNames are the functions sampled on either side (flat or on a
+// stack), in a fixed order.
+func functionNames(sides ...[]perOp) []string {
+	seen := map[string]bool{}
+	for _, side := range sides {
+		for _, c := range side {
+			for n := range c.cum {
+				seen[n] = true
+			}
+		}
+	}
+	var out []string
+	for n := range seen {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// pairs are the values of v, baseline and experiment, by pair.
+func pairs(b, e []perOp, v func(perOp) float64) (xs, ys []float64) {
+	for i := range b {
+		xs, ys = append(xs, v(b[i])), append(ys, v(e[i]))
+	}
+	return xs, ys
+}
+
+// delta is the mean of the pairs' differences with its Student-t
+// interval.
+func delta(xs, ys []float64) Delta {
+	d := make([]float64, len(xs))
+	for i := range xs {
+		d[i] = ys[i] - xs[i]
+	}
+	m, h := verdict.MeanInterval(d, Confidence)
+	return Delta{Mean: m, Lo: m - h, Hi: m + h}
+}
+
+// pValue is the two-sided paired t test's of no change; 1 when the
+// differences do not vary (no test is possible: the same count in every
+// pair, in practice none).
+func pValue(xs, ys []float64) float64 {
+	t, err := stats.PairedTTest(ys, xs, 0, stats.LocationDiffers)
+	if err != nil {
+		return 1
+	}
+	return t.P
+}

@@ -1,0 +1,141 @@
+package explain
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// fork1s is the ops of one second of the synthetic 1 µs op: 100 samples
+// a fork.
+const fork1s = 1_000_000
+
+// A planted slowdown of one function, 10 % of the op, is named first,
+// with the change and share it was given, on forks that differ by 2 % and
+// hold 500 Poisson samples (5 s at runtime/pprof's 100 Hz), 5 pairs.
+func TestDiffNamesThePlantedFunction(t *testing.T) {
+	for _, tc := range []struct {
+		leaf  string
+		plant float64 // ns per op added to the leaf
+	}{
+		{"main.warm", 100}, // 10 % of the op, +40 % of the function
+		{"main.cold", 100},
+		{"main.small", 100}, // inlined into main.caller
+	} {
+		rng := rand.New(rand.NewPCG(1, uint64(tc.plant)))
+		after := program()
+		after[tc.leaf] += tc.plant
+		base, exp := side(rng, 5, program(), 5*fork1s, 0.02), side(rng, 5, after, 5*fork1s, 0.02)
+		r, err := Diff(base, exp, 0.05, (1000+tc.plant)/1000) // the program's op is 1 µs
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(r.Whole-r.Base*tc.plant/1000) > 1e-9 {
+			t.Errorf("%s: whole change %v, want the baseline's CPU %v times the row's change", tc.leaf, r.Whole, r.Base)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		named := r.Named()
+		if len(named) == 0 || named[0].Name != tc.leaf {
+			t.Fatalf("%s +%g ns/op: named %v, want it first\n%s", tc.leaf, tc.plant, names(named), text(t, r))
+		}
+		f := named[0]
+		if f.Flat.Lo > tc.plant || f.Flat.Hi < tc.plant {
+			t.Errorf("%s: flat change %s does not cover the planted +%g ns/op", tc.leaf, f.Flat, tc.plant)
+		}
+		if math.IsNaN(f.Share) || f.Share < 0.5 || f.Share > 1.5 {
+			t.Errorf("%s: share %.2f of the change, want about 1", tc.leaf, f.Share)
+		}
+		if r.Total.Lo > tc.plant || r.Total.Hi < tc.plant {
+			t.Errorf("%s: whole change %s, want it to cover +%g", tc.leaf, r.Total, tc.plant)
+		}
+	}
+}
+
+// Inlined frames are attributed as pprof does: the flat time to the
+// innermost function, the cumulative time to it and its inlining caller.
+func TestDiffAttributesInlinedFrames(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2, 2))
+	after := program()
+	after["main.small"] += 200
+	r, err := Diff(side(rng, 5, program(), 5*fork1s, 0.01), side(rng, 5, after, 5*fork1s, 0.01), 0.05, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]Function{}
+	for _, f := range r.Functions {
+		byName[f.Name] = f
+	}
+	small, caller, run, gc := byName["main.small"], byName["main.caller"], byName["main.run"], byName["runtime.gc"]
+	if !small.Named || small.Flat.Mean < 150 || small.Cum.Mean < 150 {
+		t.Errorf("main.small (inlined): %+v, want named with +200 flat and cum", small)
+	}
+	if caller.Base != 0 || caller.Exp != 0 || caller.Named || caller.Cum.Mean < 150 {
+		t.Errorf("main.caller (the inlining caller): %+v, want no flat time, the callee's change in cum", caller)
+	}
+	if run.Flat.Mean != 0 || math.Abs(run.Cum.Mean-(r.Total.Mean-gc.Flat.Mean)) > 1e-6 {
+		t.Errorf("main.run: flat %v cum %v, want 0 and the whole change %v but runtime.gc's %v", run.Flat, run.Cum, r.Total, gc.Flat)
+	}
+}
+
+// With no change, no function is named: 50 A/A comparisons of forks that
+// differ by 5 % (more than Poisson noise: a test on sample counts alone
+// would name functions), at most α of them with any name (here none may
+// be more than 4: 8 % of 50).
+func TestDiffNamesNothingWithoutAChange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	any := 0
+	for range 50 {
+		r, err := Diff(side(rng, 5, program(), 5*fork1s, 0.05), side(rng, 5, program(), 5*fork1s, 0.05), 0.05, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := r.Named(); len(n) > 0 {
+			any++
+			t.Logf("A/A named %v", names(n))
+		}
+	}
+	if any > 4 {
+		t.Errorf("%d of 50 A/A comparisons named a function, want at most 4 (α = 5 %%)", any)
+	}
+}
+
+func TestDiffBadInput(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	two := side(rng, 2, program(), fork1s, 0)
+	if _, err := Diff(two, two, 0.05, 0); err == nil {
+		t.Error("2 pairs: no error")
+	}
+	base, exp := side(rng, 4, program(), fork1s, 0), side(rng, 3, program(), fork1s, 0)
+	r, err := Diff(base, exp, 0.05, 0)
+	if err != nil || r.Pairs != 3 || len(r.Notes) == 0 {
+		t.Errorf("4 against 3 forks: %v, pairs %d, notes %v; want 3 pairs and a note", err, r.Pairs, r.Notes)
+	}
+	empty := side(rng, 3, map[string]float64{}, fork1s, 0)
+	if _, err := Diff(empty, base[:3], 0.05, 0); err == nil || !strings.Contains(err.Error(), "too short") {
+		t.Errorf("profiles without a sample: %v, want the window too short", err)
+	}
+	short := side(rng, 3, program(), fork1s/20, 0) // about 5 samples a fork
+	if r, err := Diff(short, short, 0.05, 0); err != nil {
+		t.Errorf("profiles of 5 samples: %v", err)
+	} else if len(r.Notes) == 0 || !strings.Contains(r.Notes[0], "holds only") {
+		t.Errorf("profiles of about 5 samples: notes %v, want one of few samples", r.Notes)
+	}
+	notCPU := side(rng, 3, program(), fork1s, 0)
+	for _, f := range notCPU {
+		f.Profile.SampleType[1].Type = "alloc_space"
+	}
+	if _, err := Diff(notCPU, notCPU, 0.05, 0); err == nil {
+		t.Error("profiles without CPU time: no error")
+	}
+}
+
+func names(fs []Function) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.Name)
+	}
+	return out
+}

@@ -1,0 +1,20 @@
+// Package explain says which functions moved when a benchmark's row
+// changed: from CPU profiles of both sides of an A/B comparison, taken in
+// profiling forks paired by round as the measured forks are (never inside
+// a measured fork), it estimates each function's change in CPU time per
+// op with an interval over the pairs, names a function only when its
+// change is significant after false-discovery control over the
+// functions, and gives its share of the profiles' whole change.
+//
+// [Load] reads the profiling forks of one side; [Diff] compares two
+// sides' forks pair by pair; [Write] leaves, for one case, both sides'
+// merged profiles, a difference profile that go tool pprof reads, the
+// text report and a differential flame graph ([FlameSVG]).
+//
+// Attribution is pprof's: a sample's flat time goes to its leaf frame,
+// the innermost of the functions inlined at its first location, and its
+// cumulative time to every function on its stack once, inlined ones
+// included.
+//
+// Functions here are safe for concurrent use; they share no state.
+package explain

@@ -1,0 +1,112 @@
+package explain
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	lbprofile "github.com/ledgerbench/ledgerbench/internal/profile"
+)
+
+// Fork is one profiling fork of one side: its CPU profile and the ops
+// measured while it was taken.
+type Fork struct {
+	Path    string
+	Round   int
+	Ops     int64
+	Profile *profile.Profile
+}
+
+// Load reads the CPU profiles among a case's profiling forks, in the
+// order of their rounds. A fork that failed, measured no op or whose file
+// cannot be read is an error naming it: its pair would be missing.
+func Load(runs []result.ProfileRun) ([]Fork, error) {
+	var out []Fork
+	for _, pr := range runs {
+		if pr.Kind != "cpu" {
+			continue
+		}
+		if pr.Err != nil {
+			return nil, fmt.Errorf("profiling fork %d failed: %v", pr.Round, pr.Err)
+		}
+		if pr.Ops <= 0 {
+			return nil, fmt.Errorf("profiling fork %d measured no op (%s)", pr.Round, pr.Path)
+		}
+		p, err := lbprofile.Read(pr.Path)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Fork{Path: pr.Path, Round: pr.Round, Ops: pr.Ops, Profile: p})
+	}
+	slices.SortStableFunc(out, func(a, b Fork) int { return a.Round - b.Round })
+	return out, nil
+}
+
+// cpuIndex is the index of the CPU time among p's sample values.
+func cpuIndex(p *profile.Profile) (int, error) {
+	for i, st := range p.SampleType {
+		if st.Type == "cpu" && st.Unit == "nanoseconds" {
+			return i, nil
+		}
+	}
+	return 0, fmt.Errorf("not a CPU profile: its sample types are %v", p.SampleType)
+}
+
+// perOp is one fork's CPU time per op, in nanoseconds: in all (total), by
+// leaf function (flat) and by every function on the stack (cum).
+type perOp struct {
+	total     float64
+	flat, cum map[string]float64
+	samples   int64 // the fork's samples (not per op)
+}
+
+// costs attributes f's samples as pprof does and divides by its ops.
+func costs(f Fork) (perOp, error) {
+	i, err := cpuIndex(f.Profile)
+	if err != nil {
+		return perOp{}, fmt.Errorf("%s: %w", f.Path, err)
+	}
+	c := perOp{flat: map[string]float64{}, cum: map[string]float64{}}
+	ops := float64(f.Ops)
+	for _, s := range f.Profile.Sample {
+		v := float64(s.Value[i]) / ops
+		names := stack(s)
+		c.total += v
+		if f.Profile.Period > 0 {
+			c.samples += s.Value[i] / f.Profile.Period
+		}
+		if len(names) == 0 {
+			continue
+		}
+		c.flat[names[0]] += v
+		seen := map[string]bool{}
+		for _, n := range names {
+			if !seen[n] {
+				seen[n] = true
+				c.cum[n] += v
+			}
+		}
+	}
+	return c, nil
+}
+
+// stack is a sample's function names from the leaf to the root, each
+// location's inlined functions innermost first; "?" for a location
+// without symbols.
+func stack(s *profile.Sample) []string {
+	var names []string
+	for _, loc := range s.Location {
+		if len(loc.Line) == 0 {
+			names = append(names, fmt.Sprintf("? %#x", loc.Address))
+			continue
+		}
+		for _, l := range loc.Line {
+			if l.Function != nil {
+				names = append(names, l.Function.Name)
+			}
+		}
+	}
+	return names
+}
