@@ -56,11 +56,19 @@ func (h *ReadCountHandler) HasExpectedReads() bool      { return h.expected.Load
 
 // Entry is a reference-counted entry: it starts with one reference;
 // Release at zero deallocates it exactly once (running the handler's
-// MarkRead and the deallocation hook) and clears its position.
+// MarkRead and the deallocation hook), and from then on its position reads
+// as (-1, -1).
 type Entry struct {
-	ledger, entry atomic.Int64
+	// ledger and entry are its position, set by NewEntry and never
+	// changed: an entry is never reused for another position (the
+	// garbage collector frees it), so they need no atomic access. The
+	// cache's reads check a released entry by its count; gone is set once
+	// the deallocation ran (the hook still sees the position), and from
+	// then on LedgerID and EntryID read -1.
+	ledger, entry int64
+	gone          atomic.Bool
 	data          []byte
-	refCnt        atomic.Int32
+	refCnt        atomic.Int32 // see "The reference count" below
 	handler       atomic.Pointer[ReadCountHandler]
 	onDeallocate  func(*Entry)
 	// noReadOnRelease: releasing the last reference is not a read (the
@@ -72,10 +80,9 @@ type Entry struct {
 // reads (none when ≤ 0). onDeallocate, when not nil, runs once when the
 // last reference is released.
 func NewEntry(ledger, entry int64, data []byte, expectedReads int32, onDeallocate func(*Entry)) *Entry {
-	e := &Entry{data: data, onDeallocate: onDeallocate}
-	e.ledger.Store(ledger)
-	e.entry.Store(entry)
-	e.refCnt.Store(2) // one reference (see Retain)
+	// refCnt's zero value is one reference: a new entry needs no atomic
+	// store (each is a locked instruction, and an insert makes an entry).
+	e := &Entry{ledger: ledger, entry: entry, data: data, onDeallocate: onDeallocate}
 	if h := NewReadCountHandler(expectedReads); h != nil {
 		e.handler.Store(h)
 	}
@@ -83,19 +90,30 @@ func NewEntry(ledger, entry int64, data []byte, expectedReads int32, onDeallocat
 }
 
 // LedgerID and EntryID are the entry's position (-1 once deallocated).
-func (e *Entry) LedgerID() int64 { return e.ledger.Load() }
-func (e *Entry) EntryID() int64  { return e.entry.Load() }
+func (e *Entry) LedgerID() int64 {
+	if e.gone.Load() {
+		return -1
+	}
+	return e.ledger
+}
+
+func (e *Entry) EntryID() int64 {
+	if e.gone.Load() {
+		return -1
+	}
+	return e.entry
+}
 
 // Data is the entry's payload; Len its length.
 func (e *Entry) Data() []byte { return e.data }
 func (e *Entry) Len() int     { return len(e.data) }
 
-// The reference count is kept doubled in refCnt: an even value 2n is n
-// references, and an odd value marks the entry released for good. A retain
-// is then a single atomic add of 2 (no compare-and-swap loop): on an odd
-// value it stays odd, so a released entry is never resurrected. The last
-// release moves 2 to 1 with a compare-and-swap, so it cannot race with a
-// retain into a count of zero.
+// The reference count: refCnt holds 2(n-1) for n references, so its zero
+// value is the one reference a new entry has, and an odd value marks the
+// entry released for good. A retain is then a single atomic add of 2 (no
+// compare-and-swap loop): on an odd value it stays odd, so a released
+// entry is never resurrected. The last release moves 0 to -1 with a
+// compare-and-swap, so it cannot race with a retain into a count of zero.
 
 // RefCnt is the current reference count (0 once released).
 func (e *Entry) RefCnt() int32 {
@@ -103,7 +121,7 @@ func (e *Entry) RefCnt() int32 {
 	if r&1 != 0 {
 		return 0
 	}
-	return r >> 1
+	return r>>1 + 1
 }
 
 // Retain adds a reference; it fails on a released entry.
@@ -119,15 +137,15 @@ func (e *Entry) Retain() error {
 func (e *Entry) Release() (bool, error) {
 	for {
 		r := e.refCnt.Load()
-		if r&1 != 0 || r < 2 {
+		if r&1 != 0 {
 			return false, e.overReleased()
 		}
 		next := r - 2
-		if r == 2 {
-			next = 1 // released
+		if r == 0 {
+			next = -1 // released
 		}
 		if e.refCnt.CompareAndSwap(r, next) {
-			if r == 2 {
+			if r == 0 {
 				e.deallocate()
 				return true, nil
 			}
@@ -151,14 +169,15 @@ func (e *Entry) deallocate() {
 	if e.onDeallocate != nil {
 		e.onDeallocate(e)
 	}
-	e.ledger.Store(-1)
-	e.entry.Store(-1)
-	e.handler.Store(nil)
+	if e.handler.Load() != nil { // a store is a locked instruction: only when needed
+		e.handler.Store(nil)
+	}
+	e.gone.Store(true)
 }
 
 // MatchesPosition reports whether the entry is at key.
 func (e *Entry) MatchesPosition(key Position) bool {
-	return key.Compare(e.ledger.Load(), e.entry.Load()) == 0
+	return !e.gone.Load() && key.Ledger == e.ledger && key.Entry == e.entry
 }
 
 // ReadCountHandler returns the entry's handler (nil without expected

@@ -320,7 +320,7 @@ func TestInvalidMatchingKey(t *testing.T) {
 		if err := e.Retain(); err != nil { // one of our own, to look at it afterwards
 			t.Fatal(err)
 		}
-		e.entry.Store(123)
+		e.entry = 123
 		if got := c.Get(Position{0, 0}); got != nil {
 			got.Release()
 			t.Fatal("get returned an entry that no longer matches its key")

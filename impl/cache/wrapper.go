@@ -125,12 +125,11 @@ func (w *wrapper) retained(ledger, entry int64, markAccessed bool) *Entry {
 		w.accessed.Store(true)
 	}
 	// Retain, and read the count it left (see Entry.Retain): odd is
-	// released, and below two references the cache no longer holds it.
-	r := e.refCnt.Add(2)
-	if r&1 != 0 {
+	// released (the add left it so, and took nothing).
+	if e.refCnt.Add(2)&1 != 0 {
 		return nil
 	}
-	if r >= 4 && e.ledger.Load() == ledger && e.entry.Load() == entry {
+	if e.ledger == ledger && e.entry == entry {
 		return e
 	}
 	e.Release()
@@ -141,14 +140,15 @@ func (w *wrapper) retained(ledger, entry int64, markAccessed bool) *Entry {
 // cache's slot of (ledger, entry): the entry it holds, if it is at that
 // position, marked accessed, not yet retained. The slot names the
 // position, and a wrapper holds one position in its life, set before it
-// is published, so its key needs no check and its value no seqlock read: the value is the entry from the insert until the removal
+// is published, so its key needs no check and its value no seqlock read:
+// the value is the entry from the insert until the removal
 // clears it, and the removal unlinks the wrapper from its slot first. A
 // wrapper loaded from its slot held its entry at that instant, which is
 // where such a read takes effect; retainedHere then keeps the entry only
 // if it was not released meanwhile.
 func (w *wrapper) entryInSlot(ledger, entry int64) *Entry {
 	e := w.value.Load()
-	if e == nil || e.ledger.Load() != ledger || e.entry.Load() != entry {
+	if e == nil || e.ledger != ledger || e.entry != entry {
 		return nil
 	}
 	if !w.accessed.Load() {
@@ -158,25 +158,14 @@ func (w *wrapper) entryInSlot(ledger, entry int64) *Entry {
 }
 
 // retainedHere is retained's retain: it retains e and reports whether it
-// holds a reference besides the new one (the cache's, or another
-// reader's), else leaves it as it was. An entry's position changes only
-// when it is deallocated, which a retain that succeeds rules out until
-// its release: the position entryInSlot checked still holds. It is
-// retained's last lines again rather than called from it: neither
-// function inlines, and a call per entry in the skip list's read would
-// change the baseline.
+// did, which it does only while someone (the cache, or another reader)
+// still holds a reference: a released entry's count is odd and the add
+// leaves it odd, taking nothing. An entry's position never changes, so
+// the position entryInSlot checked holds. It is retained's retain again
+// rather than called from it: a call per entry in the skip list's read
+// would change the baseline.
 func (e *Entry) retainedHere() bool {
-	// Retain, and read the count it left (see Entry.Retain): odd is
-	// released, and below two references the cache no longer holds it.
-	r := e.refCnt.Add(2)
-	if r&1 != 0 {
-		return false
-	}
-	if r >= 4 {
-		return true
-	}
-	e.Release()
-	return false
+	return e.refCnt.Add(2)&1 == 0
 }
 
 // updateCached is Inserter.UpdateIfCached on the wrapper found at key (nil:
