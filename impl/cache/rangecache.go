@@ -121,12 +121,14 @@ func (c *core) RemoveRange(first, last Position, lastInclusive bool) (int, int64
 
 // insert builds the wrapper for e at key and, under its write lock,
 // links it with link; on success it queues the wrapper and counts its
-// size.
+// size. The caller's reference keeps e alive throughout (on success it
+// becomes the cache's, which only a removal releases, and a removal
+// waits for the wrapper's lock), so insert takes none of its own; it
+// only refuses an entry already released.
 func (c *core) insert(o owner, key Position, e *Entry, length int64, link func(*wrapper) bool) (bool, error) {
-	if err := e.Retain(); err != nil {
-		return false, fmt.Errorf("put at %v: %w", key, err)
+	if e.refCnt.Load()&1 != 0 {
+		return false, fmt.Errorf("put at %v: %w", key, ErrReleased)
 	}
-	defer e.Release()
 	if !e.MatchesPosition(key) {
 		return false, fmt.Errorf("put at %v of the entry at (%d, %d): %w", key, e.LedgerID(), e.EntryID(), ErrPosition)
 	}
@@ -148,12 +150,15 @@ func (c *core) insert(o owner, key Position, e *Entry, length int64, link func(*
 }
 
 // finishRemove releases the cache's reference to value once the wrapper
-// was unlinked; the caller holds the wrapper's write lock.
+// was unlinked; the caller holds the wrapper's write lock. The wrapper
+// holds value, and with it the cache's reference, until markRemoved
+// clears it under that lock, so value stays alive without a reference of
+// removal's own; an entry already released (a caller released the
+// cache's reference too) is left alone.
 func (c *core) finishRemove(key *Position, value *Entry, w *wrapper, ctr *counters, updateSize bool) bool {
-	if value == nil || value.Retain() != nil {
+	if value == nil || value.refCnt.Load()&1 != 0 {
 		return false
 	}
-	defer value.Release()
 	if key == nil || !value.MatchesPosition(*key) {
 		return false
 	}
@@ -165,9 +170,7 @@ func (c *core) finishRemove(key *Position, value *Entry, w *wrapper, ctr *counte
 	if updateSize {
 		c.size.Add(-removed)
 	}
-	if value.RefCnt() > 1 {
-		value.Release() // the cache's reference
-	}
+	value.Release() // the cache's reference
 	return true
 }
 
