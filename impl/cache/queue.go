@@ -54,13 +54,17 @@ func (q *RemovalQueue) Now() int64 {
 
 func (q *RemovalQueue) add(w *wrapper) bool {
 	q.mu.Lock()
+	q.addLocked(w)
+	q.mu.Unlock()
+	return true
+}
+
+func (q *RemovalQueue) addLocked(w *wrapper) {
 	if q.n == len(q.ring) {
 		q.resize(max(2*len(q.ring), minRing))
 	}
 	q.ring[(q.head+q.n)&(len(q.ring)-1)] = w
 	q.n++
-	q.mu.Unlock()
-	return true
 }
 
 // minRing is the ring's least length.
@@ -80,23 +84,38 @@ func (q *RemovalQueue) resize(size int) {
 func (q *RemovalQueue) peek() *wrapper {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	return q.headLocked()
+}
+
+func (q *RemovalQueue) headLocked() *wrapper {
 	if q.n == 0 {
 		return nil
 	}
 	return q.ring[q.head]
 }
 
-// poll drops the head; the caller saw it with peek (one evicting
-// goroutine at a time, so it is still there).
-func (q *RemovalQueue) poll() {
+// next drops the head, which the caller saw with peek or next (one
+// evicting goroutine at a time, so it is still there), queues it again at
+// the tail when requeue, and returns the new head: one lock where a poll,
+// an add and a peek took three.
+func (q *RemovalQueue) next(requeue bool) *wrapper {
 	q.mu.Lock()
+	defer q.mu.Unlock()
+	w := q.ring[q.head]
+	q.pollLocked()
+	if requeue {
+		q.addLocked(w)
+	}
+	return q.headLocked()
+}
+
+func (q *RemovalQueue) pollLocked() {
 	q.ring[q.head] = nil
 	q.head = (q.head + 1) & (len(q.ring) - 1)
 	q.n--
 	if len(q.ring) > minRing && q.n < len(q.ring)/4 {
 		q.resize(len(q.ring) / 2)
 	}
-	q.mu.Unlock()
 }
 
 // Len is the number of wrappers queued (removed ones included until an
@@ -162,10 +181,12 @@ func (q *RemovalQueue) run(decide func(*wrapper, *counters) verdict) (int, int64
 	q.evict.Lock()
 	defer q.evict.Unlock()
 	var c counters
-	for {
-		w := q.peek()
-		if w == nil {
-			break
+	for w := q.peek(); w != nil; {
+		// A wrapper whose entry was removed never holds one again (each
+		// insert makes a new wrapper), so it is dropped without its lock.
+		if w.key.Load() == nil {
+			w = q.next(false)
+			continue
 		}
 		var v verdict
 		w.withWriteLock(func(w *wrapper) bool {
@@ -185,10 +206,7 @@ func (q *RemovalQueue) run(decide func(*wrapper, *counters) verdict) (int, int64
 		if v == stop {
 			break
 		}
-		q.poll()
-		if v == requeue {
-			q.add(w)
-		}
+		w = q.next(v == requeue)
 	}
 	return c.entries, c.bytes
 }

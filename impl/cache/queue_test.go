@@ -3,8 +3,8 @@ package cache
 import "testing"
 
 // TestRemovalQueueRing: the ring keeps insertion order through growth,
-// wrap-around and shrinking, and its Len is what was added less what was
-// polled, against a slice kept beside it.
+// wrap-around and shrinking, next returns the new head, and Len is what
+// was added less what was dropped, against a slice kept beside it.
 func TestRemovalQueueRing(t *testing.T) {
 	q := NewRemovalQueue(0, false)
 	var want []*wrapper
@@ -26,8 +26,11 @@ func TestRemovalQueueRing(t *testing.T) {
 	}
 	poll := func(k int) {
 		for range k {
-			q.poll()
+			head := q.next(false)
 			want = want[1:]
+			if (len(want) == 0 && head != nil) || (len(want) > 0 && head != want[0]) {
+				t.Fatalf("next returned %p, not the new head of %d", head, len(want))
+			}
 		}
 	}
 	check("empty")
