@@ -67,12 +67,17 @@ type Revision struct {
 	Tree   bool // the working tree itself, not a checkout
 }
 
-// Short is a commit abbreviated to 12 digits (a "+dirty" one is kept).
+// Short is a commit abbreviated to 12 digits, keeping its "+dirty" mark (the
+// working tree over that commit) when it has one.
 func Short(c string) string {
-	if len(c) > 12 && !strings.Contains(c[:12], "+") {
-		return c[:12]
+	hash, suffix, _ := strings.Cut(c, "+")
+	if len(hash) > 12 {
+		hash = hash[:12]
 	}
-	return c
+	if suffix != "" {
+		return hash + "+" + suffix
+	}
+	return hash
 }
 
 // Resolve is the commit that rev names.

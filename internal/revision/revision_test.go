@@ -47,7 +47,7 @@ func TestPairResolvesTheWorkingTreeAndRefusesADirtyHead(t *testing.T) {
 		t.Fatalf("clean tree: %+v %v", revs, err)
 	}
 	os.WriteFile(filepath.Join(r.Root, "new.txt"), []byte("x"), 0o644) // untracked: compiled too
-	if revs, _ := r.Pair("HEAD~1", ".", false); revs[1].Commit != c[1]+"+dirty" || Short(revs[1].Commit) != c[1][:12] {
+	if revs, _ := r.Pair("HEAD~1", ".", false); revs[1].Commit != c[1]+"+dirty" || Short(revs[1].Commit) != c[1][:12]+"+dirty" {
 		t.Errorf("untracked file: experiment %q, want %s+dirty", revs[1].Commit, c[1])
 	}
 	os.WriteFile(filepath.Join(r.Root, "f.txt"), []byte("changed"), 0o644)
