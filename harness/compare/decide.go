@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/perf/benchproc"
 
+	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/harness/verdict"
 )
 
@@ -334,24 +335,10 @@ func (ts *Tables) Decided(name string) bool {
 // sameCase reports whether a row's full name is the case want's total:
 // want itself or want/op=all, with or without a -N suffix.
 func sameCase(row, want string) bool {
-	for _, n := range []string{row, procsTrimmed(row)} {
+	for _, n := range []string{row, result.TrimProcs(row)} {
 		if n == want || n == want+"/op=all" {
 			return true
 		}
 	}
 	return false
-}
-
-// procsTrimmed is name without its GOMAXPROCS suffix "-N".
-func procsTrimmed(name string) string {
-	i := strings.LastIndexByte(name, '-')
-	if i < 0 || i == len(name)-1 {
-		return name
-	}
-	for _, r := range name[i+1:] {
-		if r < '0' || r > '9' {
-			return name
-		}
-	}
-	return name[:i]
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"golang.org/x/perf/benchunit"
+
+	"github.com/ledgerbench/ledgerbench/harness/result"
 )
 
 // MachineReport is what the results README shows for one machine.
@@ -73,7 +75,7 @@ type Regression struct {
 // suffix, anchored), following unit when it is not the time, over the
 // package patterns given (none for registered benchmarks).
 func BisectCommand(prog, good, bad, benchmark, unit string, patterns []string) string {
-	name := procsSuffix.ReplaceAllString(strings.TrimPrefix(benchmark, "Benchmark"), "")
+	name := result.TrimProcs(strings.TrimPrefix(benchmark, "Benchmark"))
 	args := []string{prog, "bisect", "--good", short(good), "--bad", short(bad), "--bench", shellQuote("^Benchmark" + regexp.QuoteMeta(name) + "$")}
 	if unit != "sec/op" && unit != "ops/s" {
 		args = append(args, "--metric", shellQuote(unit))
@@ -83,8 +85,6 @@ func BisectCommand(prog, good, bad, benchmark, unit string, patterns []string) s
 	}
 	return strings.Join(args, " ")
 }
-
-var procsSuffix = regexp.MustCompile(`-\d+$`)
 
 // shellQuote quotes s for a POSIX shell when it needs it.
 func shellQuote(s string) string {

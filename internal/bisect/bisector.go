@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
+	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/harness/verdict"
 	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
@@ -220,12 +220,10 @@ func trackedCases(cases []engine.Case, row string) []engine.Case {
 	return out
 }
 
-var procsSuffix = regexp.MustCompile(`-\d+$`)
-
 // RowName is a result's row name: without "Benchmark" and its
 // GOMAXPROCS suffix.
 func RowName(name string) string {
-	return procsSuffix.ReplaceAllString(strings.TrimPrefix(name, "Benchmark"), "")
+	return result.TrimProcs(strings.TrimPrefix(name, "Benchmark"))
 }
 
 // confirm runs good against bad and picks the row to follow.

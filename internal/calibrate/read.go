@@ -38,7 +38,6 @@ func ReadRuns(path string) (runs []*result.Run, h report.Header, roundSeconds fl
 	sides := map[string]*result.Run{}
 	var order []string
 	byName := map[*result.Run]map[string]*result.CaseResult{}
-	procs := regexp.MustCompile(`-\d+$`)
 	for r.Scan() {
 		rec, ok := r.Result().(*benchfmt.Result)
 		if !ok {
@@ -52,7 +51,7 @@ func ReadRuns(path string) (runs []*result.Run, h report.Header, roundSeconds fl
 			order = append(order, side)
 			h.MachineID, h.EnvID, h.HostPinned = rec.GetConfig("machine-id"), rec.GetConfig("env-id"), rec.GetConfig("host-pinned")
 		}
-		name := "Benchmark" + procs.ReplaceAllString(string(rec.Name), "") // benchfmt drops the prefix
+		name := "Benchmark" + result.TrimProcs(string(rec.Name)) // benchfmt drops the prefix
 		cr := byName[run][name]
 		if cr == nil {
 			cr = &result.CaseResult{Case: result.Case{Benchmark: name}, Mode: result.AverageTime}

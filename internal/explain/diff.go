@@ -1,7 +1,9 @@
 package explain
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 
@@ -154,7 +156,7 @@ func Diff(base, exp []Fork, alpha, ratio float64) (*Report, error) {
 			}
 			return 1
 		}
-		return -cmpAbs(x.Flat.Mean, y.Flat.Mean)
+		return cmp.Compare(math.Abs(y.Flat.Mean), math.Abs(x.Flat.Mean))
 	})
 	return r, nil
 }
@@ -182,16 +184,6 @@ func (r *Report) sampled(sides ...[]perOp) error {
 	return nil
 }
 
-func cmpAbs(x, y float64) int {
-	switch ax, ay := math.Abs(x), math.Abs(y); {
-	case ax < ay:
-		return -1
-	case ax > ay:
-		return 1
-	}
-	return 0
-}
-
 // functionNames are the functions sampled on either side (flat or on a
 // stack), in a fixed order.
 func functionNames(sides ...[]perOp) []string {
@@ -203,12 +195,7 @@ func functionNames(sides ...[]perOp) []string {
 			}
 		}
 	}
-	var out []string
-	for n := range seen {
-		out = append(out, n)
-	}
-	slices.Sort(out)
-	return out
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // pairs are the values of v, baseline and experiment, by pair.

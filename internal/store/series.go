@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness/history"
+	"github.com/ledgerbench/ledgerbench/harness/result"
 )
 
 // AnalysisWindow is how many of a series' latest points its change
@@ -293,27 +293,18 @@ func (s *Store) MachineSeries(ctx context.Context, machine string) ([]SeriesSumm
 // and BenchmarkKernel-8 on an 8-CPU one are the same benchmark (a suffix
 // on benchmark itself is ignored).
 func (s *Store) Across(ctx context.Context, pkg, benchmark, unit string) ([]SeriesSummary, error) {
-	base := trimProcs(benchmark)
+	base := result.TrimProcs(benchmark)
 	xs, err := s.summaries(ctx, `(b.name = ? OR b.name LIKE ?) AND s.unit = ? AND (b.pkg = ? OR ? = '')`, base, base+"-%", unit, pkg, pkg)
 	if err != nil {
 		return nil, err
 	}
 	out := xs[:0]
 	for _, x := range xs {
-		if trimProcs(x.Benchmark) == base { // LIKE's _ and % match more
+		if result.TrimProcs(x.Benchmark) == base { // LIKE's _ and % match more
 			out = append(out, x)
 		}
 	}
 	return out, nil
-}
-
-// trimProcs drops a benchmark name's GOMAXPROCS suffix ("-8").
-func trimProcs(name string) string {
-	i := strings.LastIndexByte(name, '-')
-	if i < 0 || i == len(name)-1 || strings.IndexFunc(name[i+1:], func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
-		return name
-	}
-	return name[:i]
 }
 
 // MachineSeriesPage is one page of a machine's series, those with an
