@@ -52,10 +52,16 @@ type Decision struct {
 	Worse bool
 }
 
+// Is reports whether d was decided (without an error) and its verdict is
+// v; a nil decision is nothing.
+func (d *Decision) Is(v verdict.Verdict) bool {
+	return d != nil && d.Err == nil && d.Verdict == v
+}
+
 // Decided reports whether d is a verdict, changed or same: a comparison
 // that adds rounds until decided gives it no more. A nil decision is not.
 func (d *Decision) Decided() bool {
-	return d != nil && d.Err == nil && d.Verdict != verdict.Unknown
+	return d.Is(verdict.Changed) || d.Is(verdict.Same)
 }
 
 // Decision returns the decision of cell (row, col) of t, nil for the
@@ -308,7 +314,7 @@ func (ts *Tables) timeDecisions(name string, each func(unit string, col benchpro
 // changed false when none is.
 func (ts *Tables) TimeChange(name string) (ratio float64, changed bool) {
 	ts.timeDecisions(name, func(unit string, _ benchproc.Key, d *Decision) bool {
-		if d.Err != nil || d.Verdict != verdict.Changed {
+		if !d.Is(verdict.Changed) {
 			return true
 		}
 		ratio, changed = d.Change.Ratio, true

@@ -323,7 +323,7 @@ func (bs *bisector) refine(ctx context.Context) error {
 // change only while its ends' second measurement confirms it, and claims
 // a culprit only when the commit's own A/B against its parent does.
 func confirms(d, total *compare.Decision) bool {
-	return d != nil && d.Err == nil && d.Verdict == verdict.Changed && d.Worse == total.Worse
+	return d.Is(verdict.Changed) && d.Worse == total.Worse
 }
 
 func unitName(metric string) string {

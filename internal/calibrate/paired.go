@@ -79,7 +79,7 @@ func PairedRounds(a, b Forks, rounds int, o compare.Options, dir int) Paired {
 // found reports whether ab's verdict d is changed, in direction dir (any,
 // when 0).
 func found(d *compare.Decision, dir int) bool {
-	return d != nil && d.Err == nil && d.Verdict == verdict.Changed && inDirection(d.Change, dir)
+	return d.Is(verdict.Changed) && inDirection(d.Change, dir)
 }
 
 func inDirection(c verdict.Change, dir int) bool {

@@ -77,12 +77,12 @@ func SequentialRounds(cases []Case, first, capRounds int, o compare.Options) Seq
 			case found(d, cases[i].Dir):
 				t[i].changed++
 				t[i].decidedRounds += k
-			case d != nil && d.Err == nil && d.Verdict == verdict.Same:
+			case d.Is(verdict.Same):
 				r.Same++
 			default: // undecided, or changed against the known direction
 				r.Unknown++
 			}
-			any = any || d != nil && d.Err == nil && d.Verdict == verdict.Changed
+			any = any || d.Is(verdict.Changed)
 		}
 		if any {
 			anyChanged++

@@ -319,3 +319,11 @@ func (o *Options) planFor(c Case, fork int) *harness.Plan {
 		Lockstep:       o.Duet,
 	}
 }
+
+// profileRounds is the rounds of profiling forks of each profiler: one
+// unless ProfileRounds asks for more.
+func (o Options) profileRounds() int { return max(o.ProfileRounds, 1) }
+
+// profileForks is the profiling forks of a case on a side: a round of
+// each profiler.
+func (o Options) profileForks() int { return len(o.Profiles) * o.profileRounds() }

@@ -16,7 +16,7 @@ import (
 // by round. done counts the forks run of total. It stops at ctx's end
 // and returns its error.
 func (rn *Runner) profiles(ctx context.Context, o Options, cases []Case, sides []Side, srn []*Runner, runs []*result.Run, done *int, total int, forkTime time.Duration) error {
-	rounds := max(o.ProfileRounds, 1)
+	rounds := o.profileRounds()
 	for _, k := range o.Profiles {
 		cannot := make([]bool, len(sides)) // the profiler cannot run on the side
 		for round := 1; round <= rounds; round++ {
@@ -53,7 +53,7 @@ func (rn *Runner) ProfileSides(ctx context.Context, o Options, cases []Case, sid
 	runs := newRuns(o, cases, sides)
 	srn := rn.sideRunners(sides)
 	done := 0
-	total := len(o.Profiles) * max(o.ProfileRounds, 1) * len(cases) * len(sides)
+	total := o.profileForks() * len(cases) * len(sides)
 	err := rn.profiles(ctx, o, cases, sides, srn, runs, &done, total, forkTime(o))
 	for _, run := range runs {
 		run.End = time.Now()

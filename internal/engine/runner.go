@@ -114,7 +114,7 @@ func (rn *Runner) RunSides(ctx context.Context, o Options, cases []Case, sides [
 	for s := range sides {
 		r.launch = append(r.launch, sides[s].Launch)
 	}
-	r.total = (r.rounds + len(o.Profiles)*max(o.ProfileRounds, 1)) * len(cases) * len(sides)
+	r.total = (r.rounds + o.profileForks()) * len(cases) * len(sides)
 	r.forkTime = forkTime(o)
 	err := r.measured(ctx)
 	if err == nil {
