@@ -110,16 +110,10 @@ func axisDecided(cases []result.Case) func(data []byte) (func(string) bool, erro
 				if t.name != c.Axis {
 					continue
 				}
-				ds := t.ts.RowDecisions(row)
 				if value != t.baseline {
-					return ds[value].Decided()
+					return t.ts.RowDecisions(row)[value].Decided()
 				}
-				for _, d := range ds {
-					if !d.Decided() {
-						return false
-					}
-				}
-				return len(ds) > 0
+				return t.ts.Decided(row)
 			}
 			return false
 		}, nil

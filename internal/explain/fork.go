@@ -70,6 +70,7 @@ func costs(f Fork) (perOp, error) {
 	}
 	c := perOp{flat: map[string]float64{}, cum: map[string]float64{}}
 	ops := float64(f.Ops)
+	seen := map[string]bool{} // a sample's functions counted in cum, cleared per sample
 	for _, s := range f.Profile.Sample {
 		v := float64(s.Value[i]) / ops
 		names := stack(s)
@@ -81,7 +82,7 @@ func costs(f Fork) (perOp, error) {
 			continue
 		}
 		c.flat[names[0]] += v
-		seen := map[string]bool{}
+		clear(seen)
 		for _, n := range names {
 			if !seen[n] {
 				seen[n] = true
