@@ -12,6 +12,16 @@ import (
 	"github.com/spf13/cobra"
 )
 
+// declaresNone refuses a run or listing of the registered benchmarks of
+// a program that registers none (the tool a module adds with go get
+// -tool): it says what the tool measures instead.
+func (a *app) declaresNone(cmd string) error {
+	if len(a.registry.Benchmarks()) > 0 {
+		return nil
+	}
+	return usageError(fmt.Errorf("%s declares no benchmarks (no package of it calls harness.Register): name your module's packages to measure their testing.B benchmarks (`%s %s ./...`), or run a benchmark program whose main imports the packages that register yours and calls benchctl.Main (ab and bisect build it with --cmd)", a.name, a.name, cmd))
+}
+
 // outsideHome refuses a run of the registered benchmarks, chosen by
 // default (no package arguments, no --suite or --bench), of a program
 // whose benchmarks belong to another module (Config.Home) than the one of

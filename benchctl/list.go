@@ -31,6 +31,9 @@ func (a *app) listCmd() *cobra.Command {
 			if len(args) > 0 {
 				return a.listPackages(cmd, bench, timeout, asJSON, args)
 			}
+			if err := a.declaresNone(cmd.Name()); err != nil {
+				return err
+			}
 			var re *regexp.Regexp
 			if bench != "" {
 				var err error

@@ -102,7 +102,8 @@ func (a *app) rootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   a.name,
 		Short: "Run this program's benchmarks with JMH's semantics in forked worker processes",
-		Long: a.name + ` runs the benchmarks this program registers (package harness) in forked worker
+		Long: a.name + ` runs the benchmarks this program registers (package harness), or the testing.B
+benchmarks of the packages it is given (` + "`" + a.name + ` run ./...` + "`" + `), in forked worker
 processes (warmup and measurement iterations, modes avgt/thrpt/sample/ss, parameters,
 goroutine groups), checks and pins the host, profiles one benchmark at a time, and writes
 DIR/bench.txt (Go benchmark format, readable by benchstat) and DIR/bench.json (JMH's result

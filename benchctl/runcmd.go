@@ -217,6 +217,9 @@ func (a *app) plan(cmd *cobra.Command, f *runFlags) (engine.Options, []engine.Ca
 	if err != nil {
 		return o, nil, err
 	}
+	if err := a.declaresNone(cmd.Name()); err != nil {
+		return o, nil, err
+	}
 	if err := a.outsideHome(cmd); err != nil {
 		return o, nil, err
 	}

@@ -165,3 +165,68 @@ func TestProgramLinksNoDatabase(t *testing.T) {
 		t.Errorf("cmd/benchctl links the store: %v, the charts: %v (serve or the charts are gone from it)", server, charts)
 	}
 }
+
+// TestToolIsLean: a module that adds tool/benchctl as its tool, tidied
+// from the module cache as `go get -tool` would resolve it, gains fewer
+// than 25 indirect requirements besides the tool's own module and none of the modules of the server
+// (SQL drivers), the charts (plotting) or this repository's suites
+// (Pebble), and the tool builds and runs there. cmd/benchctl, which links
+// them, is measured beside it so the count is known to be the tool's.
+func TestToolIsLean(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tidies and builds a module")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Offline: every module comes from the module cache this module's
+	// build filled, with its go.sum's hashes.
+	t.Setenv("GOPROXY", "off")
+	t.Setenv("GOFLAGS", "-mod=mod -buildvcs=false")
+	adopt := func(tool string) (dir string, indirect []string) {
+		dir = t.TempDir()
+		mod := "module example.com/adopter\n\ngo 1.26.0\n\nrequire github.com/ledgerbench/ledgerbench v0.0.0\n\nreplace github.com/ledgerbench/ledgerbench => " + root + "\n\ntool github.com/ledgerbench/ledgerbench/" + tool + "\n"
+		if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(mod), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		goTool(t, dir, "mod", "tidy")
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			// The tool's own module is the requirement the user asked for
+			// (indirect only because no package of theirs imports it).
+			if strings.HasSuffix(l, "// indirect") && !strings.HasPrefix(strings.TrimSpace(l), "github.com/ledgerbench/ledgerbench ") {
+				indirect = append(indirect, strings.Fields(l)[0])
+			}
+		}
+		return dir, indirect
+	}
+	dir, lean := adopt("tool/benchctl")
+	heavy := regexp.MustCompile(`^(modernc\.org/sqlite|github\.com/jackc/pgx|github\.com/cockroachdb/pebble|gonum\.org/v1/plot|codeberg\.org/)`)
+	for _, m := range lean {
+		if heavy.MatchString(m) {
+			t.Errorf("the tool requires %s", m)
+		}
+	}
+	if len(lean) >= 25 {
+		t.Errorf("the tool adds %d indirect requirements, want fewer than 25: %v", len(lean), lean)
+	}
+	if out := goTool(t, dir, "tool", "benchctl", "--help"); !strings.Contains(out, "run ./...") {
+		t.Errorf("go tool benchctl --help:\n%s", out)
+	}
+	_, full := adopt("cmd/benchctl")
+	if len(full) <= len(lean) {
+		t.Errorf("cmd/benchctl adds %d indirect requirements, the lean tool %d", len(full), len(lean))
+	}
+	t.Logf("indirect requirements: tool/benchctl %d, cmd/benchctl %d", len(lean), len(full))
+}

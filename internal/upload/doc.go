@@ -1,5 +1,8 @@
 // Package upload sends result files to a benchctl results server (the
-// perfdata protocol, through golang.org/x/perf/storage's client) without
+// perfdata protocol: a multipart POST of "file" parts and a "commit"
+// field, as golang.org/x/perf/storage's client sends; the server is tested
+// with that client, and this package does without it so that the tool
+// another module adds does not require x/net) without
 // ever losing one: each upload is written to a spool directory before it
 // is sent and removed from it only once the server has answered with the
 // upload's ID. An upload the server could not take (unreachable, slow,
@@ -18,5 +21,5 @@
 // A Result says whether the upload is in the spool (Spooled): only once
 // its directory is renamed into place and the spool directory synced.
 // The error of a failed upload is the transport's own ("connection
-// refused"), not the pipe x/perf's writer sees closed.
+// refused") or the server's status and message.
 package upload

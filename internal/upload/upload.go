@@ -1,12 +1,12 @@
 package upload
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,8 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"golang.org/x/perf/storage"
 
 	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 	"github.com/ledgerbench/ledgerbench/internal/payload"
@@ -132,14 +130,14 @@ func (s *Spool) write(id, server string, files []payload.File) error {
 
 // deliver sends one upload and settles its spool entry.
 func (s *Spool) deliver(ctx context.Context, id, server string, files []payload.File, res *Result) {
-	status, warnings, err := s.post(ctx, server, files)
+	a, err := s.post(ctx, server, files)
 	dir := filepath.Join(s.Dir, id)
 	switch {
-	case err == nil && status.UploadID != id:
-		err = fmt.Errorf("the server answered upload ID %s for files whose content hash gives %s: kept in the spool", status.UploadID, id)
+	case err == nil && a.UploadID != id:
+		err = fmt.Errorf("the server answered upload ID %s for files whose content hash gives %s: kept in the spool", a.UploadID, id)
 	case err == nil:
 		os.RemoveAll(dir)
-		res.Err, res.Warnings = nil, warnings
+		res.Err, res.Warnings = nil, a.Warnings
 		return
 	}
 	res.Err = err
@@ -184,93 +182,82 @@ func (e *httpError) Error() string {
 	return fmt.Sprintf("%d %s: %s", e.code, http.StatusText(e.code), e.msg)
 }
 
-// bearer adds the token and remembers the response status, which x/perf's
-// client folds into its error text, the transport's error, which its
-// writer sees only as a closed pipe, and the warnings of a stored
-// upload's answer, which its UploadStatus does not decode. All are read
-// after the upload's goroutine has answered.
-type bearer struct {
-	token    string
-	code     int
-	err      error
-	warnings []string
-}
-
-// maxAnswer bounds the part of an upload's answer read for its warnings.
+// maxAnswer bounds the part of an upload's answer that is read.
 const maxAnswer = 1 << 20
 
-func (b *bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	if b.token != "" {
-		r = r.Clone(r.Context())
-		r.Header.Set("Authorization", "Bearer "+b.token)
-	}
-	resp, err := http.DefaultTransport.RoundTrip(r)
-	if resp != nil {
-		b.code = resp.StatusCode
-	}
-	b.err = err
-	if err == nil && resp.StatusCode == http.StatusOK && r.Method == http.MethodPost {
-		// Read ahead for the warnings; the client reads the same bytes.
-		head, _ := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
-		var answer struct {
-			Warnings []string `json:"warnings"`
-		}
-		if json.Unmarshal(head, &answer) == nil {
-			b.warnings = answer.Warnings
-		}
-		resp.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(head), resp.Body), resp.Body}
-	}
-	return resp, err
+// answer is the perfdata protocol's answer to an upload (its upload ID,
+// file IDs and view URL), with the warnings of a stored upload.
+type answer struct {
+	UploadID string   `json:"uploadid"`
+	FileIDs  []string `json:"fileids"`
+	ViewURL  string   `json:"viewurl"`
+	Warnings []string `json:"warnings"`
 }
 
-func (s *Spool) post(ctx context.Context, server string, files []payload.File) (*storage.UploadStatus, []string, error) {
+// post sends the files as one upload of the perfdata protocol: a POST of
+// server/upload with a multipart form of "file" parts and a "commit"
+// field, the token as a bearer. The form is written by a goroutine as the request reads it, so
+// no upload is held in memory twice.
+func (s *Spool) post(ctx context.Context, server string, files []payload.File) (*answer, error) {
 	timeout := s.Timeout
 	if timeout == 0 {
 		timeout = 60 * time.Second
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	tr := &bearer{token: s.Token}
-	c := &storage.Client{BaseURL: strings.TrimSuffix(server, "/"), HTTPClient: &http.Client{Transport: tr}}
-	u := c.NewUpload(ctx)
-	st, err := send(u, files)
-	switch {
-	case err == nil:
-		return st, tr.warnings, nil
-	case tr.code != 0 && tr.code != http.StatusOK:
-		msg := err.Error()
-		if _, rest, ok := strings.Cut(msg, "\n"); ok {
-			msg = strings.TrimSpace(rest)
-		}
-		return nil, nil, &httpError{code: tr.code, msg: msg}
-	case ctx.Err() == context.DeadlineExceeded:
-		return nil, nil, fmt.Errorf("no answer from %s within %s", server, timeout)
-	case tr.err != nil:
-		// "connection refused", where the writer saw a closed pipe.
-		return nil, nil, fmt.Errorf("%s: %w", server, tr.err)
+	pr, pw := io.Pipe()
+	mw := multipart.NewWriter(pw)
+	go func() { pw.CloseWithError(writeForm(mw, files)) }()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimSuffix(server, "/")+"/upload", pr)
+	if err != nil {
+		pr.Close()
+		return nil, err
 	}
-	return nil, nil, err
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	if s.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+s.Token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	pr.Close()
+	if err != nil {
+		if ctx.Err() == context.DeadlineExceeded {
+			return nil, fmt.Errorf("no answer from %s within %s", server, timeout)
+		}
+		// "connection refused", named with the server.
+		return nil, fmt.Errorf("%s: %w", server, errors.Unwrap(err))
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading the answer: %w", server, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, &httpError{code: resp.StatusCode, msg: strings.TrimSpace(string(body))}
+	}
+	var a answer
+	if err := json.Unmarshal(body, &a); err != nil {
+		return nil, fmt.Errorf("%s answered the upload with no upload ID (%v)", server, err)
+	}
+	return &a, nil
 }
 
-// send writes the files to u and commits it; on a failure to write, the
-// upload's own error (its goroutine's) is returned when it has one.
-func send(u *storage.Upload, files []payload.File) (*storage.UploadStatus, error) {
+// writeForm writes the files as the form's "file" parts, then the
+// "commit" field that stores them (a form cut before it stores nothing),
+// and closes it.
+func writeForm(mw *multipart.Writer, files []payload.File) error {
 	for _, f := range files {
-		w, err := u.CreateFile(f.Name)
+		w, err := mw.CreateFormFile("file", f.Name)
 		if err == nil {
 			_, err = w.Write(f.Data)
 		}
 		if err != nil {
-			if aerr := u.Abort(); aerr != nil {
-				err = aerr
-			}
-			return nil, err
+			return err
 		}
 	}
-	return u.Commit()
+	if err := mw.WriteField("commit", "1"); err != nil {
+		return err
+	}
+	return mw.Close()
 }
 
 // Pending lists the spooled uploads (for server, or all when empty),
