@@ -18,7 +18,8 @@ func (a *app) compareCmd() *cobra.Command {
 		Short: "Compare Go benchmark-format files: each row's verdict as a pull-request Markdown table or CSV, or benchstat's text",
 		Example: `  benchctl compare old/bench.txt new/bench.txt
   benchctl compare --col /impl --format md --names "Master,This change" results/runs/x/bench.txt
-  benchctl compare --format md --min-change 2 base=a.txt head=b.txt`,
+  benchctl compare --format md --min-change 2 base=a.txt head=b.txt
+  benchctl compare --format gotest new/bench.txt > new.txt && benchstat old-go-test.txt new.txt`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
 			var nameList []string
@@ -40,13 +41,20 @@ func (a *app) compareCmd() *cobra.Command {
 			if !(o.Confidence > 0 && o.Confidence < 1) {
 				return usageError(fmt.Errorf("--confidence %g: must be between 0 and 1", o.Confidence))
 			}
+			if format == "gotest" {
+				// The results as go test wrote them, for benchstat.
+				if err := compare.GoTest(a.stdout, files); err != nil {
+					return usageError(err)
+				}
+				return nil
+			}
 			render := map[string]func(*compare.Tables) error{
 				"text": func(t *compare.Tables) error { return t.Text(a.stdout, nameList) },
 				"csv":  func(t *compare.Tables) error { return t.CSV(a.stdout, nameList) },
 				"md":   func(t *compare.Tables) error { return t.Markdown(a.stdout, nameList) },
 			}[format]
 			if render == nil {
-				return usageError(fmt.Errorf("--format %q: valid formats are text, csv, md", format))
+				return usageError(fmt.Errorf("--format %q: valid formats are text, csv, md, gotest", format))
 			}
 			tables, err := compare.Build(files, o)
 			if err != nil {
@@ -76,7 +84,7 @@ func (a *app) compareCmd() *cobra.Command {
 	fl.Float64Var(&o.Confidence, "confidence", 0.95, "confidence level of the text format's (benchstat's) summary intervals")
 	fl.Float64Var(&o.MinChange, "min-change", compare.DefaultMinChange, "the margin of the verdicts, in percent: a smaller change is none, and an interval within ± it is \"same\"")
 	fl.StringVar(&o.Samples, "samples", compare.Forks, "unit of replication: fork (one sample per fork of a benchctl file, the median of its iterations) or iteration (one per result line, benchstat's numbers)")
-	fl.StringVar(&format, "format", "text", "text, csv or md")
+	fl.StringVar(&format, "format", "text", "text, csv, md, or gotest: the files' results as go test -bench writes them (its keys, no comments), for benchstat beside a go test file")
 	fl.StringVar(&chartPath, "chart", "", "also draw the change of the second column per benchmark, with whiskers, to this .svg or .png")
 	fl.StringVar(&names, "names", "", "column names, comma-separated, baseline first (\"Master,This change\")")
 	return c

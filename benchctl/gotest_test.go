@@ -598,3 +598,39 @@ func TestABOfABaseWhoseTestsDoNotBuild(t *testing.T) {
 		t.Errorf("the base is called unbuilt, and measured:\n%s\n%s", stdout, stderr)
 	}
 }
+
+// TestBenchstatReadsBothFiles: benchstat itself puts a plain `go test
+// -bench` file and benchctl's file of the same benchmark, converted by
+// compare --format gotest, in one table (both columns, one sec/op header
+// block); benchctl's own file beside the go test one is split by its keys.
+func TestBenchstatReadsBothFiles(t *testing.T) {
+	dir := gobench(t)
+	plain := filepath.Join(t.TempDir(), "plain.txt")
+	b := goTool(t, dir, "test", "-run", "^$", "-bench", "^BenchmarkSumN$", "-benchtime", "20ms", "-count", "3", "./calc")
+	if err := os.WriteFile(plain, []byte(b), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := abApp(t, dir, "run", "./calc", "--bench", "^BenchmarkSumN$", "--forks", "1", "--warmup", "1x20ms", "--measure", "3x20ms", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, converted, stderr := abApp(t, dir, "compare", "--format", "gotest", filepath.Join(out, "bench.txt"))
+	if code != 0 || strings.Contains(converted, "machine-id") || strings.Contains(converted, "# benchctl") || strings.Count(converted, "BenchmarkSumN") != 3 {
+		t.Fatalf("compare --format gotest: exit %d\n%s\n%s", code, converted, stderr)
+	}
+	gotest := filepath.Join(t.TempDir(), "benchctl.txt")
+	if err := os.WriteFile(gotest, []byte(converted), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	benchstat := func(files ...string) string {
+		return goTool(t, "..", append([]string{"tool", "benchstat", "-filter", ".unit:sec/op"}, files...)...)
+	}
+	if s := benchstat(plain, gotest); !strings.Contains(s, "plain.txt") || !strings.Contains(s, "benchctl.txt") ||
+		strings.Count(s, "SumN") != 1 || !strings.Contains(s, "vs base") {
+		t.Errorf("benchstat of the go test file and the converted one is not one table:\n%s", s)
+	}
+	if s := benchstat(plain, filepath.Join(out, "bench.txt")); strings.Count(s, "SumN") != 2 {
+		t.Errorf("benchctl's own file beside the go test one: want two tables (its keys split them), got:\n%s", s)
+	}
+}

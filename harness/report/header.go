@@ -6,8 +6,6 @@ import (
 	"runtime"
 	"strings"
 	"time"
-
-	"github.com/klauspost/cpuid/v2"
 )
 
 // Version is benchctl's version, written into every result file.
@@ -72,12 +70,8 @@ func CollectHeader(dir, command string) Header {
 	if err != nil || host == "" {
 		host = "unknown"
 	}
-	brand := strings.TrimSpace(cpuid.CPU.BrandName)
-	if brand == "" {
-		brand = "unknown"
-	}
 	h := Header{
-		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPU: brand, Go: runtime.Version(),
+		GOOS: runtime.GOOS, GOARCH: runtime.GOARCH, CPU: CPUName(), Go: runtime.Version(),
 		BenchctlVersion: Version, Machine: host,
 		MachineID: "unknown", EnvID: "unknown", HostPinned: "no", HostNote: "the host was not checked",
 		Commit: "unknown", CommitTime: "unknown", Dirty: "unknown",
