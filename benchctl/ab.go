@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
+	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/harness/verdict"
 	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
@@ -95,7 +96,7 @@ on a failed fork or on a revision that does not build.`,
 	}
 	a.addRunFlags(c, &f, engine.ABOptions())
 	c.Flags().Lookup("prof").Usage = "instructions: count each case's instructions per op under callgrind (one fork a side, after the rounds) and set their change beside the time's"
-	c.Flags().Lookup("budget").Usage = "the longest the rounds may take: with --until-decided (the default when --budget is given), --detect or --precision"
+	c.Flags().Lookup("budget").Usage = "the longest the whole command may take, builds, first rounds, confirmation and explanation included (no round starts that would end past it): with --until-decided (the default when --budget is given), --detect or --precision"
 	a.addServerFlags(c)
 	af.bind(c.Flags(), &f)
 	return c
@@ -178,11 +179,26 @@ func (a *app) showAB(res *ab.Result, af *abFlags) error {
 		}
 		a.say("%d of %d cases reached %s in %s (budget %s)", reached, cases, asked, res.Runs[0].End.Sub(res.Runs[0].Start).Round(time.Second), o.Budget)
 	}
+	a.sayBudgetCut(res.Runs, o.Budget)
 	if o.UntilDecided {
 		a.reportUndecided(res, af.minChange)
 	}
 	a.reportRegressions(res.Regressions, af, res.Host.Pinned)
 	return nil
+}
+
+// sayBudgetCut says when the budget stopped a run within its first
+// rounds: the forks took longer than planned (a setup the plan does not
+// see, say), and a row left with fewer than verdict.MinSamples pairs
+// has no interval.
+func (a *app) sayBudgetCut(runs []*result.Run, budget time.Duration) {
+	if len(runs) == 0 || runs[0].BudgetRounds == 0 {
+		return
+	}
+	run := runs[0]
+	round := run.End.Sub(run.Start) / time.Duration(run.BudgetRounds)
+	a.say("--budget %s: %d of the first %d rounds fit (about %s a round, longer than planned); a row with fewer than %d pairs has no interval",
+		budget, run.BudgetRounds, run.Config.Forks, round.Round(100*time.Millisecond), verdict.MinSamples)
 }
 
 // reportUndecided says how many rows --until-decided decided, in what

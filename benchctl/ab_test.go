@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
@@ -146,7 +147,8 @@ func TestABUntilDecided(t *testing.T) {
 }
 
 // TestABDetectPlans: after its first rounds (5 at least), an A/B asked for a change
-// its spread cannot detect within the budget says so and exits 2,
+// its spread cannot detect within the budget (0.001 %: more rounds than
+// any budget holds) says so and exits 2,
 // keeping those rounds; one it can reach adds rounds and says it did.
 // Both are A/As: the second's --min-change 20 keeps an A/A's chance
 // difference of a few percent (p < 0.05 one run in twenty) from being a
@@ -155,7 +157,7 @@ func TestABDetectPlans(t *testing.T) {
 	needGit(t)
 	dir, c := tinyRepo(t)
 	out := filepath.Join(t.TempDir(), "ab")
-	code, stdout, stderr := abApp(t, dir, "ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[1], "--detect", "0.001%", "--budget", "5s",
+	code, stdout, stderr := abApp(t, dir, "ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[1], "--detect", "0.001%", "--budget", "60s",
 		"--forks", "5", "--warmup", "1x20ms", "--measure", "2x20ms", "--out", out)
 	if code != 2 || !strings.Contains(stderr, "cannot reach a detectable change of 0.001 % within the budget") || !strings.Contains(stderr, "--anyway") {
 		t.Fatalf("exit %d, want 2 and the plan's refusal\n%s\n%s", code, stdout, stderr)
@@ -258,7 +260,7 @@ func TestABBadInput(t *testing.T) {
 		{dir, []string{"ab", "--base", c[0], "--until-decided", "--forks", "0", "--bench", "TinyWork"}, "--forks 0: --until-decided looks at the rows from round 3 on"},
 		{dir, []string{"ab", "--base", c[0], "--until-decided", "--detect", "2%", "--bench", "TinyWork"}, "--until-decided and --detect or --precision: one goal at a time"},
 		{dir, []string{"ab", "--base", c[0], "--cmd", "./cmd/bench", "--until-decided", "--budget", "1s", "--warmup", "1x1s", "--measure", "3x1s", "--bench", "TinyWork"},
-			"--budget 1s is shorter than the first 3 rounds of 1 cases take (about 25s): nothing was measured"},
+			"shorter than the first 3 rounds of 1 cases take (about 25s), the fewest a verdict needs: nothing was measured"},
 		{dir, []string{"ab", "--base", c[0], "--detect", "2%", "--forks", "2", "--bench", "TinyWork"}, "--forks 2: --detect plans from at least 3 rounds"},
 		{dir, []string{"ab", "--base", c[0], "--budget", "1m", "--forks", "2", "--bench", "TinyWork"}, "--forks 2: --until-decided looks at the rows from round 3 on"},
 		{dir, []string{"ab", "--base", c[0], "--precision", "1%", "--forks", "2", "--bench", "TinyWork"}, "--forks 2: adding rounds starts from at least 3"},
@@ -371,5 +373,66 @@ func TestHelpListsOnlyWhatTheCommandTakes(t *testing.T) {
 	}
 	if _, stdout, _ := benchctl(t, "run", "--help"); !strings.Contains(stdout, "--prof") {
 		t.Error("run --help lost --prof")
+	}
+}
+
+func init() {
+	harness.Register(&harness.Benchmark{Family: "tiny", Name: "SlowSetup", Setup: func(t *harness.Trial) error {
+		t.Run(func(w *harness.Worker) (func(), error) { return func() {}, nil })
+		return nil
+	}})
+}
+
+// slowSetup is a benchmark of the tiny module whose setup takes 400 ms,
+// far more than a fork's plan (its warmup and measurement) sees.
+const slowSetup = `package bench
+
+import (
+	"time"
+
+	"tiny"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+)
+
+func init() {
+	harness.Register(&harness.Benchmark{Family: "tiny", Name: "SlowSetup", Setup: func(t *harness.Trial) error {
+		time.Sleep(400 * time.Millisecond)
+		t.Run(func(w *harness.Worker) (func(), error) {
+			x := uint64(3)
+			return func() { x = tiny.Work(x); w.Sink(x) }, nil
+		})
+		return nil
+	}})
+}
+`
+
+// TestABBudgetBoundsTheWholeCommand: --budget bounds ab from its start,
+// builds and first rounds included: forks much longer than planned stop
+// it before the first round that would end past the budget, it says so,
+// and it ends within the budget plus one round.
+func TestABBudgetBoundsTheWholeCommand(t *testing.T) {
+	needGit(t)
+	dir, _ := tinyRepo(t)
+	write, gitT := repoTools(t, dir)
+	write("bench/slow.go", slowSetup)
+	gitT("add", ".")
+	gitT("commit", "-q", "-m", "a benchmark with a slow setup")
+	base := gitT("rev-parse", "HEAD")
+	const budget = 12 * time.Second
+	start := time.Now()
+	code, stdout, stderr := abApp(t, dir, "ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", base, "--head", base, "--bench", "^BenchmarkSlowSetup$",
+		"--until-decided", "--budget", budget.String(), "--forks", "16", "--warmup", "1x20ms", "--measure", "1x20ms", "--out", filepath.Join(t.TempDir(), "ab"))
+	took := time.Since(start)
+	if code > 1 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	m := regexp.MustCompile(`--budget 12s: (\d+) of the first 16 rounds fit \(about ([0-9.]+)s a round`).FindStringSubmatch(stderr)
+	if m == nil {
+		t.Fatalf("16 rounds of 400 ms setups were not cut by a 12 s budget, or it was not said (took %s):\n%s", took, stderr)
+	}
+	round, _ := strconv.ParseFloat(m[2], 64)
+	if limit := budget + time.Duration(round*float64(time.Second)) + time.Second; took > limit {
+		t.Errorf("ab took %s, more than the budget and a round (%s)\n%s", took, limit, stderr)
 	}
 }

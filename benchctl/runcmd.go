@@ -129,6 +129,7 @@ func (a *app) reportRunUndecided(m *session.Recording, r *session.Recorded) {
 		a.say("--until-decided: the rows could not be decided: %v", err)
 		return
 	}
+	a.sayBudgetCut(r.Runs, r.Runs[0].Config.Budget)
 	run := r.Runs[0]
 	var undecided []string
 	for _, cr := range run.Cases {

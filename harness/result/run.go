@@ -19,6 +19,10 @@ type Run struct {
 	// "round:case:side,side" in the order the forks ran.
 	Side  string
 	Order []string
+	// BudgetRounds, when above 0, is how many of its first rounds (Forks)
+	// the run ran before its budget stopped it: the next would have ended
+	// past the budget.
+	BudgetRounds int
 }
 
 // Config is how a run was configured: what its result files record.

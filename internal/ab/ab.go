@@ -48,6 +48,11 @@ type Options struct {
 	// into Out/explain.
 	Explain       Explain
 	ExplainRounds int
+	// Started is when the command began (zero: when Run holds the run
+	// lock, or Compare is called): a budgeted comparison's budget
+	// (engine.Options.Budgeted) bounds the whole command from then,
+	// builds, confirmation and explanation included.
+	Started time.Time
 }
 
 // Result is what an A/B comparison found.
@@ -139,6 +144,9 @@ func Run(ctx context.Context, env *session.Env, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer s.Release()
+	if o.Started.IsZero() {
+		o.Started = time.Now() // the run lock is held: waiting for it spent no budget
+	}
 	if o.Out, err = session.OutDir(o.Out, "ab"); err != nil {
 		return nil, err
 	}
@@ -165,14 +173,16 @@ func Run(ctx context.Context, env *session.Env, o Options) (*Result, error) {
 // confirms its regressions when asked, and ends with ab's error: the
 // run's failures, or the regressions found.
 func Compare(ctx context.Context, s *session.Session, o Options, set *Sides, root string) (*Result, error) {
-	if e := o.Engine; e.UntilDecided {
-		if need := engine.FirstRounds(e, len(set.Cases)); need > e.Budget {
-			os.Remove(o.Out) // made by session.OutDir; removed only while empty
-			return nil, session.Input("{Budget} %s is shorter than the first %d rounds of %d cases take (about %s): nothing was measured", e.Budget, e.Forks, len(set.Cases), need.Round(time.Second))
-		}
+	if o.Started.IsZero() {
+		o.Started = time.Now()
+	}
+	first := o // the first A/B's rounds, within what the budget leaves
+	if err := fitBudget(&first.Engine, len(set.Cases), o.left()); err != nil {
+		os.Remove(o.Out) // made by session.OutDir; removed only while empty
+		return nil, err
 	}
 	res := &Result{Revs: set.Revs, Notes: set.Notes, Host: s.Check, Engine: o.Engine, Broken: set.Broken, Out: o.Out, File: filepath.Join(o.Out, "ab.txt")}
-	ts, r, err := measure(ctx, s, o, set, root, o.Engine.Seed, "ab.txt")
+	ts, r, err := measure(ctx, s, first, set, root, o.Engine.Seed, "ab.txt")
 	if ts == nil {
 		return nil, err
 	}
@@ -181,18 +191,29 @@ func Compare(ctx context.Context, s *session.Session, o Options, set *Sides, roo
 		return res, err // the table was decided; ab.txt could not be written
 	}
 	regs := ts.Regressions()
+	second := o
 	if len(regs) > 0 && o.Confirm {
-		s.Env.Say("%d possible regression(s); confirming with a second A/B run", len(regs))
-		again, r2, err := measure(ctx, s, o, set, root, o.Engine.Seed+1, "ab-confirm.txt")
+		if err := fitBudget(&second.Engine, len(set.Cases), o.left()); err != nil {
+			s.Env.Say("%d possible regression(s), not confirmed: %v", len(regs), err)
+		} else {
+			s.Env.Say("%d possible regression(s); confirming with a second A/B run", len(regs))
+			res.Confirmed = true
+		}
+	}
+	if res.Confirmed {
+		again, r2, err := measure(ctx, s, second, set, root, o.Engine.Seed+1, "ab-confirm.txt")
 		if err != nil {
 			return res, err
 		}
 		res.Failed += r2.Failed
-		res.Confirmed = true
 		regs = confirmed(regs, again.Regressions())
 	}
 	res.Regressions = regs
-	res.Explained = ExplainRows(ctx, s, set, root, ts, Explaining{Mode: o.Explain, Rounds: o.ExplainRounds, Alpha: o.Alpha, Engine: o.Engine, Dir: filepath.Join(o.Out, ExplainDir)})
+	x := Explaining{Mode: o.Explain, Rounds: o.ExplainRounds, Alpha: o.Alpha, Engine: o.Engine, Dir: filepath.Join(o.Out, ExplainDir)}
+	if o.Engine.Budgeted() {
+		x.Budget = max(o.left(), time.Nanosecond)
+	}
+	res.Explained = ExplainRows(ctx, s, set, root, ts, x)
 	r.Failed = res.Failed
 	if err := r.Outcome(set.Broken, o.Out); err != nil {
 		return res, err

@@ -126,6 +126,29 @@ type Explaining struct {
 	Alpha  float64
 	Engine engine.Options
 	Dir    string
+	// Budget, when above 0, is what a budgeted comparison's budget leaves:
+	// rows whose profiling forks would take longer are not explained, and
+	// say so.
+	Budget time.Duration
+}
+
+// explainEngine is how x's profiling forks run: CPU profiles only,
+// x.Rounds of them a side (DefaultExplainRounds by default), in their own
+// windows.
+func explainEngine(x Explaining) engine.Options {
+	eo := x.Engine
+	eo.Profiles, eo.ProfileRounds, eo.Measure, eo.Warmup = []profile.Kind{profile.CPU}, x.Rounds, explainWindow(eo.Measure), explainWarmup(eo.Warmup)
+	if eo.ProfileRounds == 0 {
+		eo.ProfileRounds = DefaultExplainRounds
+	}
+	return eo
+}
+
+// explainCost is the planned time of eo's profiling forks of rows rows
+// on both sides.
+func explainCost(eo engine.Options, rows int) time.Duration {
+	eo.Forks, eo.Duet = eo.ProfileRounds, false
+	return engine.FirstRounds(eo, rows)
 }
 
 // ExplainRows profiles the cases of set that x.Mode selects from ts (the
@@ -143,10 +166,14 @@ func ExplainRows(ctx context.Context, s *session.Session, set *Sides, root strin
 	if len(cases) == 0 || x.Mode == ExplainOff {
 		return nil
 	}
-	eo := x.Engine
-	eo.Profiles, eo.ProfileRounds, eo.Measure, eo.Warmup = []profile.Kind{profile.CPU}, x.Rounds, explainWindow(eo.Measure), explainWarmup(eo.Warmup)
-	if eo.ProfileRounds == 0 {
-		eo.ProfileRounds = DefaultExplainRounds
+	eo := explainEngine(x)
+	if cost := explainCost(eo, len(cases)); x.Budget > 0 && cost > x.Budget {
+		out := make([]Explained, len(cases))
+		for i, c := range cases {
+			out[i] = Explained{Case: c.Name(), Err: fmt.Errorf("not explained: its %d profiling forks a side would take about %s, and the budget leaves %s (explain it with ab --explain and no --budget, or a larger one)",
+				eo.ProfileRounds, cost.Round(time.Second), max(x.Budget, 0).Round(time.Second))}
+		}
+		return out
 	}
 	s.Env.Say("explaining %d row(s) by their functions: %d CPU profiling forks a side each → %s", len(cases), eo.ProfileRounds, x.Dir)
 	logs := filepath.Join(x.Dir, "logs")

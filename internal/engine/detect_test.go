@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 )
@@ -138,5 +139,54 @@ func TestUntilDecidedStopsDecidedCases(t *testing.T) {
 	o.Forks = 2
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "deciding round by round starts from at least 3 rounds") {
 		t.Errorf("2 first rounds: %v", err)
+	}
+}
+
+func init() {
+	var n uint64
+	// A setup far longer than the plan's estimate of a fork, as a go test
+	// benchmark that rebuilds its data under StopTimer is.
+	forkRegistry.Register(simple("SlowSetup", func(*harness.Trial) error {
+		time.Sleep(400 * time.Millisecond)
+		return nil
+	}, func() { n++ }))
+}
+
+// TestBudgetBoundsTheFirstRounds: forks that take far longer than
+// planned do not carry an until-decided run past its budget: it stops
+// before the first round that would end past it, says how many of its
+// first rounds ran, and ends within the budget and at most one round
+// beyond it.
+func TestBudgetBoundsTheFirstRounds(t *testing.T) {
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := engine.DefaultOptions()
+	o.Bench, o.Forks = "^BenchmarkSlowSetup$", 8
+	o.Warmup = result.IterSpec{Count: 1, Time: 5 * time.Millisecond}
+	o.Measure = result.IterSpec{Count: 1, Time: 5 * time.Millisecond}
+	o.UntilDecided, o.Budget = true, 3*time.Second
+	cases, err := o.Plan(forkRegistry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rn := &engine.Runner{Executable: exe, Decided: func([]*result.Run) []bool { return []bool{false} }}
+	sides := []engine.Side{{Name: "a", Launch: engine.Program{}}, {Name: "b", Launch: engine.Program{}}}
+	start := time.Now()
+	runs, err := rn.RunSides(t.Context(), o, cases, sides)
+	took := time.Since(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rounds := len(runs[1].Cases[0].ForkScores())
+	if rounds < 1 || rounds >= o.Forks || runs[0].BudgetRounds != rounds || runs[1].BudgetRounds != rounds {
+		t.Fatalf("%d rounds ran, BudgetRounds %d/%d: want fewer than the %d planned, and said", rounds, runs[0].BudgetRounds, runs[1].BudgetRounds, o.Forks)
+	}
+	if round := took / time.Duration(rounds); took > o.Budget+round {
+		t.Errorf("%d rounds took %s: more than one round (%s) past the budget %s", rounds, took, round, o.Budget)
+	}
+	if o.UntilDecided = false; o.Budgeted() {
+		t.Error("a run of fixed rounds is bounded by the budget")
 	}
 }

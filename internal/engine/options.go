@@ -100,6 +100,13 @@ func DefaultOptions() Options {
 	}
 }
 
+// Budgeted reports whether Budget bounds the run, first rounds included:
+// it does when rounds are added toward a goal (Precision, Detect or
+// UntilDecided). A round that would end past it is not started.
+func (o Options) Budgeted() bool {
+	return o.Budget > 0 && (o.Precision > 0 || o.Detect > 0 || o.UntilDecided)
+}
+
 // DefaultBudget is the machine time a run that adds rounds (a
 // precision, a detectable change, or an A/B's --budget) may spend, unless
 // told otherwise.

@@ -153,6 +153,9 @@ type sideRun struct {
 // measured runs the rounds: in each, the open cases in a shuffled order.
 func (r *sideRun) measured(ctx context.Context) error {
 	for round := 1; ; round++ {
+		if round > 1 && !r.fits(round) {
+			return nil
+		}
 		if round > r.rounds {
 			more, err := r.more(round)
 			if err != nil || !more {
@@ -177,6 +180,38 @@ func (r *sideRun) measured(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// fits says whether round can start and end within a budget that bounds
+// the run (Options.Budgeted): a round of the open cases, at the time the
+// forks so far took (the plan's estimate before any ran), must end by
+// the budget. A run whose first rounds do not all fit stops there and
+// says how many ran in its runs' BudgetRounds; the first round always
+// runs (ab refuses a budget that cannot hold the first rounds' plan).
+func (r *sideRun) fits(round int) bool {
+	if !r.o.Budgeted() {
+		return true
+	}
+	elapsed := time.Since(r.start)
+	perFork := r.forkTime
+	if r.done > 0 {
+		perFork = elapsed / time.Duration(r.done)
+	}
+	open := 0
+	for i := range r.cases {
+		if !r.closed[i] {
+			open++
+		}
+	}
+	if elapsed+perFork*time.Duration(open*len(r.sides)) <= r.o.Budget {
+		return true
+	}
+	if round <= r.rounds {
+		for _, run := range r.runs {
+			run.BudgetRounds = round - 1
+		}
+	}
+	return false
 }
 
 // more decides whether round, beyond the rounds every case runs, is run:

@@ -229,7 +229,8 @@ func (g *gitter) copy(from, name string) {
 }
 
 // vendor copies the packages of root's module that package benchctl
-// links (without tests), with go.mod and go.sum, into dst.
+// links (their Go and assembly files, without tests), with go.mod and
+// go.sum, into dst.
 func vendor(root, dst string) error {
 	cmd := exec.Command("go", "list", "-deps", "-f", "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}", "./benchctl")
 	cmd.Dir = root
@@ -246,7 +247,8 @@ func vendor(root, dst string) error {
 			return err
 		}
 		files, _ := filepath.Glob(filepath.Join(pkg, "*.go"))
-		for _, f := range files {
+		asm, _ := filepath.Glob(filepath.Join(pkg, "*.s"))
+		for _, f := range append(files, asm...) {
 			if !strings.HasSuffix(f, "_test.go") {
 				g.copy(f, filepath.Join(rel, filepath.Base(f)))
 			}
