@@ -20,7 +20,7 @@ import (
 type abFlags struct {
 	base, head, cmd             string
 	allowDirty, confirm, anyway bool
-	untilDecided                bool
+	untilDecided, json          bool
 	minChange, alpha            float64
 	detect                      string
 	explain                     string
@@ -113,6 +113,7 @@ func (af *abFlags) bind(fl *pflag.FlagSet, f *runFlags) {
 	fl.BoolVar(&af.untilDecided, "until-decided", false, "after each round from the --forks-th (default 3), decide every row by an anytime-valid test and give rounds only to the undecided ones, until all are decided or --budget is spent (the default when --budget is given)")
 	fl.BoolVar(&af.anyway, "anyway", false, "with --detect, measure within --budget even when the plan says it cannot be reached")
 	fl.BoolVar(&af.confirm, "confirm", false, "confirm a regression with a second A/B run before failing")
+	fl.BoolVar(&af.json, "json", false, "print the verdicts as JSON on stdout instead of the pull-request table (schema "+compare.JSONSchema+", docs/running.md)")
 	fl.StringVar(&af.explain, "explain", "changed", "which rows to explain by their functions, from CPU profiles of both sides in extra forks after the rounds: changed (the rows whose time changed), all, or off")
 	fl.IntVar(&af.explainRounds, "explain-rounds", ab.DefaultExplainRounds, "the CPU profiling forks of each side of an explained row (the pairs of its functions' intervals)")
 	fl.Float64Var(&af.minChange, "min-change", compare.DefaultMinChange, "the margin of the verdicts, in percent: a smaller change is none, and an interval within ± it is \"same\"")
@@ -166,11 +167,17 @@ func (ab *abFlags) adaptive(cmd *cobra.Command, o *engine.Options, f *runFlags) 
 // regression.
 func (a *app) showAB(res *ab.Result, af *abFlags) error {
 	names := []string{fmt.Sprintf("baseline (%s)", revision.Short(res.Revs[0].Commit)), fmt.Sprintf("experiment (%s)", revision.Short(res.Revs[1].Commit))}
-	if err := res.Tables.Markdown(a.stdout, names); err != nil {
-		return failedError(err.Error())
+	if af.json {
+		if err := abJSON(a.stdout, res, names); err != nil {
+			return failedError(err.Error())
+		}
+	} else {
+		if err := res.Tables.Markdown(a.stdout, names); err != nil {
+			return failedError(err.Error())
+		}
+		a.showExplained(res)
+		a.printABDetails(res)
 	}
-	a.showExplained(res)
-	a.printABDetails(res)
 	o := res.Engine
 	if reached, cases := ab.Reached(o, res.Runs); cases > 0 && (o.Detect > 0 || o.Precision > 0) {
 		asked := fmt.Sprintf("an interval within ±%g %%", 100*o.Precision)

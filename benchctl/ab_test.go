@@ -1,6 +1,7 @@
 package benchctl
 
 import (
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
 	"github.com/ledgerbench/ledgerbench/internal/testenv"
@@ -422,10 +424,21 @@ func TestABBudgetBoundsTheWholeCommand(t *testing.T) {
 	const budget = 12 * time.Second
 	start := time.Now()
 	code, stdout, stderr := abApp(t, dir, "ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", base, "--head", base, "--bench", "^BenchmarkSlowSetup$",
-		"--until-decided", "--budget", budget.String(), "--forks", "16", "--warmup", "1x20ms", "--measure", "1x20ms", "--out", filepath.Join(t.TempDir(), "ab"))
+		"--until-decided", "--budget", budget.String(), "--forks", "16", "--warmup", "1x20ms", "--measure", "1x20ms", "--json", "--out", filepath.Join(t.TempDir(), "ab"))
 	took := time.Since(start)
 	if code > 1 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	// --json: stdout is one object of the documented schema.
+	var v abVerdicts
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil || v.Schema != compare.JSONSchema || v.Command != "ab" || v.Baseline.Commit != base ||
+		v.Experiment.Commit != base || len(v.Rows) == 0 || v.Regressions == nil || !strings.HasSuffix(v.File, "ab.txt") {
+		t.Errorf("ab --json: %v, %+v\n%s", err, v, stdout)
+	}
+	for _, r := range v.Rows {
+		if r.Against != "" && r.Verdict == "" && r.Error == "" {
+			t.Errorf("a compared row without a verdict or its reason: %+v", r)
+		}
 	}
 	m := regexp.MustCompile(`--budget 12s: (\d+) of the first 16 rounds fit \(about ([0-9.]+)s a round`).FindStringSubmatch(stderr)
 	if m == nil {

@@ -52,9 +52,10 @@ func (a *app) compareCmd() *cobra.Command {
 				"text": func(t *compare.Tables) error { return t.Text(a.stdout, nameList) },
 				"csv":  func(t *compare.Tables) error { return t.CSV(a.stdout, nameList) },
 				"md":   func(t *compare.Tables) error { return t.Markdown(a.stdout, nameList) },
+				"json": func(t *compare.Tables) error { return writeJSON(a.stdout, t.Verdicts(nameList)) },
 			}[format]
 			if render == nil {
-				return usageError(fmt.Errorf("--format %q: valid formats are text, csv, md, gotest", format))
+				return usageError(fmt.Errorf("--format %q: valid formats are text, csv, md, json, gotest", format))
 			}
 			tables, err := compare.Build(files, o)
 			if err != nil {
@@ -84,7 +85,7 @@ func (a *app) compareCmd() *cobra.Command {
 	fl.Float64Var(&o.Confidence, "confidence", 0.95, "confidence level of the text format's (benchstat's) summary intervals")
 	fl.Float64Var(&o.MinChange, "min-change", compare.DefaultMinChange, "the margin of the verdicts, in percent: a smaller change is none, and an interval within ± it is \"same\"")
 	fl.StringVar(&o.Samples, "samples", compare.Forks, "unit of replication: fork (one sample per fork of a benchctl file, the median of its iterations) or iteration (one per result line, benchstat's numbers)")
-	fl.StringVar(&format, "format", "text", "text, csv, md, or gotest: the files' results as go test -bench writes them (its keys, no comments), for benchstat beside a go test file")
+	fl.StringVar(&format, "format", "text", "text, csv, md, json (the verdicts, schema "+compare.JSONSchema+"), or gotest: the files' results as go test -bench writes them (its keys, no comments), for benchstat beside a go test file")
 	fl.StringVar(&chartPath, "chart", "", "also draw the change of the second column per benchmark, with whiskers, to this .svg or .png")
 	fl.StringVar(&names, "names", "", "column names, comma-separated, baseline first (\"Master,This change\")")
 	return c

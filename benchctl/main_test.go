@@ -3,6 +3,7 @@ package benchctl
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/harness/report"
 	"github.com/ledgerbench/ledgerbench/internal/chart"
 	"github.com/ledgerbench/ledgerbench/internal/servecmd"
@@ -223,6 +225,42 @@ func TestCompareAcrossConfigurations(t *testing.T) {
 	code, stdout, stderr := benchctl(t, "compare", "--table", "", "go="+gt, "benchctl="+bc)
 	if code != 0 || strings.Count(stdout, "Add/impl=mutex-2") != 1 || !strings.Contains(stdout, "vs base") {
 		t.Errorf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// TestCompareJSON: --format json is the verdicts of the Markdown table as
+// one object of the documented schema: each column's summary, the change
+// and verdict of the columns after the first, nulls where an interval is
+// open, and the headline's tally.
+func TestCompareJSON(t *testing.T) {
+	dir := t.TempDir()
+	base, head := filepath.Join(dir, "base.txt"), filepath.Join(dir, "head.txt")
+	var a, b strings.Builder
+	for i := range 8 {
+		fmt.Fprintf(&a, "BenchmarkGet-2 100 %d ns/op\nBenchmarkOne-2 100 5 ns/op\n", 100+i%3)
+		fmt.Fprintf(&b, "BenchmarkGet-2 100 %d ns/op\n", 200+i%3)
+	}
+	b.WriteString("BenchmarkOne-2 100 5 ns/op\n") // one sample: no interval
+	os.WriteFile(base, []byte(a.String()), 0o644)
+	os.WriteFile(head, []byte(b.String()), 0o644)
+	code, stdout, stderr := benchctl(t, "compare", "--format", "json", "base="+base, "head="+head)
+	var v compare.Verdicts
+	if err := json.Unmarshal([]byte(stdout), &v); code != 0 || err != nil || v.Schema != compare.JSONSchema {
+		t.Fatalf("exit %d, %v\n%s\n%s", code, err, stdout, stderr)
+	}
+	rows := map[string]compare.VerdictRow{}
+	for _, r := range v.Rows {
+		rows[r.Benchmark+"@"+r.Column] = r
+	}
+	get, one := rows["Get-2@head"], rows["One-2@head"]
+	if get.Verdict != "changed" || get.Against != "base" || get.Change == nil || get.Change.Ratio < 1.9 || get.Change.Ratio > 2.1 || rows["Get-2@base"].Change != nil {
+		t.Errorf("Get: %+v (change %+v)", get, get.Change)
+	}
+	if one.N != 1 || one.Verdict == "changed" || (one.Change != nil && one.Change.Hi != nil) {
+		t.Errorf("One, a single sample: %+v (change %+v)", one, one.Change)
+	}
+	if v.Tally.Slower != 1 || v.Tally.Rows != 2 || !strings.HasPrefix(v.Headline, "1 of 2 time comparisons changed") {
+		t.Errorf("tally %+v, headline %q", v.Tally, v.Headline)
 	}
 }
 

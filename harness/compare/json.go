@@ -1,0 +1,116 @@
+package compare
+
+import (
+	"math"
+)
+
+// JSONSchema names the layout of [Tables.Verdicts]: a change to its keys
+// or their meaning changes it.
+const JSONSchema = "benchctl-verdicts/1"
+
+// Verdicts is the machine-readable form of the tables: every row of every
+// unit, each column's summary, and each column after the first decided
+// against it. Keys are stable within a JSONSchema; a number that has no
+// finite value (an interval open for lack of samples) is null.
+type Verdicts struct {
+	Schema   string        `json:"schema"`
+	Headline string        `json:"headline"`
+	Warnings []string      `json:"warnings"`
+	Rows     []VerdictRow  `json:"rows"`
+	Tally    VerdictsTally `json:"tally"`
+}
+
+// VerdictsTally counts the time comparisons' verdicts (the headline's).
+type VerdictsTally struct {
+	Rows    int `json:"rows"`
+	Slower  int `json:"slower"`
+	Faster  int `json:"faster"`
+	Same    int `json:"same"`
+	Unknown int `json:"unknown"`
+}
+
+// VerdictRow is one benchmark of one unit in one column.
+type VerdictRow struct {
+	Config    string `json:"config"`
+	Unit      string `json:"unit"`
+	Benchmark string `json:"benchmark"`
+	Column    string `json:"column"`
+	// Center is the median of the samples (one per fork, or per result
+	// line); Min and Max the extremes of the result lines; N the samples.
+	Center float64  `json:"center"`
+	Min    *float64 `json:"min"`
+	Max    *float64 `json:"max"`
+	N      int      `json:"n"`
+	// Against is the baseline column this one was decided against (""
+	// in the baseline column itself, which has no verdict).
+	Against string         `json:"against,omitempty"`
+	Change  *VerdictChange `json:"change,omitempty"`
+	// Verdict is "changed", "same" or "unknown"; Error says why a column
+	// after the first has no verdict.
+	Verdict string `json:"verdict,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+// VerdictChange is a column's change against the baseline.
+type VerdictChange struct {
+	// Ratio is experiment/baseline; Lo and Hi its interval (a confidence
+	// sequence when Sequential).
+	Ratio      float64  `json:"ratio"`
+	Lo         *float64 `json:"lo"`
+	Hi         *float64 `json:"hi"`
+	Paired     bool     `json:"paired"`
+	Sequential bool     `json:"sequential"`
+	Test       string   `json:"test"`
+	N          int      `json:"n"`
+	P          *float64 `json:"p"`
+	Q          *float64 `json:"q"`
+	// MDE is the smallest change these samples could detect (0.03: 3 %).
+	MDE *float64 `json:"mde"`
+}
+
+// finite is v, or nil when it has no finite value.
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// Verdicts returns the tables' rows and verdicts, the columns named by
+// names as in [Tables.Markdown].
+func (ts *Tables) Verdicts(names []string) Verdicts {
+	n := ts.Tally()
+	v := Verdicts{Schema: JSONSchema, Headline: ts.Headline(), Warnings: ts.sortedWarnings(), Rows: []VerdictRow{},
+		Tally: VerdictsTally{Rows: n.Rows, Slower: n.Slower, Faster: n.Faster, Same: n.Same, Unknown: n.Unknown}}
+	if v.Warnings == nil {
+		v.Warnings = []string{}
+	}
+	for _, t := range ts.Tables {
+		cols := colNames(t, names)
+		for _, row := range t.Rows {
+			for i, col := range t.Cols {
+				c := t.cell(row, col)
+				if c == nil {
+					continue
+				}
+				r := VerdictRow{Config: t.Config, Unit: t.Unit, Benchmark: row.StringValues(), Column: cols[i],
+					Center: c.Center, Min: finite(c.Min), Max: finite(c.Max), N: len(c.Values)}
+				if i > 0 {
+					r.Against = cols[0]
+					if d := t.Decision(row, col); d == nil {
+						r.Error = "no baseline in this row"
+					} else if d.Err != nil {
+						r.Error = d.Err.Error()
+					} else {
+						ch := d.Change
+						r.Verdict = d.Verdict.String()
+						r.Change = &VerdictChange{Ratio: ch.Ratio, Lo: finite(ch.Lo), Hi: finite(ch.Hi), Paired: ch.Paired, Sequential: ch.Sequential,
+							Test: ch.Test, N: ch.N, P: finite(ch.P), Q: finite(d.Q), MDE: finite(ch.MDE)}
+					}
+				}
+				v.Rows = append(v.Rows, r)
+			}
+		}
+	}
+	return v
+}
