@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The tool's footprint in a user's module: a new module requires this one
 # (a replace to this checkout, as the README says until it is published),
-# adds the tool with `go get -tool`, and tidies. Prints, for the lean tool
+# adds the tool's line to its go.mod and tidies, as the README says (`go
+# get -tool` of an unpublished module asks the proxy for it and fails). Prints, for the lean tool
 # (tool/benchctl) and for this repository's program (cmd/benchctl), the
 # indirect requirements its go.mod gained (besides this module) and the
 # tool's cold build time (an empty build cache; the module cache warm).
@@ -13,9 +14,8 @@ for tool in tool/benchctl cmd/benchctl; do
   mod=$(mktemp -d)
   cache=$(mktemp -d)
   cd "$mod"
-  printf 'module example.com/adopter\n\ngo 1.26.0\n\nrequire github.com/ledgerbench/ledgerbench v0.0.0\n\nreplace github.com/ledgerbench/ledgerbench => %s\n' "$root" > go.mod
+  printf 'module example.com/adopter\n\ngo 1.26.0\n\nrequire github.com/ledgerbench/ledgerbench v0.0.0\n\nreplace github.com/ledgerbench/ledgerbench => %s\n\ntool github.com/ledgerbench/ledgerbench/%s\n' "$root" "$tool" > go.mod
   cp "$root/go.sum" go.sum
-  go get -tool "github.com/ledgerbench/ledgerbench/$tool" >/dev/null 2>&1
   go mod tidy
   n=$(grep '// indirect' go.mod | grep -vc 'github.com/ledgerbench/ledgerbench ' || true)
   start=$(date +%s.%N)
