@@ -74,8 +74,17 @@ func forkLabel(e engine.Event) string {
 }
 
 func (p *progress) draw(e engine.Event) {
-	fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s %s  %s  ETA %s", e.Done+1, e.Total, e.Case.Name(), forkLabel(e),
-		time.Since(p.fork).Round(100*time.Millisecond), p.eta(e).Round(time.Second))
+	fmt.Fprintf(p.w, "\r\033[K[%d/%d] %s %s  %s  ETA %s%s", e.Done+1, e.Total, e.Case.Name(), forkLabel(e),
+		time.Since(p.fork).Round(100*time.Millisecond), p.eta(e).Round(time.Second), budgetLeft(e))
+}
+
+// budgetLeft is ", budget left D" for a fork of a budgeted run ("" for
+// another): the rounds end by then, whatever the ETA of the planned ones.
+func budgetLeft(e engine.Event) string {
+	if e.Deadline.IsZero() {
+		return ""
+	}
+	return fmt.Sprintf(", budget left %s", max(time.Until(e.Deadline), 0).Round(time.Second))
 }
 
 func (p *progress) event(e engine.Event) {
@@ -103,16 +112,20 @@ func (p *progress) event(e engine.Event) {
 		}
 		return
 	}
-	fmt.Fprintf(p.w, "[%d/%d] %s %s: %s (%s)\n", e.Done, e.Total, e.Case.Name(), forkLabel(e), status, time.Since(p.fork).Round(time.Millisecond))
+	fmt.Fprintf(p.w, "[%d/%d] %s %s: %s (%s%s)\n", e.Done, e.Total, e.Case.Name(), forkLabel(e), status, time.Since(p.fork).Round(time.Millisecond), budgetLeft(e))
 }
 
 // eta extrapolates from the forks done so far (or the planned fork length
-// before the first one ends), minus the running fork's elapsed time.
+// before the first one ends), minus the running fork's elapsed time; a
+// budgeted run ends by its deadline.
 func (p *progress) eta(e engine.Event) time.Duration {
 	per := e.Estimated
 	if e.Done > 0 {
 		per = p.fork.Sub(p.start) / time.Duration(e.Done)
 	}
 	eta := per*time.Duration(e.Total-e.Done) - time.Since(p.fork)
+	if !e.Deadline.IsZero() {
+		eta = min(eta, time.Until(e.Deadline))
+	}
 	return max(eta, 0)
 }

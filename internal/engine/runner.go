@@ -57,6 +57,9 @@ type Event struct {
 	Estimated time.Duration // planned length of one fork
 	Profile   profile.Kind  // the profiler of a profiling fork
 	Side      string        // the side of an A/B run
+	// Deadline is when a budgeted run's budget (Options.Budgeted) ends:
+	// no round starts that would end after it. Zero otherwise.
+	Deadline time.Time
 }
 
 // Side is one binary of a run: its name (the toolchain key of an A/B
@@ -171,7 +174,7 @@ func (r *sideRun) measured(ctx context.Context) error {
 			}
 			if r.o.Duet {
 				r.rn.duetFork(ctx, r.o, r.srn, r.launch, r.runs, []Case{caseOf(r.sides, r.cases, 0, i), caseOf(r.sides, r.cases, 1, i)}, i, round,
-					Event{Fork: round, Done: r.done, Total: r.total, Estimated: r.forkTime})
+					Event{Fork: round, Done: r.done, Total: r.total, Estimated: r.forkTime, Deadline: r.deadline()})
 				r.done += len(r.sides)
 				continue
 			}
@@ -180,6 +183,14 @@ func (r *sideRun) measured(ctx context.Context) error {
 			}
 		}
 	}
+}
+
+// deadline is when the run's budget ends, if it bounds the run.
+func (r *sideRun) deadline() time.Time {
+	if !r.o.Budgeted() {
+		return time.Time{}
+	}
+	return r.start.Add(r.o.Budget)
 }
 
 // fits says whether round can start and end within a budget that bounds
@@ -273,7 +284,7 @@ func (r *sideRun) interleaved(ctx context.Context, i, round int) error {
 		if r.runs[s].InProcess {
 			forkNo = 0
 		}
-		ev := Event{Case: c, Fork: forkNo, Done: r.done, Total: r.total, Estimated: r.forkTime, Side: r.sides[s].Name}
+		ev := Event{Case: c, Fork: forkNo, Done: r.done, Total: r.total, Estimated: r.forkTime, Side: r.sides[s].Name, Deadline: r.deadline()}
 		r.srn[s].oneFork(ctx, r.o, r.sides[s], cr, ev)
 		r.done++
 	}
