@@ -18,7 +18,7 @@ import (
 
 // abFlags are the flags of `ab` beyond the run flags.
 type abFlags struct {
-	base, head, cmd             string
+	base, head, cmd, policy     string
 	allowDirty, confirm, anyway bool
 	untilDecided, json          bool
 	minChange, alpha            float64
@@ -82,9 +82,15 @@ on a failed fork or on a revision that does not build.`,
 			if err != nil {
 				return err
 			}
+			var policy *ab.Policy
+			if af.policy != "" {
+				if policy, err = ab.LoadPolicy(af.policy); err != nil {
+					return usageError(fmt.Errorf("--policy %w", err))
+				}
+			}
 			opts := ab.Options{Base: af.base, Head: af.head, AllowDirty: af.allowDirty, Program: af.cmd, Packages: args, Cases: cases,
 				Engine: o, Alpha: af.alpha, MinChange: af.minChange, Confirm: af.confirm, Dir: a.dir, Out: f.out, Host: f.hostOptions(),
-				Explain: explain, ExplainRounds: af.explainRounds}
+				Explain: explain, ExplainRounds: af.explainRounds, Policy: policy}
 			res, err := ab.Run(cmd.Context(), a.env(), opts)
 			if res != nil {
 				if perr := a.showAB(res, &af); perr != nil {
@@ -113,6 +119,7 @@ func (af *abFlags) bind(fl *pflag.FlagSet, f *runFlags) {
 	fl.BoolVar(&af.untilDecided, "until-decided", false, "after each round from the --forks-th (default 3), decide every row by an anytime-valid test and give rounds only to the undecided ones, until all are decided or --budget is spent (the default when --budget is given)")
 	fl.BoolVar(&af.anyway, "anyway", false, "with --detect, measure within --budget even when the plan says it cannot be reached")
 	fl.BoolVar(&af.confirm, "confirm", false, "confirm a regression with a second A/B run before failing")
+	fl.StringVar(&af.policy, "policy", "", "a JSON policy file: per-benchmark thresholds a regression must surely exceed to fail, and expected regressions that fail nothing (docs/running.md)")
 	fl.BoolVar(&af.json, "json", false, "print the verdicts as JSON on stdout instead of the pull-request table (schema "+compare.JSONSchema+", docs/running.md)")
 	fl.StringVar(&af.explain, "explain", "changed", "which rows to explain by their functions, from CPU profiles of both sides in extra forks after the rounds: changed (the rows whose time changed), all, or off")
 	fl.IntVar(&af.explainRounds, "explain-rounds", ab.DefaultExplainRounds, "the CPU profiling forks of each side of an explained row (the pairs of its functions' intervals)")
@@ -190,7 +197,7 @@ func (a *app) showAB(res *ab.Result, af *abFlags) error {
 	if o.UntilDecided {
 		a.reportUndecided(res, af.minChange)
 	}
-	a.reportRegressions(res.Regressions, af, res.Host.Pinned)
+	a.reportRegressions(res.Regressions, res.Waived, af, res.Host.Pinned)
 	return nil
 }
 
@@ -250,10 +257,14 @@ func (a *app) printABDetails(res *ab.Result) {
 
 // reportRegressions names each regression, and on a host that is not
 // pinned says what an unconfirmed one may be.
-func (a *app) reportRegressions(regs []compare.Regression, af *abFlags, pinned bool) {
+func (a *app) reportRegressions(regs []compare.Regression, waived []ab.Waived, af *abFlags, pinned bool) {
 	for _, r := range regs {
 		ch := r.Decision.Change
 		a.say("REGRESSION %s %s: %+.1f %% [%+.1f, %+.1f] (p=%.3g q=%.3g)", r.Benchmark, r.Unit, ch.Pct(), (ch.Lo-1)*100, (ch.Hi-1)*100, ch.P, r.Decision.Q)
+	}
+	for _, w := range waived {
+		ch := w.Decision.Change
+		a.say("regression %s %s: %+.1f %% [%+.1f, %+.1f], not failing: %s", w.Benchmark, w.Unit, ch.Pct(), (ch.Lo-1)*100, (ch.Hi-1)*100, w.Why)
 	}
 	if len(regs) > 0 && !af.confirm && !pinned {
 		// The verdicts hold the false-discovery rate at α across the

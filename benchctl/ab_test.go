@@ -82,6 +82,17 @@ func TestABFindsTheRegression(t *testing.T) {
 	if strings.Contains(string(txt), "\ncommit: ") {
 		t.Error("ab.txt has a per-side commit key: benchstat would split the sides into tables")
 	}
+	// A policy that expects the regression: reported, exit 0, and in
+	// --json's waived list, not its regressions.
+	policy := filepath.Join(t.TempDir(), "policy.json")
+	os.WriteFile(policy, []byte(`{"benchmarks": [{"match": "^Tiny", "expected": true, "reason": "the work loop grew on purpose"}]}`), 0o644)
+	code, stdout, stderr = abApp(t, dir, "ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[2], "--bench", "^BenchmarkTinyWork$",
+		"--forks", "4", "--warmup", "1x20ms", "--measure", "2x20ms", "--policy", policy, "--json", "--out", filepath.Join(t.TempDir(), "policy"))
+	var v abVerdicts
+	if err := json.Unmarshal([]byte(stdout), &v); code != 0 || err != nil || len(v.Regressions) != 0 || len(v.Waived) != 1 ||
+		!strings.Contains(stderr, "not failing: expected by the policy: the work loop grew on purpose") {
+		t.Errorf("an expected regression: exit %d, %v, %+v\n%s", code, err, v.Waived, stderr)
+	}
 	// Same code on both sides: no regression.
 	code, _, stderr = abApp(t, dir, "ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", c[2], "--head", ".", "--bench", "^BenchmarkTinyWork$",
 		"--forks", "2", "--warmup", "1x30ms", "--measure", "3x30ms", "--min-change", "20", "--out", filepath.Join(t.TempDir(), "same"))
@@ -258,6 +269,7 @@ func TestABBadInput(t *testing.T) {
 		{dir, []string{"ab", "--base", c[0], "--duet", "--forks", "0", "--bench", "TinyWork"}, "ab needs forks"},
 		{dir, []string{"ab", "--base", c[0], "--detect", "abc", "--bench", "TinyWork"}, `--detect "abc": want a percentage above 0 and below 100`},
 		{dir, []string{"ab", "--base", c[0], "--anyway", "--bench", "TinyWork"}, "--anyway goes with --detect"},
+		{dir, []string{"ab", "--base", c[0], "--policy", "nosuch.json", "--bench", "TinyWork"}, "--policy open nosuch.json: no such file"},
 		{dir, []string{"ab", "--base", c[0], "--budget", "1m", "--min-change", "0", "--bench", "TinyWork"}, "--until-decided with --min-change 0: no row can be decided the same"},
 		{dir, []string{"ab", "--base", c[0], "--until-decided", "--forks", "0", "--bench", "TinyWork"}, "--forks 0: --until-decided looks at the rows from round 3 on"},
 		{dir, []string{"ab", "--base", c[0], "--until-decided", "--detect", "2%", "--bench", "TinyWork"}, "--until-decided and --detect or --precision: one goal at a time"},

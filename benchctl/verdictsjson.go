@@ -21,6 +21,8 @@ type abVerdicts struct {
 	File        string        `json:"file"`
 	Confirmed   bool          `json:"confirmed"`
 	Regressions []jsonVerdict `json:"regressions"`
+	// Waived are the regressions --policy keeps from failing.
+	Waived []jsonVerdict `json:"waived"`
 }
 
 type jsonRevision struct {
@@ -34,6 +36,7 @@ type jsonVerdict struct {
 	Benchmark string  `json:"benchmark"`
 	Column    string  `json:"column"`
 	Ratio     float64 `json:"ratio"`
+	Why       string  `json:"why,omitempty"`
 }
 
 // writeJSON writes v indented, one object.
@@ -47,13 +50,16 @@ func writeJSON(w io.Writer, v any) error {
 // as in its table.
 func abJSON(w io.Writer, res *ab.Result, names []string) error {
 	v := abVerdicts{Verdicts: res.Tables.Verdicts(names), Command: "ab", Out: res.Out, File: res.File, Confirmed: res.Confirmed,
-		Regressions: []jsonVerdict{}}
+		Regressions: []jsonVerdict{}, Waived: []jsonVerdict{}}
 	if len(res.Revs) == 2 {
 		v.Baseline = jsonRevision{Rev: res.Revs[0].Rev, Commit: res.Revs[0].Commit}
 		v.Experiment = jsonRevision{Rev: res.Revs[1].Rev, Commit: res.Revs[1].Commit}
 	}
 	for _, r := range res.Regressions {
 		v.Regressions = append(v.Regressions, jsonVerdict{Unit: r.Unit, Benchmark: r.Benchmark, Column: r.Column, Ratio: r.Ratio})
+	}
+	for _, w := range res.Waived {
+		v.Waived = append(v.Waived, jsonVerdict{Unit: w.Unit, Benchmark: w.Benchmark, Column: w.Column, Ratio: w.Ratio, Why: w.Why})
 	}
 	if err := writeJSON(w, v); err != nil {
 		return fmt.Errorf("writing the verdicts: %w", err)

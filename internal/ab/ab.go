@@ -48,6 +48,9 @@ type Options struct {
 	// into Out/explain.
 	Explain       Explain
 	ExplainRounds int
+	// Policy, when set, says which regressions fail the comparison (per
+	// benchmark thresholds, expected regressions).
+	Policy *Policy
 	// Started is when the command began (zero: when Run holds the run
 	// lock, or Compare is called): a budgeted comparison's budget
 	// (engine.Options.Budgeted) bounds the whole command from then,
@@ -75,6 +78,8 @@ type Result struct {
 	// run was made.
 	Regressions []compare.Regression
 	Confirmed   bool
+	// Waived are the regressions Options.Policy keeps from failing.
+	Waived []Waived
 	// Failed counts failed forks of both runs; Broken names packages
 	// that did not build.
 	Failed int
@@ -208,7 +213,8 @@ func Compare(ctx context.Context, s *session.Session, o Options, set *Sides, roo
 		res.Failed += r2.Failed
 		regs = confirmed(regs, again.Regressions())
 	}
-	res.Regressions = regs
+	res.Regressions, res.Waived = o.Policy.Apply(regs)
+	regs = res.Regressions
 	x := Explaining{Mode: o.Explain, Rounds: o.ExplainRounds, Alpha: o.Alpha, Engine: o.Engine, Dir: filepath.Join(o.Out, ExplainDir)}
 	if o.Engine.Budgeted() {
 		x.Budget = max(o.left(), time.Nanosecond)
