@@ -1,8 +1,10 @@
 package benchctl
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,6 +14,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/harness/verdict"
 	"github.com/ledgerbench/ledgerbench/internal/ab"
+	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
 )
@@ -19,6 +22,7 @@ import (
 // abFlags are the flags of `ab` beyond the run flags.
 type abFlags struct {
 	base, head, cmd, policy     string
+	comment                     string
 	allowDirty, confirm, anyway bool
 	untilDecided, json          bool
 	minChange, alpha            float64
@@ -120,6 +124,7 @@ func (af *abFlags) bind(fl *pflag.FlagSet, f *runFlags) {
 	fl.BoolVar(&af.anyway, "anyway", false, "with --detect, measure within --budget even when the plan says it cannot be reached")
 	fl.BoolVar(&af.confirm, "confirm", false, "confirm a regression with a second A/B run before failing")
 	fl.StringVar(&af.policy, "policy", "", "a JSON policy file: per-benchmark thresholds a regression must surely exceed to fail, and expected regressions that fail nothing (docs/running.md)")
+	fl.StringVar(&af.comment, "comment", "", "also write the pull-request comment to this file: a marker line a CI job finds its earlier comment by, the table, and which regressions fail the check")
 	fl.BoolVar(&af.json, "json", false, "print the verdicts as JSON on stdout instead of the pull-request table (schema "+compare.JSONSchema+", docs/running.md)")
 	fl.StringVar(&af.explain, "explain", "changed", "which rows to explain by their functions, from CPU profiles of both sides in extra forks after the rounds: changed (the rows whose time changed), all, or off")
 	fl.IntVar(&af.explainRounds, "explain-rounds", ab.DefaultExplainRounds, "the CPU profiling forks of each side of an explained row (the pairs of its functions' intervals)")
@@ -174,16 +179,24 @@ func (ab *abFlags) adaptive(cmd *cobra.Command, o *engine.Options, f *runFlags) 
 // regression.
 func (a *app) showAB(res *ab.Result, af *abFlags) error {
 	names := []string{fmt.Sprintf("baseline (%s)", revision.Short(res.Revs[0].Commit)), fmt.Sprintf("experiment (%s)", revision.Short(res.Revs[1].Commit))}
+	var md bytes.Buffer
+	if err := res.Tables.Markdown(&md, names); err != nil {
+		return failedError(err.Error())
+	}
+	showExplained(&md, res)
+	printABDetails(&md, res)
 	if af.json {
 		if err := abJSON(a.stdout, res, names); err != nil {
 			return failedError(err.Error())
 		}
 	} else {
-		if err := res.Tables.Markdown(a.stdout, names); err != nil {
-			return failedError(err.Error())
+		a.stdout.Write(md.Bytes())
+	}
+	if af.comment != "" {
+		if err := atomicfile.Replace(af.comment, prComment(res, md.Bytes())); err != nil {
+			return failedError(fmt.Sprintf("--comment: %v", err))
 		}
-		a.showExplained(res)
-		a.printABDetails(res)
+		a.say("pull-request comment written to %s", af.comment)
 	}
 	o := res.Engine
 	if reached, cases := ab.Reached(o, res.Runs); cases > 0 && (o.Detect > 0 || o.Precision > 0) {
@@ -241,18 +254,18 @@ func (a *app) reportUndecided(res *ab.Result, minChange float64) {
 }
 
 // printABDetails prints the notes and the host under the table.
-func (a *app) printABDetails(res *ab.Result) {
+func printABDetails(w io.Writer, res *ab.Result) {
 	for _, n := range res.Notes {
-		fmt.Fprintf(a.stdout, "\n> %s\n", n)
+		fmt.Fprintf(w, "\n> %s\n", n)
 	}
 	check, o := res.Host, res.Engine
-	fmt.Fprintf(a.stdout, "\n<details><summary>host: %s</summary>\n\n", check.Verdict())
+	fmt.Fprintf(w, "\n<details><summary>host: %s</summary>\n\n", check.Verdict())
 	for _, reason := range check.Reasons {
-		fmt.Fprintf(a.stdout, "- %s\n", reason)
+		fmt.Fprintf(w, "- %s\n", reason)
 	}
-	fmt.Fprintf(a.stdout, "\nmachine-id %s, env-id %s, %s; seed %d, %d forks per side, warmup %s, measure %s; raw results: %s\n",
+	fmt.Fprintf(w, "\nmachine-id %s, env-id %s, %s; seed %d, %d forks per side, warmup %s, measure %s; raw results: %s\n",
 		check.MachineID, check.EnvID, check.Facts.Brand, o.Seed, o.Forks, o.Warmup, o.Measure, res.File)
-	fmt.Fprintf(a.stdout, "\n%s\n</details>\n", ab.Mode(o))
+	fmt.Fprintf(w, "\n%s\n</details>\n", ab.Mode(o))
 }
 
 // reportRegressions names each regression, and on a host that is not

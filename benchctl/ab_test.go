@@ -87,11 +87,22 @@ func TestABFindsTheRegression(t *testing.T) {
 	policy := filepath.Join(t.TempDir(), "policy.json")
 	os.WriteFile(policy, []byte(`{"benchmarks": [{"match": "^Tiny", "expected": true, "reason": "the work loop grew on purpose"}]}`), 0o644)
 	code, stdout, stderr = abApp(t, dir, "ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[2], "--bench", "^BenchmarkTinyWork$",
-		"--forks", "4", "--warmup", "1x20ms", "--measure", "2x20ms", "--policy", policy, "--json", "--out", filepath.Join(t.TempDir(), "policy"))
+		"--forks", "4", "--warmup", "1x20ms", "--measure", "2x20ms", "--policy", policy, "--json", "--comment", filepath.Join(t.TempDir(), "comment.md"),
+		"--out", filepath.Join(t.TempDir(), "policy"))
 	var v abVerdicts
 	if err := json.Unmarshal([]byte(stdout), &v); code != 0 || err != nil || len(v.Regressions) != 0 || len(v.Waived) != 1 ||
 		!strings.Contains(stderr, "not failing: expected by the policy: the work loop grew on purpose") {
 		t.Errorf("an expected regression: exit %d, %v, %+v\n%s", code, err, v.Waived, stderr)
+	}
+	// --comment writes the pull-request comment beside --json's answer.
+	i := strings.Index(stderr, "pull-request comment written to ")
+	if i < 0 {
+		t.Fatalf("no comment written:\n%s", stderr)
+	}
+	body, err := os.ReadFile(strings.TrimSpace(strings.SplitN(stderr[i+len("pull-request comment written to "):], "\n", 2)[0]))
+	if err != nil || !strings.HasPrefix(string(body), CommentMarker+"\n") || !strings.Contains(string(body), "No regression fails this check") ||
+		!strings.Contains(string(body), "| TinyWork-") {
+		t.Errorf("the comment (%v):\n%s", err, body)
 	}
 	// Same code on both sides: no regression.
 	code, _, stderr = abApp(t, dir, "ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", c[2], "--head", ".", "--bench", "^BenchmarkTinyWork$",

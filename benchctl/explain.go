@@ -2,6 +2,7 @@ package benchctl
 
 import (
 	"fmt"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -13,11 +14,11 @@ import (
 // explained row: its named functions with their change per op, interval
 // and share, or why none is named; and where the profiles, difference,
 // text and flame graph are.
-func (a *app) showExplained(res *ab.Result) {
+func showExplained(w io.Writer, res *ab.Result) {
 	if len(res.Explained) == 0 {
 		return
 	}
-	fmt.Fprintf(a.stdout, "\n**Functions behind the rows** (flat CPU per op, experiment − baseline, with its %.0f %% interval over the pairs of profiling forks; a function is named when its change is significant at a false-discovery rate of %g over the functions; share: of the row's change)\n\n",
+	fmt.Fprintf(w, "\n**Functions behind the rows** (flat CPU per op, experiment − baseline, with its %.0f %% interval over the pairs of profiling forks; a function is named when its change is significant at a false-discovery rate of %g over the functions; share: of the row's change)\n\n",
 		100*explain.Confidence, res.Tables.Options.Alpha)
 	for _, e := range res.Explained {
 		row := strings.TrimPrefix(e.Case, "Benchmark")
@@ -29,6 +30,6 @@ func (a *app) showExplained(res *ab.Result) {
 		if text == "" {
 			text = e.Why()
 		}
-		fmt.Fprintf(a.stdout, "- %s: %s; %s\n", row, text, rel)
+		fmt.Fprintf(w, "- %s: %s; %s\n", row, text, rel)
 	}
 }
