@@ -183,6 +183,11 @@ func (a *app) showAB(res *ab.Result, af *abFlags) error {
 	if err := res.Tables.Markdown(&md, names); err != nil {
 		return failedError(err.Error())
 	}
+	if res.Engine.Duet {
+		// Beside the numbers, not only in the details: a duet's times are
+		// not the benchmark's usual ones.
+		fmt.Fprintf(&md, "\n> %s\n", ab.Mode(res.Engine))
+	}
 	showExplained(&md, res)
 	printABDetails(&md, res)
 	if af.json {
@@ -265,7 +270,10 @@ func printABDetails(w io.Writer, res *ab.Result) {
 	}
 	fmt.Fprintf(w, "\nmachine-id %s, env-id %s, %s; seed %d, %d forks per side, warmup %s, measure %s; raw results: %s\n",
 		check.MachineID, check.EnvID, check.Facts.Brand, o.Seed, o.Forks, o.Warmup, o.Measure, res.File)
-	fmt.Fprintf(w, "\n%s\n</details>\n", ab.Mode(o))
+	if !o.Duet { // a duet's mode is under the table
+		fmt.Fprintf(w, "\n%s\n", ab.Mode(o))
+	}
+	fmt.Fprintf(w, "</details>\n")
 }
 
 // reportRegressions names each regression, and on a host that is not

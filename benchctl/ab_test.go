@@ -132,6 +132,11 @@ func TestABDuet(t *testing.T) {
 	if !strings.Contains(stdout, "mode: duet (--duet)") || !strings.Contains(stdout, "10 pairs") {
 		t.Errorf("the table does not say the duet ran, by 10 pairs:\n%s", stdout)
 	}
+	// How the sides ran is said beside the numbers, before the details.
+	if i, j := strings.Index(stdout, "> mode: duet (--duet)"), strings.Index(stdout, "<details><summary>host"); i < 0 || i > j || strings.Count(stdout, "mode: duet (--duet)") != 1 ||
+		!regexp.MustCompile(`\(GOMAXPROCS=\d+ each\).*not its usual ones`).MatchString(stdout[i:j]) {
+		t.Errorf("the duet's configuration is not stated under the table:\n%s", stdout)
+	}
 	txt, _ := os.ReadFile(filepath.Join(out, "ab.txt"))
 	if !strings.Contains(string(txt), "# benchctl: duet: ") || !regexp.MustCompile(`1:BenchmarkTinyWork:baseline@[0-9,]+\+experiment@[0-9,]+ `).Match(txt) {
 		t.Errorf("ab.txt does not record the duet and its CPUs:\n%s", txt)

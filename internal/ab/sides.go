@@ -110,8 +110,9 @@ func BuildPair(ctx context.Context, env *session.Env, ws *revision.Workspace, di
 func Mode(o engine.Options) string {
 	if o.Duet {
 		halves, _ := engine.DuetCPUs(o.CPUs)
-		return fmt.Sprintf("mode: duet (--duet): each round ran both sides' forks at the same time, one on CPUs %v and one on CPUs %v, swapped every round; "+
-			"each round's pair shares the host's noise, and what the sides share without splitting (caches, memory bandwidth) an A/A duet measures", halves[0], halves[1])
+		return fmt.Sprintf("mode: duet (--duet): each round ran both sides' forks at the same time, one on CPUs %v and one on CPUs %v (GOMAXPROCS=%d each), swapped every round; "+
+			"each round's pair shares the host's noise, and what the sides share without splitting (caches, memory bandwidth) an A/A duet measures; "+
+			"the times are those of a benchmark on %d CPU(s) beside another, not its usual ones: the change between the sides is what a duet measures", halves[0], halves[1], len(halves[0]), len(halves[0]))
 	}
 	return "mode: interleaved (the default; --duet runs both sides at once): each round ran one side's fork after the other's, in a seeded order; the rounds pair them"
 }
