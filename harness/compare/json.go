@@ -2,6 +2,8 @@ package compare
 
 import (
 	"math"
+
+	"golang.org/x/perf/benchproc"
 )
 
 // JSONSchema names the layout of [Tables.Verdicts]: a change to its keys
@@ -85,32 +87,24 @@ func (ts *Tables) Verdicts(names []string) Verdicts {
 	if v.Warnings == nil {
 		v.Warnings = []string{}
 	}
-	for _, t := range ts.Tables {
-		cols := colNames(t, names)
-		for _, row := range t.Rows {
-			for i, col := range t.Cols {
-				c := t.cell(row, col)
-				if c == nil {
-					continue
-				}
-				r := VerdictRow{Config: t.Config, Unit: t.Unit, Benchmark: row.StringValues(), Column: cols[i],
-					Center: c.Center, Min: finite(c.Min), Max: finite(c.Max), N: len(c.Values)}
-				if i > 0 {
-					r.Against = cols[0]
-					if d := t.Decision(row, col); d == nil {
-						r.Error = "no baseline in this row"
-					} else if d.Err != nil {
-						r.Error = d.Err.Error()
-					} else {
-						ch := d.Change
-						r.Verdict = d.Verdict.String()
-						r.Change = &VerdictChange{Ratio: ch.Ratio, Lo: finite(ch.Lo), Hi: finite(ch.Hi), Paired: ch.Paired, Sequential: ch.Sequential,
-							Test: ch.Test, N: ch.N, P: finite(ch.P), Q: finite(d.Q), MDE: finite(ch.MDE)}
-					}
-				}
-				v.Rows = append(v.Rows, r)
+	ts.eachCell(names, func(t *Table, row benchproc.Key, i int, cols []string, c *Cell) {
+		r := VerdictRow{Config: t.Config, Unit: t.Unit, Benchmark: row.StringValues(), Column: cols[i],
+			Center: c.Center, Min: finite(c.Min), Max: finite(c.Max), N: len(c.Values)}
+		if i > 0 {
+			r.Against = cols[0]
+			switch d := t.Decision(row, t.Cols[i]); {
+			case d == nil:
+				r.Error = "no baseline in this row"
+			case d.Err != nil:
+				r.Error = d.Err.Error()
+			default:
+				ch := d.Change
+				r.Verdict = d.Verdict.String()
+				r.Change = &VerdictChange{Ratio: ch.Ratio, Lo: finite(ch.Lo), Hi: finite(ch.Hi), Paired: ch.Paired, Sequential: ch.Sequential,
+					Test: ch.Test, N: ch.N, P: finite(ch.P), Q: finite(d.Q), MDE: finite(ch.MDE)}
 			}
 		}
-	}
+		v.Rows = append(v.Rows, r)
+	})
 	return v
 }

@@ -68,29 +68,36 @@ func (ts *Tables) CSV(w io.Writer, names []string) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"config", "unit", "benchmark", "column", "center", "min", "max", "n",
 		"change_ratio", "change_lo", "change_hi", "paired", "change_p", "q", "verdict", "mde"})
-	for _, t := range ts.Tables {
-		cols := colNames(t, names)
-		for _, row := range t.Rows {
-			for i, col := range t.Cols {
-				c := t.cell(row, col)
-				if c == nil {
-					continue
-				}
-				rec := []string{t.Config, t.Unit, row.StringValues(), cols[i], g(c.Center), g(c.Min), g(c.Max), fmt.Sprint(len(c.Values)),
-					"", "", "", "", "", "", "", ""}
-				if d := t.Decision(row, col); d != nil && d.Err == nil {
-					ch := d.Change
-					copy(rec[8:], []string{g(ch.Ratio), g(ch.Lo), g(ch.Hi), fmt.Sprint(ch.Paired), g(ch.P), g(d.Q), d.Verdict.String(), g(ch.MDE)})
-				}
-				cw.Write(rec)
-			}
+	ts.eachCell(names, func(t *Table, row benchproc.Key, i int, cols []string, c *Cell) {
+		rec := []string{t.Config, t.Unit, row.StringValues(), cols[i], g(c.Center), g(c.Min), g(c.Max), fmt.Sprint(len(c.Values)),
+			"", "", "", "", "", "", "", ""}
+		if d := t.Decision(row, t.Cols[i]); d != nil && d.Err == nil {
+			ch := d.Change
+			copy(rec[8:], []string{g(ch.Ratio), g(ch.Lo), g(ch.Hi), fmt.Sprint(ch.Paired), g(ch.P), g(d.Q), d.Verdict.String(), g(ch.MDE)})
 		}
-	}
+		cw.Write(rec)
+	})
 	cw.Flush()
 	return cw.Error()
 }
 
 func g(v float64) string { return fmt.Sprintf("%g", v) }
+
+// eachCell calls f with every cell of ts that has samples: its table,
+// row, column index, the columns' names (names, then the columns' own)
+// and the cell, table by table, row by row.
+func (ts *Tables) eachCell(names []string, f func(t *Table, row benchproc.Key, i int, cols []string, c *Cell)) {
+	for _, t := range ts.Tables {
+		cols := colNames(t, names)
+		for _, row := range t.Rows {
+			for i, col := range t.Cols {
+				if c := t.cell(row, col); c != nil {
+					f(t, row, i, cols, c)
+				}
+			}
+		}
+	}
+}
 
 // Markdown writes one table per unit in the shape of the upstream pull
 // requests' tables, each side's median with its min–max range, and for

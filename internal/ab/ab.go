@@ -249,19 +249,25 @@ func measure(ctx context.Context, s *session.Session, o Options, set *Sides, roo
 			return nil
 		}}
 	if eo.UntilDecided {
-		rec.Decide = func(data []byte) (func(string) bool, error) {
-			t, err := compare.BuildData(path, data, co)
-			if err != nil {
-				return nil, err
-			}
-			return t.Decided, nil
-		}
+		rec.Decide = Decide(path, co)
 	}
 	r, err := s.Record(ctx, rec)
 	if err == nil && r.Interrupted != nil {
 		err = r.Interrupted
 	}
 	return ts, r, err
+}
+
+// Decide is a Recording's Decide for the results file at path: its rows
+// so far decided under co.
+func Decide(path string, co compare.Options) func(data []byte) (func(string) bool, error) {
+	return func(data []byte) (func(string) bool, error) {
+		t, err := compare.BuildData(path, data, co)
+		if err != nil {
+			return nil, err
+		}
+		return t.Decided, nil
+	}
 }
 
 // Verdicts are the options under which ab decides its rows: ab's, at

@@ -170,7 +170,7 @@ func ExplainRows(ctx context.Context, s *session.Session, set *Sides, root strin
 	if cost := explainCost(eo, len(cases)); x.Budget > 0 && cost > x.Budget {
 		out := make([]Explained, len(cases))
 		for i, c := range cases {
-			out[i] = Explained{Case: c.Name(), Err: fmt.Errorf("not explained: its %d profiling forks a side would take about %s, and the budget leaves %s (explain it with ab --explain and no --budget, or a larger one)",
+			out[i] = Explained{Case: c.Name(), Err: fmt.Errorf("not explained: its %d profiling forks a side would take about %s, and the budget leaves %s (explain it again without a budget, or with a larger one)",
 				eo.ProfileRounds, cost.Round(time.Second), max(x.Budget, 0).Round(time.Second))}
 		}
 		return out
