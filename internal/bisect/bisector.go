@@ -159,11 +159,19 @@ func (bs *bisector) ab(ctx context.Context, name string, base, head revision.Com
 		return sr, nil
 	}
 	o := bs.o
-	// Within the budget even when the plan says the detectable change
-	// cannot be reached: the verdict then says what was found.
-	o.Precision, o.Detect, o.Budget, o.Anyway = add.precision, add.detect, bs.opts.Budget, true
-	r, err := bs.s.Record(ctx, &session.Recording{Options: o, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs, Notes: set.Notes, Dir: bs.repo.Root,
-		LogDir: filepath.Join(sr.dir, "logs"), Out: session.ResultsFile{Path: filepath.Join(sr.dir, "ab.txt"), Put: session.ReplaceFile}})
+	o.Precision, o.Budget = add.precision, bs.opts.Budget
+	if add.decided {
+		o.UntilDecided, o.Forks = true, max(o.Forks, verdict.MinSamples)
+	}
+	// Decided as ab decides: anytime-valid where rounds stop on a look.
+	co := ab.Verdicts(bs.opts.Alpha, bs.opts.MinChange, o.UntilDecided)
+	path := filepath.Join(sr.dir, "ab.txt")
+	rec := &session.Recording{Options: o, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs, Notes: set.Notes, Dir: bs.repo.Root,
+		LogDir: filepath.Join(sr.dir, "logs"), Out: session.ResultsFile{Path: path, Put: session.ReplaceFile}}
+	if o.UntilDecided {
+		rec.Decide = ab.Decide(path, co)
+	}
+	r, err := bs.s.Record(ctx, rec)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +181,7 @@ func (bs *bisector) ab(ctx context.Context, name string, base, head revision.Com
 	if r.Failed > 0 {
 		return nil, bisectError("%d fork(s) of the A/B of %s against %s failed; its results are in %s", r.Failed, revision.Short(base.Hash), revision.Short(head.Hash), r.Path)
 	}
-	ts, err := compare.BuildData(r.Path, r.Data, compare.ABOptions(bs.opts.Alpha, bs.opts.MinChange))
+	ts, err := compare.BuildData(r.Path, r.Data, co)
 	if err != nil {
 		return nil, failedError(err.Error())
 	}
@@ -189,12 +197,14 @@ func (bs *bisector) ab(ctx context.Context, name string, base, head revision.Com
 	return sr, nil
 }
 
-// adding is what an A/B is run for: an interval of the change within
-// ±precision, or a detectable change of at most detect, by adding
-// rounds; and, with explain, the functions behind its changed rows.
+// adding is what an A/B is run for: rows decided (by the anytime-valid
+// verdicts, looked at after every round), or an interval of the change
+// within ±precision, by adding rounds; and, with explain, the functions
+// behind its changed rows.
 type adding struct {
-	precision, detect float64
-	explain           bool
+	decided   bool
+	precision float64
+	explain   bool
 }
 
 // unbuiltReason says why a step has no case to run.
@@ -229,7 +239,10 @@ func RowName(name string) string {
 // confirm runs good against bad and picks the row to follow.
 func (bs *bisector) confirm(ctx context.Context) error {
 	bs.env.Say("confirming the ends: good %s against bad %s", revision.Short(bs.good.Hash), revision.Short(bs.bad.Hash))
-	sr, err := bs.ab(ctx, "00-confirm", bs.good, bs.bad, adding{detect: bs.opts.MinChange / 100})
+	// Until the rows are decided, not until a change of --min-change could
+	// be detected: a clear change (or a reversed one) is decided from
+	// the first look, after the first three rounds.
+	sr, err := bs.ab(ctx, "00-confirm", bs.good, bs.bad, adding{decided: true})
 	if err != nil {
 		return err
 	}
