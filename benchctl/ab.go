@@ -72,36 +72,7 @@ on a failed fork or on a revision that does not build.`,
   %[1]s ab --base v0.1.0 --head HEAD --bench Insert --min-change 3 --confirm`, a.name),
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			o, cases, err := a.planOrPackages(cmd, &f, args)
-			if err != nil {
-				return err
-			}
-			if o.Duet && !cmd.Flags().Changed("forks") && !f.quick {
-				o.Forks = engine.DuetRounds
-			}
-			if err := af.adaptive(cmd, &o, &f); err != nil {
-				return err
-			}
-			explain, err := ab.ParseExplain(af.explain)
-			if err != nil {
-				return err
-			}
-			var policy *ab.Policy
-			if af.policy != "" {
-				if policy, err = ab.LoadPolicy(af.policy); err != nil {
-					return usageError(fmt.Errorf("--policy %w", err))
-				}
-			}
-			opts := ab.Options{Base: af.base, Head: af.head, AllowDirty: af.allowDirty, Program: af.cmd, Packages: args, Cases: cases,
-				Engine: o, Alpha: af.alpha, MinChange: af.minChange, Confirm: af.confirm, Dir: a.dir, Out: f.out, Host: f.hostOptions(),
-				Explain: explain, ExplainRounds: af.explainRounds, Policy: policy}
-			res, err := ab.Run(cmd.Context(), a.env(), opts)
-			if res != nil {
-				if perr := a.showAB(res, &af); perr != nil {
-					return perr
-				}
-			}
-			return err
+			return a.ab(cmd, &f, &af, args)
 		},
 	}
 	a.addRunFlags(c, &f, engine.ABOptions())
@@ -130,6 +101,40 @@ func (af *abFlags) bind(fl *pflag.FlagSet, f *runFlags) {
 	fl.IntVar(&af.explainRounds, "explain-rounds", ab.DefaultExplainRounds, "the CPU profiling forks of each side of an explained row (the pairs of its functions' intervals)")
 	fl.Float64Var(&af.minChange, "min-change", compare.DefaultMinChange, "the margin of the verdicts, in percent: a smaller change is none, and an interval within ± it is \"same\"")
 	fl.Float64Var(&af.alpha, "alpha", compare.DefaultAlpha, "the verdicts' false-discovery rate across a unit's rows")
+}
+
+// ab runs ab with the bound flags: plans, compares, shows the result.
+func (a *app) ab(cmd *cobra.Command, f *runFlags, af *abFlags, args []string) error {
+	o, cases, err := a.planOrPackages(cmd, f, args)
+	if err != nil {
+		return err
+	}
+	if o.Duet && !cmd.Flags().Changed("forks") && !f.quick {
+		o.Forks = engine.DuetRounds
+	}
+	if err := af.adaptive(cmd, &o, f); err != nil {
+		return err
+	}
+	explain, err := ab.ParseExplain(af.explain)
+	if err != nil {
+		return err
+	}
+	var policy *ab.Policy
+	if af.policy != "" {
+		if policy, err = ab.LoadPolicy(af.policy); err != nil {
+			return usageError(fmt.Errorf("--policy %w", err))
+		}
+	}
+	opts := ab.Options{Base: af.base, Head: af.head, AllowDirty: af.allowDirty, Program: af.cmd, Packages: args, Cases: cases,
+		Engine: o, Alpha: af.alpha, MinChange: af.minChange, Confirm: af.confirm, Dir: a.dir, Out: f.out, Host: f.hostOptions(),
+		Explain: explain, ExplainRounds: af.explainRounds, Policy: policy}
+	res, err := ab.Run(cmd.Context(), a.env(), opts)
+	if res != nil {
+		if perr := a.showAB(res, af); perr != nil {
+			return perr
+		}
+	}
+	return err
 }
 
 // adaptive binds --detect, --anyway and --budget into o: --detect plans

@@ -22,58 +22,7 @@ func (a *app) compareCmd() *cobra.Command {
   benchctl compare --format gotest new/bench.txt > new.txt && benchstat old-go-test.txt new.txt`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, files []string) error {
-			var nameList []string
-			if names != "" {
-				nameList = strings.Split(names, ",")
-			}
-			if cmd.Flags().Changed("table") && o.Table == "" {
-				// benchstat's -table "": one table per unit, whatever the
-				// files' configurations (a go test file beside a benchctl
-				// one, say).
-				o.Table = compare.OneTable
-			}
-			if err := checkStats(o.Alpha, o.MinChange); err != nil {
-				return err
-			}
-			if o.Samples != compare.Forks && o.Samples != compare.Iterations {
-				return usageError(fmt.Errorf("--samples %q: want %s or %s", o.Samples, compare.Forks, compare.Iterations))
-			}
-			if !(o.Confidence > 0 && o.Confidence < 1) {
-				return usageError(fmt.Errorf("--confidence %g: must be between 0 and 1", o.Confidence))
-			}
-			if format == "gotest" {
-				// The results as go test wrote them, for benchstat.
-				if err := compare.GoTest(a.stdout, files); err != nil {
-					return usageError(err)
-				}
-				return nil
-			}
-			render := map[string]func(*compare.Tables) error{
-				"text": func(t *compare.Tables) error { return t.Text(a.stdout, nameList) },
-				"csv":  func(t *compare.Tables) error { return t.CSV(a.stdout, nameList) },
-				"md":   func(t *compare.Tables) error { return t.Markdown(a.stdout, nameList) },
-				"json": func(t *compare.Tables) error { return writeJSON(a.stdout, t.Verdicts(nameList)) },
-			}[format]
-			if render == nil {
-				return usageError(fmt.Errorf("--format %q: valid formats are text, csv, md, json, gotest", format))
-			}
-			tables, err := compare.Build(files, o)
-			if err != nil {
-				return usageError(err)
-			}
-			if len(tables.Tables) == 0 {
-				return failedError("no benchmark results in " + strings.Join(files, ", "))
-			}
-			if err := render(tables); err != nil {
-				return failedError(err.Error())
-			}
-			if len(tables.Damaged) > 0 {
-				return failedError(strings.Join(tables.Damaged, "; "))
-			}
-			if chartPath != "" {
-				return a.compareChart(tables, chartPath, nameList)
-			}
-			return nil
+			return a.compare(cmd, files, o, format, names, chartPath)
 		},
 	}
 	fl := c.Flags()
@@ -89,6 +38,62 @@ func (a *app) compareCmd() *cobra.Command {
 	fl.StringVar(&chartPath, "chart", "", "also draw the change of the second column per benchmark, with whiskers, to this .svg or .png")
 	fl.StringVar(&names, "names", "", "column names, comma-separated, baseline first (\"Master,This change\")")
 	return c
+}
+
+// compare runs compare over files with the bound flags.
+func (a *app) compare(cmd *cobra.Command, files []string, o compare.Options, format, names, chartPath string) error {
+	var nameList []string
+	if names != "" {
+		nameList = strings.Split(names, ",")
+	}
+	if cmd.Flags().Changed("table") && o.Table == "" {
+		// benchstat's -table "": one table per unit, whatever the
+		// files' configurations (a go test file beside a benchctl
+		// one, say).
+		o.Table = compare.OneTable
+	}
+	if err := checkStats(o.Alpha, o.MinChange); err != nil {
+		return err
+	}
+	if o.Samples != compare.Forks && o.Samples != compare.Iterations {
+		return usageError(fmt.Errorf("--samples %q: want %s or %s", o.Samples, compare.Forks, compare.Iterations))
+	}
+	if !(o.Confidence > 0 && o.Confidence < 1) {
+		return usageError(fmt.Errorf("--confidence %g: must be between 0 and 1", o.Confidence))
+	}
+	if format == "gotest" {
+		// The results as go test wrote them, for benchstat.
+		if err := compare.GoTest(a.stdout, files); err != nil {
+			return usageError(err)
+		}
+		return nil
+	}
+	render := map[string]func(*compare.Tables) error{
+		"text": func(t *compare.Tables) error { return t.Text(a.stdout, nameList) },
+		"csv":  func(t *compare.Tables) error { return t.CSV(a.stdout, nameList) },
+		"md":   func(t *compare.Tables) error { return t.Markdown(a.stdout, nameList) },
+		"json": func(t *compare.Tables) error { return writeJSON(a.stdout, t.Verdicts(nameList)) },
+	}[format]
+	if render == nil {
+		return usageError(fmt.Errorf("--format %q: valid formats are text, csv, md, json, gotest", format))
+	}
+	tables, err := compare.Build(files, o)
+	if err != nil {
+		return usageError(err)
+	}
+	if len(tables.Tables) == 0 {
+		return failedError("no benchmark results in " + strings.Join(files, ", "))
+	}
+	if err := render(tables); err != nil {
+		return failedError(err.Error())
+	}
+	if len(tables.Damaged) > 0 {
+		return failedError(strings.Join(tables.Damaged, "; "))
+	}
+	if chartPath != "" {
+		return a.compareChart(tables, chartPath, nameList)
+	}
+	return nil
 }
 
 // compareChart draws the change of the second column against the first,
