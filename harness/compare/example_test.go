@@ -29,7 +29,9 @@ func ExampleBuild() {
 	// Output:
 	// **1 of 1 time comparisons changed (0 slower, 1 faster), 0 unknown; false-discovery rate 0.05 across them (Benjamini–Hochberg)**
 	//
-	// **sec/op**, median (min–max) of each side; Change: the estimated ratio with its 95 % interval (by pairs where both sides' forks ran in the same rounds; rank tests from 6 pairs or 4 a side, t-tests below); Verdict: at a false-discovery rate of 0.05 over the sec/op rows; Detectable: the smallest change these samples find with 80 % power
+	// > Change: the estimated ratio with its 95 % interval (by pairs where both sides' forks ran in the same rounds; rank tests from 6 pairs or 4 a side, t-tests below); Verdict: at a false-discovery rate of 0.05 over each unit's rows; Detectable: the smallest change these samples find with 80 % power
+	//
+	// **sec/op**, median (min–max) of each side
 	//
 	// | Benchmark |                  mutex |                 atomic |                 Change | Verdict                            | Detectable |
 	// |:----------|-----------------------:|-----------------------:|-----------------------:|:-----------------------------------|-----------:|

@@ -116,6 +116,10 @@ func (ts *Tables) Markdown(w io.Writer, names []string) error {
 		fmt.Fprintf(w, "**%s**\n\n", h)
 	}
 	tables := ts.withoutNamelessColumns()
+	if slices.ContainsFunc(tables, func(t *Table) bool { return !t.nameless }) {
+		// One legend for every table of the report.
+		fmt.Fprintf(w, "> %s\n\n", ts.legend())
+	}
 	for ti, t := range tables {
 		if ti > 0 {
 			fmt.Fprintln(w)
@@ -130,7 +134,7 @@ func (ts *Tables) Markdown(w io.Writer, names []string) error {
 			}
 			continue
 		}
-		fmt.Fprintf(w, "**%s**, median (min–max) of each side; %s\n\n", t.Unit, ts.legend(t))
+		fmt.Fprintf(w, "**%s**, median (min–max) of each side\n\n", t.Unit)
 		if err := t.markdownRows(w, names, ts.Options); err != nil {
 			return err
 		}

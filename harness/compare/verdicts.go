@@ -7,15 +7,15 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness/verdict"
 )
 
-// legend is the line under a table's title that says how its changes and
-// verdicts were decided.
-func (ts *Tables) legend(t *Table) string {
+// legend is the line, once per report above its tables, that says how
+// their changes and verdicts were decided.
+func (ts *Tables) legend() string {
 	o := ts.Options
-	s := fmt.Sprintf("Change: the estimated ratio with its %g %% interval (by pairs where both sides' forks ran in the same rounds; rank tests from 6 pairs or 4 a side, t-tests below); Verdict: at a false-discovery rate of %g over the %s rows",
-		100*(1-o.Alpha), o.Alpha, t.Unit)
+	s := fmt.Sprintf("Change: the estimated ratio with its %g %% interval (by pairs where both sides' forks ran in the same rounds; rank tests from 6 pairs or 4 a side, t-tests below); Verdict: at a false-discovery rate of %g over each unit's rows",
+		100*(1-o.Alpha), o.Alpha)
 	if o.Sequential {
-		s = fmt.Sprintf("Change: the estimated ratio with its %g %% confidence sequence (anytime-valid: it holds at every round the comparison could have stopped at; by pairs where both sides' forks ran in the same rounds); Verdict: e-values at a false-discovery rate of %g over the %s rows (e-BH)",
-			100*(1-o.Alpha), o.Alpha, t.Unit)
+		s = fmt.Sprintf("Change: the estimated ratio with its %g %% confidence sequence (anytime-valid: it holds at every round the comparison could have stopped at; by pairs where both sides' forks ran in the same rounds); Verdict: e-values at a false-discovery rate of %g over each unit's rows (e-BH)",
+			100*(1-o.Alpha), o.Alpha)
 	}
 	if o.MinChange > 0 {
 		s += fmt.Sprintf(", same when the interval lies within ±%g %%", o.MinChange)
