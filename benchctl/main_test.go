@@ -264,17 +264,28 @@ func TestCompareJSON(t *testing.T) {
 	}
 }
 
-func TestRunEndsWithThePullRequestTable(t *testing.T) {
+// TestRunAnswersWithThePullRequestTable: a run with an implementation
+// axis prints its pull-request tables first and the JMH table only with
+// --jmh (always into DIR/table.txt).
+func TestRunAnswersWithThePullRequestTable(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	code, stdout, stderr := benchctl(t, "run", "--suite", "clitest", "--bench", "Noop|Enum", "--forks", "2", "--warmup", "0", "--measure", "2x10ms", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
+	// The answer first; the JMH table in DIR/table.txt, printed with --jmh.
 	i := strings.Index(stdout, "## /kind against b")
-	if i < 0 || i < strings.Index(stdout, "| BenchmarkEnum/kind=b/even=2") {
-		t.Fatalf("no pull-request table after the JMH table:\n%s", stdout)
+	if i < 0 || strings.Contains(stdout, "| BenchmarkEnum/kind=b/even=2") || !strings.Contains(stdout, "(JMH's table): "+filepath.Join(out, "table.txt")+" (--jmh prints it)") {
+		t.Fatalf("no pull-request table first, or the JMH table printed without --jmh:\n%s", stdout)
+	}
+	if table, err := os.ReadFile(filepath.Join(out, "table.txt")); err != nil || !strings.Contains(string(table), "| BenchmarkEnum/kind=b/even=2") {
+		t.Errorf("table.txt (%v):\n%s", err, table)
 	}
 	pr := stdout[i:]
+	if code, withJMH, stderr := benchctl(t, "run", "--suite", "clitest", "--bench", "Enum", "--forks", "2", "--warmup", "0", "--measure", "1x10ms", "--jmh",
+		"--out", filepath.Join(t.TempDir(), "jmh")); code != 0 || !regexp.MustCompile(`(?s)## /kind against b.*## Every case \(JMH's table\).*\| BenchmarkEnum/kind=b/even=2`).MatchString(withJMH) {
+		t.Errorf("--jmh: exit %d, want the JMH table after the pull-request table\n%s\n%s", code, withJMH, stderr)
+	}
 	// The declared baseline is the first column, though it sorts after a;
 	// the benchmark without the axis has its own table; the samples are forks.
 	if !regexp.MustCompile(`\| Benchmark +\| +b +\| +a +\| +Change +\| +Verdict +\| +Detectable +\|`).MatchString(pr) {

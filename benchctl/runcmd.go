@@ -14,6 +14,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness/report"
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/harness/verdict"
+	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/gotest"
 	"github.com/ledgerbench/ledgerbench/internal/profile"
@@ -37,6 +38,7 @@ type runFlags struct {
 	cooldownTimeout, idleTimeout                   time.Duration
 	precision                                      string
 	budget                                         time.Duration
+	jmh                                            bool
 	duet                                           bool // ab and calibrate only
 }
 
@@ -92,6 +94,7 @@ instructions runs callgrind twice, at b.N=K and 2K, and divides the difference b
 		},
 	}
 	a.addRunFlags(c, &f, engine.DefaultOptions())
+	c.Flags().BoolVar(&f.jmh, "jmh", false, "print the JMH table (every case's score, error and count) after the pull-request tables, not only into DIR/table.txt")
 	c.Flags().BoolVar(&untilDecided, "until-decided", false, "after each fork from the --forks-th (default 3), decide the pull-request tables' rows by an anytime-valid test and give forks only to the cases of undecided rows, until all are decided or --budget is spent")
 	a.addServerFlags(c)
 	return c
@@ -357,7 +360,7 @@ func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f
 	a.say("host-pinned=%s: %s", s.Pinned(), s.Check.Note())
 	// The tables first: a disk too full for the files must not lose what
 	// was measured.
-	m.Before = a.runTables(o)
+	m.Before = a.runTables(o, f.jmh, out)
 	if o.UntilDecided {
 		m.Decide = axisDecided(resultCases(cases))
 	}
@@ -383,23 +386,36 @@ func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f
 	return r.Outcome(broken, out)
 }
 
-// runTables is run's Before: the JMH table, the precision reached, and
-// the pull-request table of each implementation axis.
-func (a *app) runTables(o engine.Options) func(*session.Recorded) error {
+// runTables is run's Before: the answer first, the pull-request table of
+// each implementation axis; then the precision reached. The JMH table
+// (every case's score) goes to out/table.txt, and to stdout with jmh or
+// when the run has no pull-request table (the JMH table is its answer).
+func (a *app) runTables(o engine.Options, jmh bool, out string) func(*session.Recorded) error {
 	return func(r *session.Recorded) error {
 		run := r.Runs[0]
-		var table bytes.Buffer
+		var table, pr bytes.Buffer
 		if err := report.WriteTable(&table, run); err != nil {
 			return failedError(fmt.Sprintf("rendering the table: %v", err))
 		}
-		a.stdout.Write(table.Bytes())
+		if err := baselineTables(&pr, r.Header, run, o.UntilDecided); err != nil {
+			a.say("the pull-request table could not be made: %v", err)
+		}
+		a.stdout.Write(pr.Bytes())
+		tablePath := filepath.Join(out, "table.txt")
+		if err := atomicfile.Replace(tablePath, table.Bytes()); err != nil {
+			a.say("the JMH table could not be written to %s: %v", tablePath, err)
+		}
+		switch {
+		case pr.Len() == 0:
+			a.stdout.Write(table.Bytes())
+		case jmh:
+			fmt.Fprintf(a.stdout, "\n## Every case (JMH's table)\n\n")
+			a.stdout.Write(table.Bytes())
+		default:
+			fmt.Fprintf(a.stdout, "\nevery case's score, error and count (JMH's table): %s (--jmh prints it)\n", tablePath)
+		}
 		if o.Precision > 0 {
 			a.reportPrecision(o, run)
-		}
-		// The pull-request table of each declared implementation axis:
-		// what the run was for, after the JMH table.
-		if err := baselineTables(a.stdout, r.Header, run, o.UntilDecided); err != nil {
-			a.say("the pull-request table could not be made: %v", err)
 		}
 		return nil
 	}
