@@ -4,7 +4,12 @@
 // prepared [session.Session], writes ab.txt, and decides every row through
 // [compare.BuildData] under [compare.ABOptions] — the decision every A/B
 // path of the project uses (bisect's steps, calibrate's comparisons). With
-// Confirm, a regression must be found again by a second run.
+// Confirm, a regression must be found again by a second run; with a
+// [Policy], a regression fails only past its benchmark's threshold, and
+// an expected one is waived (Result.Waived). A budgeted comparison (its
+// engine options' Budgeted) is bounded by its budget from Options.Started:
+// builds, first rounds, confirmation and explanation included; what
+// cannot fit is refused before measuring, or not started and said.
 //
 // Its helpers build the sides of any command that runs revisions (bisect,
 // nightly): [OpenRepo], [FindProgram], [ResolvePair], [NewWorkspace] and
