@@ -13,8 +13,12 @@
 // the smallest change the samples could have detected. [Tables.Markdown]
 // prints them in a pull-request table (the shape of apache/pulsar#26821's:
 // Benchmark, each side's median and range, Change, Verdict, Detectable)
-// with a geomean row and a headline tallying the verdicts; [Tables.CSV]
-// prints the same, a line per cell.
+// with a geomean row, a headline tallying the verdicts and one legend
+// above the tables; [Tables.CSV] prints the same, a line per cell, and
+// [Tables.Verdicts] as one value of the stable JSON schema [JSONSchema].
+//
+// [GoTest] writes files' results as go test -bench writes them (its keys
+// only), so benchstat puts them in one table with a plain go test file.
 //
 // [Tables.Text] is benchstat's output, kept for parity with benchstat:
 // each cell's summary as benchstat computes it (median with an

@@ -2,7 +2,8 @@
 //
 //   - bench.txt in Go benchmark format ([WriteBenchfmt]), which
 //     `go tool benchstat` reads unchanged: one result line per measurement
-//     iteration, the header keys of the results format of docs/architecture.md as config lines, Unit
+//     iteration, the header keys of the results format of docs/architecture.md as config lines
+//     (cpu byte for byte as go test writes it: [CPUName]), Unit
 //     metadata lines, and per-iteration telemetry (fork, frequency probe,
 //     drift flag, executed ops) as "# benchctl:" comment lines;
 //   - bench.json in JMH's result schema ([WriteJMH]), so JMH Visualizer
