@@ -303,17 +303,19 @@ func TestTwoBisectionsAtOnceOnOneHost(t *testing.T) {
 	}
 }
 
-// TestBisectClaimsOnlyAConfirmedCulprit: two slowdowns, ×1.25 at commit
-// 1 and ×1.75 at commit 3, and a --min-change of 90 %: the ends differ by
-// +119 %, a change; the search ends at commit 3 (it carries 71 % of the
-// change, commits 1 and 2 carry 29 %), whose own change against its
-// parent, +75 %, is not one at that margin. No culprit is claimed: exit
-// 1, commit 3 named as where the search ended.
+// TestBisectClaimsOnlyAConfirmedCulprit: two slowdowns, ×1.35 at commit
+// 1 and ×1.7 at commit 3, and a --min-change of 95 %: the ends differ by
+// +130 %, a change; the search ends at commit 3 (it carries 64 % of the
+// change, commits 1 and 2 carry 36 %), whose own change against its
+// parent, +70 %, is not one at that margin. No culprit is claimed: exit
+// 1, commit 3 named as where the search ended. Either side survives an
+// estimate 15 % off (with ×1.25, ×1.75 and 90 %, the own change once
+// measured +93 % [+69, +121] under the -race run's load: 8.6 % off).
 func TestBisectClaimsOnlyAConfirmedCulprit(t *testing.T) {
 	needGit(t)
 	_, self, _, _ := runtime.Caller(0)
 	dir := t.TempDir()
-	c, err := histgen.Write(dir, histgen.Spec{Commits: 3, Changes: []histgen.Change{{At: 1, Factor: 1.25}, {At: 3, Factor: 1.75}},
+	c, err := histgen.Write(dir, histgen.Spec{Commits: 3, Changes: []histgen.Change{{At: 1, Factor: 1.35}, {At: 3, Factor: 1.7}},
 		Rounds: 128, Harness: filepath.Dir(filepath.Dir(self))})
 	if err != nil {
 		t.Fatal(err)
@@ -322,7 +324,7 @@ func TestBisectClaimsOnlyAConfirmedCulprit(t *testing.T) {
 	args := append([]string{"bisect", "--good", c[0], "--bad", c[3], "--build-cache", filepath.Join(t.TempDir(), "cache"), "--out", out}, bisectTiming...)
 	// A step's budget of 60 s, not 20: under the -race suite's load the
 	// steps once stayed unknown within 20 s and no candidate was reached.
-	code, stdout, stderr := abApp(t, dir, append(args, "--min-change", "90", "--budget", "60s")...)
+	code, stdout, stderr := abApp(t, dir, append(args, "--min-change", "95", "--budget", "60s")...)
 	if _, err := os.Stat(filepath.Join(out, "bisect.json")); err != nil {
 		t.Fatalf("exit %d, no report\n%s\n%s", code, stdout, stderr)
 	}
