@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,7 +15,6 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
-	"github.com/ledgerbench/ledgerbench/internal/revision"
 )
 
 // abFlags are the flags of `ab` beyond the run flags.
@@ -183,27 +181,19 @@ func (ab *abFlags) adaptive(cmd *cobra.Command, o *engine.Options, f *runFlags) 
 // host under it, how many cases reached an adaptive goal, and each
 // regression.
 func (a *app) showAB(res *ab.Result, af *abFlags) error {
-	names := []string{fmt.Sprintf("baseline (%s)", revision.Short(res.Revs[0].Commit)), fmt.Sprintf("experiment (%s)", revision.Short(res.Revs[1].Commit))}
 	var md bytes.Buffer
-	if err := res.Tables.Markdown(&md, names); err != nil {
+	if err := res.Markdown(&md); err != nil {
 		return failedError(err.Error())
 	}
-	if res.Engine.Duet {
-		// Beside the numbers, not only in the details: a duet's times are
-		// not the benchmark's usual ones.
-		fmt.Fprintf(&md, "\n> %s\n", ab.Mode(res.Engine))
-	}
-	showExplained(&md, res)
-	printABDetails(&md, res)
 	if af.json {
-		if err := abJSON(a.stdout, res, names); err != nil {
-			return failedError(err.Error())
+		if err := writeJSON(a.stdout, res.JSON()); err != nil {
+			return failedError(fmt.Sprintf("writing the verdicts: %v", err))
 		}
 	} else {
 		a.stdout.Write(md.Bytes())
 	}
 	if af.comment != "" {
-		if err := atomicfile.Replace(af.comment, prComment(res, md.Bytes())); err != nil {
+		if err := atomicfile.Replace(af.comment, res.Comment(md.Bytes())); err != nil {
 			return failedError(fmt.Sprintf("--comment: %v", err))
 		}
 		a.say("pull-request comment written to %s", af.comment)
@@ -263,34 +253,15 @@ func (a *app) reportUndecided(res *ab.Result, minChange float64) {
 	}
 }
 
-// printABDetails prints the notes and the host under the table.
-func printABDetails(w io.Writer, res *ab.Result) {
-	for _, n := range res.Notes {
-		fmt.Fprintf(w, "\n> %s\n", n)
-	}
-	check, o := res.Host, res.Engine
-	fmt.Fprintf(w, "\n<details><summary>host: %s</summary>\n\n", check.Verdict())
-	for _, reason := range check.Reasons {
-		fmt.Fprintf(w, "- %s\n", reason)
-	}
-	fmt.Fprintf(w, "\nmachine-id %s, env-id %s, %s; seed %d, %d forks per side, warmup %s, measure %s; raw results: %s\n",
-		check.MachineID, check.EnvID, check.Facts.Brand, o.Seed, o.Forks, o.Warmup, o.Measure, res.File)
-	if !o.Duet { // a duet's mode is under the table
-		fmt.Fprintf(w, "\n%s\n", ab.Mode(o))
-	}
-	fmt.Fprintf(w, "</details>\n")
-}
-
 // reportRegressions names each regression, and on a host that is not
 // pinned says what an unconfirmed one may be.
 func (a *app) reportRegressions(regs []compare.Regression, waived []ab.Waived, af *abFlags, pinned bool) {
 	for _, r := range regs {
 		ch := r.Decision.Change
-		a.say("REGRESSION %s %s: %+.1f %% [%+.1f, %+.1f] (p=%.3g q=%.3g)", r.Benchmark, r.Unit, ch.Pct(), (ch.Lo-1)*100, (ch.Hi-1)*100, ch.P, r.Decision.Q)
+		a.say("REGRESSION %s %s: %s (p=%.3g q=%.3g)", r.Benchmark, r.Unit, ch.Interval(), ch.P, r.Decision.Q)
 	}
 	for _, w := range waived {
-		ch := w.Decision.Change
-		a.say("regression %s %s: %+.1f %% [%+.1f, %+.1f], not failing: %s", w.Benchmark, w.Unit, ch.Pct(), (ch.Lo-1)*100, (ch.Hi-1)*100, w.Why)
+		a.say("regression %s %s: %s, not failing: %s", w.Benchmark, w.Unit, w.Decision.Change.Interval(), w.Why)
 	}
 	if len(regs) > 0 && !af.confirm && !pinned {
 		// The verdicts hold the false-discovery rate at α across the

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/compare"
+	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
 	"github.com/ledgerbench/ledgerbench/internal/testenv"
@@ -89,7 +90,7 @@ func TestABFindsTheRegression(t *testing.T) {
 	code, stdout, stderr = abApp(t, dir, "ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[2], "--bench", "^BenchmarkTinyWork$",
 		"--forks", "4", "--warmup", "1x20ms", "--measure", "2x20ms", "--policy", policy, "--json", "--comment", filepath.Join(t.TempDir(), "comment.md"),
 		"--out", filepath.Join(t.TempDir(), "policy"))
-	var v abVerdicts
+	var v ab.JSONVerdicts
 	if err := json.Unmarshal([]byte(stdout), &v); code != 0 || err != nil || len(v.Regressions) != 0 || len(v.Waived) != 1 ||
 		!strings.Contains(stderr, "not failing: expected by the policy: the work loop grew on purpose") {
 		t.Errorf("an expected regression: exit %d, %v, %+v\n%s", code, err, v.Waived, stderr)
@@ -100,7 +101,7 @@ func TestABFindsTheRegression(t *testing.T) {
 		t.Fatalf("no comment written:\n%s", stderr)
 	}
 	body, err := os.ReadFile(strings.TrimSpace(strings.SplitN(stderr[i+len("pull-request comment written to "):], "\n", 2)[0]))
-	if err != nil || !strings.HasPrefix(string(body), CommentMarker+"\n") || !strings.Contains(string(body), "No regression fails this check") ||
+	if err != nil || !strings.HasPrefix(string(body), ab.CommentMarker+"\n") || !strings.Contains(string(body), "No regression fails this check") ||
 		!strings.Contains(string(body), "| TinyWork-") {
 		t.Errorf("the comment (%v):\n%s", err, body)
 	}
@@ -458,7 +459,7 @@ func TestABBudgetBoundsTheWholeCommand(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
 	// --json: stdout is one object of the documented schema.
-	var v abVerdicts
+	var v ab.JSONVerdicts
 	if err := json.Unmarshal([]byte(stdout), &v); err != nil || v.Schema != compare.JSONSchema || v.Command != "ab" || v.Baseline.Commit != base ||
 		v.Experiment.Commit != base || len(v.Rows) == 0 || v.Regressions == nil || !strings.HasSuffix(v.File, "ab.txt") {
 		t.Errorf("ab --json: %v, %+v\n%s", err, v, stdout)

@@ -1,7 +1,6 @@
 package benchctl
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -29,9 +28,7 @@ Exit status: 0 when pinned; 1 when not pinned and --strict; 0 otherwise.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			r := a.hostReport()
 			if asJSON {
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(r); err != nil {
+				if err := writeJSON(a.stdout, r); err != nil {
 					return failedError(err.Error())
 				}
 			} else if err := writeFindings(a.stdout, r); err != nil {

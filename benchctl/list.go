@@ -1,7 +1,6 @@
 package benchctl
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -50,9 +49,7 @@ func (a *app) listCmd() *cobra.Command {
 				for i, b := range benches {
 					out[i] = revision.Describe(b)
 				}
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(out)
+				return writeJSON(a.stdout, out)
 			}
 			t := asciiTable(a.stdout)
 			t.Header("Benchmark", "Package", "Suites", "Mode", "Goroutines", "Params (defaults)", "Description")
@@ -95,9 +92,7 @@ func (a *app) listPackages(cmd *cobra.Command, bench string, timeout time.Durati
 		out = append(out, revision.Listed{ID: r.ID, Name: r.Benchmark, Pkg: r.Pkg, Mode: string(result.AverageTime), Goroutines: c.Test.Procs})
 	}
 	if asJSON {
-		enc := json.NewEncoder(a.stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return writeJSON(a.stdout, out)
 	}
 	t := asciiTable(a.stdout)
 	t.Header("Benchmark", "Package", "-test.cpu")

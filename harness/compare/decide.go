@@ -207,9 +207,12 @@ func (ts *Tables) decide() {
 
 // Tally counts the verdicts of the time and throughput comparisons.
 type Tally struct {
-	Rows                          int
-	Slower, Faster, Same, Unknown int
-	Undecidable                   int // no ratio (a value that is not positive)
+	Rows        int `json:"rows"`
+	Slower      int `json:"slower"`
+	Faster      int `json:"faster"`
+	Same        int `json:"same"`
+	Unknown     int `json:"unknown"`
+	Undecidable int `json:"-"` // no ratio (a value that is not positive)
 }
 
 // Tally counts the decisions of every sec/op and ops/s table.

@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"fmt"
 	"io"
 
 	"golang.org/x/perf/benchfmt"
@@ -22,11 +21,11 @@ func GoTest(w io.Writer, paths []string) error {
 	varies := map[string]bool{}
 	for _, p := range paths {
 		seen := map[string]string{}
-		r := &benchfmt.Files{Paths: []string{p}, AllowStdin: false}
+		r := &benchfmt.Files{Paths: []string{p}}
 		for r.Scan() {
 			switch rec := r.Result().(type) {
 			case *benchfmt.SyntaxError:
-				return fmt.Errorf("%s", rec)
+				return rec
 			case *benchfmt.Result:
 				for _, c := range rec.Config {
 					if v, ok := seen[c.Key]; ok && v != string(c.Value) {

@@ -15,20 +15,11 @@ const JSONSchema = "benchctl-verdicts/1"
 // against it. Keys are stable within a JSONSchema; a number that has no
 // finite value (an interval open for lack of samples) is null.
 type Verdicts struct {
-	Schema   string        `json:"schema"`
-	Headline string        `json:"headline"`
-	Warnings []string      `json:"warnings"`
-	Rows     []VerdictRow  `json:"rows"`
-	Tally    VerdictsTally `json:"tally"`
-}
-
-// VerdictsTally counts the time comparisons' verdicts (the headline's).
-type VerdictsTally struct {
-	Rows    int `json:"rows"`
-	Slower  int `json:"slower"`
-	Faster  int `json:"faster"`
-	Same    int `json:"same"`
-	Unknown int `json:"unknown"`
+	Schema   string       `json:"schema"`
+	Headline string       `json:"headline"`
+	Warnings []string     `json:"warnings"`
+	Rows     []VerdictRow `json:"rows"`
+	Tally    Tally        `json:"tally"`
 }
 
 // VerdictRow is one benchmark of one unit in one column.
@@ -81,9 +72,7 @@ func finite(v float64) *float64 {
 // Verdicts returns the tables' rows and verdicts, the columns named by
 // names as in [Tables.Markdown].
 func (ts *Tables) Verdicts(names []string) Verdicts {
-	n := ts.Tally()
-	v := Verdicts{Schema: JSONSchema, Headline: ts.Headline(), Warnings: ts.sortedWarnings(), Rows: []VerdictRow{},
-		Tally: VerdictsTally{Rows: n.Rows, Slower: n.Slower, Faster: n.Faster, Same: n.Same, Unknown: n.Unknown}}
+	v := Verdicts{Schema: JSONSchema, Headline: ts.Headline(), Warnings: ts.sortedWarnings(), Rows: []VerdictRow{}, Tally: ts.Tally()}
 	if v.Warnings == nil {
 		v.Warnings = []string{}
 	}

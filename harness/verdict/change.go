@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"errors"
+	"fmt"
 	"math"
 
 	"github.com/aclements/go-moremath/stats"
@@ -53,6 +54,12 @@ type Change struct {
 
 // Pct is the change in percent.
 func (c Change) Pct() float64 { return (c.Ratio - 1) * 100 }
+
+// Interval is the change and its interval in percent, to a tenth:
+// "+93.2 % [+68.6, +121.3]".
+func (c Change) Interval() string {
+	return fmt.Sprintf("%+.1f %% [%+.1f, %+.1f]", c.Pct(), (c.Lo-1)*100, (c.Hi-1)*100)
+}
 
 // Paired compares b with a sample by sample: a[i] and b[i] were measured
 // together (one round). The test is a one-sample t-test of the log

@@ -9,7 +9,10 @@
 // an expected one is waived (Result.Waived). A budgeted comparison (its
 // engine options' Budgeted) is bounded by its budget from Options.Started:
 // builds, first rounds, confirmation and explanation included; what
-// cannot fit is refused before measuring, or not started and said.
+// cannot fit is refused before measuring, or not started and said. A
+// Result renders itself for the pull request ([Result.Markdown]), as the
+// comment a CI job posts ([Result.Comment]) and as ab --json's answer
+// ([Result.JSON]).
 //
 // Its helpers build the sides of any command that runs revisions (bisect,
 // nightly): [OpenRepo], [FindProgram], [ResolvePair], [NewWorkspace] and

@@ -1,34 +1,30 @@
-package benchctl
+package ab
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
-	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
 )
 
 // recordedAB decides testdata/ab-tinywork.txt, a recorded ab of the tiny
 // module's 4× slower work loop (5 interleaved rounds), as ab decides it,
 // with the policy in policyText ("" for none).
-func recordedAB(t *testing.T, policyText string) *ab.Result {
+func recordedAB(t *testing.T, policyText string) *Result {
 	t.Helper()
-	ts, err := compare.Build([]string{filepath.Join("testdata", "ab-tinywork.txt")}, ab.Verdicts(compare.DefaultAlpha, compare.DefaultMinChange, false))
+	ts, err := compare.Build([]string{filepath.Join("testdata", "ab-tinywork.txt")}, Verdicts(compare.DefaultAlpha, compare.DefaultMinChange, false))
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := &ab.Result{Tables: ts, Revs: []revision.Revision{
+	res := &Result{Tables: ts, Revs: []revision.Revision{
 		{Name: "baseline", Rev: "main", Commit: "a65b323a974def2328670e27c36f7f8879a1d6ee"},
 		{Name: "experiment", Rev: "pr", Commit: "6c35a02c15c35727fa49866bffacaf92a8874f68"}}}
-	var policy *ab.Policy
+	var policy *Policy
 	if policyText != "" {
-		p := filepath.Join(t.TempDir(), "policy.json")
-		os.WriteFile(p, []byte(policyText), 0o644)
-		if policy, err = ab.LoadPolicy(p); err != nil {
+		if policy, err = LoadPolicy(writePolicy(t, policyText)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -57,7 +53,7 @@ func TestPRCommentOfRecordedResults(t *testing.T) {
 		if err := res.Tables.Markdown(&md, []string{"baseline", "experiment"}); err != nil {
 			t.Fatal(err)
 		}
-		body := string(prComment(res, md.Bytes()))
+		body := string(res.Comment(md.Bytes()))
 		if !strings.HasPrefix(body, CommentMarker+"\n### benchctl ab: pr (6c35a02c15c3) against main (a65b323a974d)\n") {
 			t.Errorf("policy %q: the comment does not open with the marker and the revisions:\n%s", tc.policy, body)
 		}
