@@ -634,3 +634,38 @@ func TestBenchstatReadsBothFiles(t *testing.T) {
 		t.Errorf("benchctl's own file beside the go test one: want two tables (its keys split them), got:\n%s", s)
 	}
 }
+
+// TestGoTestDefaults: without --warmup or --measure, a go test benchmark's
+// forks measure engine.GoTestMeasure with no warmup count, as the run's
+// file says, and the second fork runs every count at the b.N the first
+// found (its median), not ramping again.
+func TestGoTestDefaults(t *testing.T) {
+	dir := gobench(t)
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := abApp(t, dir, "run", "./setup", "--forks", "2", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "bench.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	txt := string(data)
+	if want := fmt.Sprintf("warmup=%s measure=%s ", engine.GoTestWarmup, engine.GoTestMeasure); !strings.Contains(txt, want) {
+		t.Errorf("bench.txt lacks %q:\n%s", want, txt)
+	}
+	ns := map[string][]int64{}
+	for _, m := range regexp.MustCompile(`fork=(\d+) iter=\d+ mode=avgt go-test b\.N=(\d+)`).FindAllStringSubmatch(txt, -1) {
+		n, _ := strconv.ParseInt(m[2], 10, 64)
+		ns[m[1]] = append(ns[m[1]], n)
+	}
+	if len(ns["1"]) != engine.GoTestMeasure.Count || len(ns["2"]) != engine.GoTestMeasure.Count {
+		t.Fatalf("counts of the forks: %v, want %d each:\n%s", ns, engine.GoTestMeasure.Count, txt)
+	}
+	first := slices.Sorted(slices.Values(ns["1"]))
+	for _, n := range ns["2"] {
+		if n != first[len(first)/2] {
+			t.Errorf("fork 2 ran b.N = %d, want fork 1's median %d (of %v)", n, first[len(first)/2], first)
+		}
+	}
+}

@@ -64,11 +64,19 @@ func (a *app) runPackages(cmd *cobra.Command, f *runFlags, patterns []string) er
 }
 
 // packageOptions binds and checks the flags of a run of go test
-// benchmarks.
+// benchmarks, whose forks measure engine.GoTestMeasure unless the flags
+// say otherwise.
 func (a *app) packageOptions(cmd *cobra.Command, f *runFlags) (engine.Options, error) {
 	o, err := a.options(cmd, f)
 	if err != nil {
 		return o, err
+	}
+	set := cmd.Flags().Changed
+	if !f.quick && !set("warmup") {
+		o.Warmup = engine.GoTestWarmup
+	}
+	if !f.quick && !set("measure") {
+		o.Measure = engine.GoTestMeasure
 	}
 	if err := validate(o); err != nil {
 		return o, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/gotest"
@@ -30,8 +31,9 @@ type TestBinary struct {
 
 // testFork runs one fork of a go test benchmark: its test binary, in the
 // package's directory, running that benchmark alone Warmup.Count +
-// Measure.Count times (-test.count) at the measurement's benchtime. The
-// first Warmup.Count result lines are the warmup. What a fork printed
+// Measure.Count times (-test.count) at the measurement's benchtime, or at
+// the b.N an earlier fork found for it (forkBenchtime). The first
+// Warmup.Count result lines are the warmup. What a fork printed
 // that cannot be read is named in the case's notes and stays in its log.
 func (rn *Runner) testFork(ctx context.Context, bins TestBinaries, o Options, c Case, forkNo int, cr *result.CaseResult) *result.ForkError {
 	cr.Procs = c.Test.Procs
@@ -39,7 +41,7 @@ func (rn *Runner) testFork(ctx context.Context, bins TestBinaries, o Options, c 
 	if !ok {
 		return &result.ForkError{Message: "no test binary of package " + c.Test.Pkg}
 	}
-	args := gotest.RunArgs(c.Test.Name, o.Warmup.Count+o.Measure.Count, gotest.Benchtime(o.Measure), c.Test.Procs)
+	args := gotest.RunArgs(c.Test.Name, o.Warmup.Count+o.Measure.Count, forkBenchtime(o, cr), c.Test.Procs)
 	log := rn.logFile(cr.Case, fmt.Sprintf("fork%d", forkNo))
 	r := rn.runTest(ctx, bin, args, nil, nil, o, c, log)
 	if want := o.Warmup.Count + o.Measure.Count; len(r.Results) > want && r.Err == nil {
@@ -71,6 +73,31 @@ func (rn *Runner) testFork(ctx context.Context, bins TestBinaries, o Options, c 
 		r.Err.Log = logName(log)
 	}
 	return r.Err
+}
+
+// forkBenchtime is a go test fork's -test.benchtime: the measurement's,
+// or, once an earlier fork of the case on this side measured at the
+// measurement's time, the median b.N of its measured counts ("Nx"). go
+// test finds b.N for a time anew in every count by running the benchmark
+// at growing b.N (1, 100, 10⁴, …), and the benchmark pays its setup in
+// each of those runs (a StopTimer rebuild, a fixture before ResetTimer);
+// at a fixed b.N it runs b.N = 1 and then b.N. Each side learns its own
+// b.N, so both measure about the measurement's time.
+func forkBenchtime(o Options, cr *result.CaseResult) string {
+	if o.Measure.Ops > 0 {
+		return gotest.Benchtime(o.Measure)
+	}
+	var ns []int64
+	for _, it := range cr.Iterations {
+		if it.GoTest && !it.Warmup && it.Executed > 0 {
+			ns = append(ns, it.Executed)
+		}
+	}
+	if len(ns) == 0 {
+		return gotest.Benchtime(o.Measure)
+	}
+	slices.Sort(ns)
+	return fmt.Sprintf("%dx", ns[len(ns)/2])
 }
 
 // runTest runs a test binary for case c until it exits (see gotest.Run):

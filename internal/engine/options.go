@@ -144,6 +144,23 @@ func ABOptions() Options {
 	return o
 }
 
+// GoTestWarmup and GoTestMeasure are the iterations of a go test
+// benchmark's fork unless told otherwise (package arguments): no warmup
+// count and three counts of 500 ms. go test warms up before every count
+// (run1, and in a side's first fork the ramp of b.N); the later forks run
+// at the b.N the first one found (see testFork), so no count ramps again;
+// the median of a fork's three counts is not moved by one slow first
+// count; and a go test benchmark pays its setup in proportion to the ops
+// it runs (google/btree's Get rebuilds its tree under StopTimer every
+// 10,000 ops: 3 s of wall time per second measured), so every count
+// beyond what the fork's sample needs is paid for again. Pairs of forks,
+// not long counts, are what narrow the change's interval: a fork's
+// process-to-process spread (±10 % on btree's Get here) dwarfs a count's.
+var (
+	GoTestWarmup  = result.IterSpec{Count: 0, Time: 500 * time.Millisecond}
+	GoTestMeasure = result.IterSpec{Count: 3, Time: 500 * time.Millisecond}
+)
+
 // QuickOptions are the quick defaults: 5 forks, 1 warmup × 100 ms and 3
 // measurement × 100 ms iterations, and the parameters' Quick values.
 // Five rounds pair into intervals that show the cache suite's large
