@@ -62,11 +62,11 @@ func WriteTable(w io.Writer, run *result.Run) error {
 		if s.Failures > 0 {
 			flagged += fmt.Sprintf(" (%d forks failed)", s.Failures)
 		}
-		if err := t.Append(s.Name, string(s.Mode), fmt.Sprint(s.Primary.N), FormatNumber(s.Primary.Score), formatError(s.Primary.Error), s.Primary.Unit, bop, aop, flagged); err != nil {
+		if err := t.Append(s.Name, string(s.Mode), fmt.Sprint(len(s.Primary.Raw)), FormatNumber(s.Primary.Score), formatError(s.Primary.Error), s.Primary.Unit, bop, aop, flagged); err != nil {
 			return err
 		}
 		for _, m := range s.Ops {
-			if err := t.Append(s.Name+"/op="+m.Name, string(s.Mode), fmt.Sprint(m.N), FormatNumber(m.Score), formatError(m.Error), m.Unit, "", "", ""); err != nil {
+			if err := t.Append(s.Name+"/op="+m.Name, string(s.Mode), fmt.Sprint(len(m.Raw)), FormatNumber(m.Score), formatError(m.Error), m.Unit, "", "", ""); err != nil {
 				return err
 			}
 		}
@@ -74,7 +74,7 @@ func WriteTable(w io.Writer, run *result.Run) error {
 			if m.Name == "B/op" || m.Name == "allocs/op" || m.Name == "gc/op" {
 				continue
 			}
-			if err := t.Append(s.Name+":"+m.Name, string(s.Mode), fmt.Sprint(m.N), FormatNumber(m.Score), formatError(m.Error), m.Unit, "", "", ""); err != nil {
+			if err := t.Append(s.Name+":"+m.Name, string(s.Mode), fmt.Sprint(len(m.Raw)), FormatNumber(m.Score), formatError(m.Error), m.Unit, "", "", ""); err != nil {
 				return err
 			}
 		}
@@ -94,9 +94,10 @@ func WriteTable(w io.Writer, run *result.Run) error {
 }
 
 // TableLegend says what WriteTable's columns are.
-const TableLegend = `Cnt: measured iterations (forks × iterations each). Score: their mean, as JMH reports it.
-Error: half width of the 99.9 % Student-t interval of the forks' means, each fork one sample
-(with 3 forks t = 31.6, so it is wide; comparisons pair rounds instead, see the change tables).
+const TableLegend = `Cnt: forks, the samples Error counts (each fork's mean of its measured iterations is one).
+Score: the mean of every measured iteration, as JMH reports it. Error: half width of the 99.9 %
+Student-t interval of the forks' means (with 3 forks t = 31.6, so it is wide; comparisons pair
+rounds instead, see the change tables).
 Flagged: iterations whose frequency probe moved more than the run's tolerance during them.
 `
 
