@@ -523,7 +523,7 @@ func (ts *Tables) Regressions() []Regression {
 			for _, col := range t.Cols[1:] {
 				d := t.Decision(row, col)
 				if d != nil && d.Verdict == verdict.Changed && d.Worse {
-					out = append(out, Regression{Unit: t.Unit, Benchmark: row.StringValues(), Column: col.StringValues(), Ratio: d.Change.Ratio, Decision: d})
+					out = append(out, Regression{Unit: t.Unit, Benchmark: t.RowName(row), Column: col.StringValues(), Ratio: d.Change.Ratio, Decision: d})
 				}
 			}
 		}
@@ -551,7 +551,7 @@ func (ts *Tables) ChangeBars(col int) (unit string, bars []Bar) {
 				continue
 			}
 			bars = append(bars, Bar{
-				Name:   row.StringValues(),
+				Name:   t.RowName(row),
 				Change: 100 * (c.Center/b.Center - 1),
 				Lo:     100 * (c.Min/b.Max - 1),
 				Hi:     100 * (c.Max/b.Min - 1),

@@ -8,7 +8,7 @@ import (
 
 // JSONSchema names the layout of [Tables.Verdicts]: a change to its keys
 // or their meaning changes it.
-const JSONSchema = "benchctl-verdicts/1"
+const JSONSchema = "benchctl-verdicts/2"
 
 // Verdicts is the machine-readable form of the tables: every row of every
 // unit, each column's summary, and each column after the first decided
@@ -24,10 +24,14 @@ type Verdicts struct {
 
 // VerdictRow is one benchmark of one unit in one column.
 type VerdictRow struct {
-	Config    string `json:"config"`
-	Unit      string `json:"unit"`
-	Benchmark string `json:"benchmark"`
-	Column    string `json:"column"`
+	Config string `json:"config"`
+	Unit   string `json:"unit"`
+	// Benchmark is its name as the tables show it (Table.RowName): go
+	// test's -N suffix is left out when every row of the unit has the same
+	// one, and GOMAXPROCS is then that N (else 0, omitted).
+	Benchmark  string `json:"benchmark"`
+	GOMAXPROCS int    `json:"gomaxprocs,omitempty"`
+	Column     string `json:"column"`
 	// Center is the median of the samples (one per fork, or per result
 	// line); Min and Max the extremes of the result lines; N the samples.
 	Center float64  `json:"center"`
@@ -77,7 +81,7 @@ func (ts *Tables) Verdicts(names []string) Verdicts {
 		v.Warnings = []string{}
 	}
 	ts.eachCell(names, func(t *Table, row benchproc.Key, i int, cols []string, c *Cell) {
-		r := VerdictRow{Config: t.Config, Unit: t.Unit, Benchmark: row.StringValues(), Column: cols[i],
+		r := VerdictRow{Config: t.Config, Unit: t.Unit, Benchmark: t.RowName(row), GOMAXPROCS: t.GOMAXPROCS(), Column: cols[i],
 			Center: c.Center, Min: finite(c.Min), Max: finite(c.Max), N: len(c.Values)}
 		if i > 0 {
 			r.Against = cols[0]

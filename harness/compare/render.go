@@ -134,7 +134,7 @@ func (ts *Tables) Markdown(w io.Writer, names []string) error {
 			}
 			continue
 		}
-		fmt.Fprintf(w, "**%s**, median (min–max) of each side\n\n", t.Unit)
+		fmt.Fprintf(w, "**%s**%s, median (min–max) of each side\n\n", t.Unit, t.procsNote())
 		if err := t.markdownRows(w, names, ts.Options); err != nil {
 			return err
 		}
@@ -207,7 +207,7 @@ func (t *Table) markdownRows(w io.Writer, names []string, o Options) error {
 func (t *Table) markdownRow(row benchproc.Key, empty []string) []string {
 	sc := t.scaler(row)
 	base := t.cell(row, t.Cols[0])
-	rec := []string{row.StringValues()}
+	rec := []string{t.RowName(row)}
 	for i, col := range t.Cols {
 		c := t.cell(row, col)
 		if c == nil {

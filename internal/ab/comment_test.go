@@ -41,10 +41,10 @@ func TestPRCommentOfRecordedResults(t *testing.T) {
 		policy string
 		want   []string
 	}{
-		{"", []string{":x: **1 regression(s) fail this check:** TinyWork-2 sec/op +249.6 % [+135.0, +420.0];"}},
+		{"", []string{":x: **1 regression(s) fail this check:** TinyWork sec/op +249.6 % [+135.0, +420.0];"}},
 		{`{"benchmarks": [{"match": "^TinyWork$", "expected": true, "reason": "a larger work loop, on purpose"}]}`,
 			[]string{":white_check_mark: No regression fails this check.",
-				"- TinyWork-2 sec/op +249.6 % [+135.0, +420.0] does not fail it: expected by the policy: a larger work loop, on purpose"}},
+				"- TinyWork sec/op +249.6 % [+135.0, +420.0] does not fail it: expected by the policy: a larger work loop, on purpose"}},
 		{`{"benchmarks": [{"match": "^TinyWork$", "threshold": 300}]}`,
 			[]string{":white_check_mark: No regression fails this check.", "not surely beyond the policy's threshold of 300 %"}},
 	} {
@@ -57,7 +57,7 @@ func TestPRCommentOfRecordedResults(t *testing.T) {
 		if !strings.HasPrefix(body, CommentMarker+"\n### benchctl ab: pr (6c35a02c15c3) against main (a65b323a974d)\n") {
 			t.Errorf("policy %q: the comment does not open with the marker and the revisions:\n%s", tc.policy, body)
 		}
-		for _, want := range append(tc.want, "| TinyWork-2 ", "**changed**", "1 of 1 time comparisons changed") {
+		for _, want := range append(tc.want, "| TinyWork ", "**sec/op** at GOMAXPROCS 2", "**changed**", "1 of 1 time comparisons changed") {
 			if !strings.Contains(body, want) {
 				t.Errorf("policy %q: the comment lacks %q:\n%s", tc.policy, want, body)
 			}

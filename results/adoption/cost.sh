@@ -18,13 +18,13 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 (cd "$root" && go build -o "$tmp/benchctl" ./tool/benchctl && go build -o "$tmp/benchstat" golang.org/x/perf/cmd/benchstat)
 co() { git -c advice.detachedHead=false checkout -q "$1"; }
-git clone -q "$repo" "$tmp/src"
+git -c advice.detachedHead=false clone -q "$repo" "$tmp/src"
 cd "$tmp/src"
 for rev in "$base" "$head"; do # the standard library's test packages, built once
   co "$rev" && go test -run '^$' -bench '^$' "$pkg" > /dev/null
 done
 secs() { echo "$2 - $1" | bc; }
-echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) ledgerbench $(git -C "$root" rev-parse --short HEAD), $(go version), $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
+echo "# $(date -u +%Y-%m-%dT%H:%M:%SZ) ledgerbench $(git -C "$root" describe --always --dirty), $(go version), $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg)"
 echo "# $(basename "$repo") $base -> $head, -bench '$bench' $pkg"
 
 t0=$(date +%s.%N)
