@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -106,6 +107,12 @@ func TestBisectFindsThePlantedCommit(t *testing.T) {
 		}
 	}
 	ownExplained(t, r, out)
+	// Every step says how far the search is: the commits that may hold
+	// the change and the steps left, and from the second step their time.
+	if !regexp.MustCompile(`step 1: commit \d+ of \d+, [0-9a-f]+ .*; \d+ commits may hold the change, about \d+ step\(s\) left with this one\n`).MatchString(stderr) ||
+		!regexp.MustCompile(`step 2: .*; \d+ commits may hold the change, about \d+ step\(s\) left with this one \([0-9hms.]+ a step so far: about [0-9hms.]+\)\n`).MatchString(stderr) {
+		t.Errorf("the steps do not say how far the search is:\n%s", stderr)
+	}
 	md, err := os.ReadFile(filepath.Join(out, "bisect.md"))
 	if err != nil || string(md) != stdout {
 		t.Errorf("bisect.md is not what was printed (%v)", err)

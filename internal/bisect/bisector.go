@@ -35,6 +35,10 @@ type bisector struct {
 	rep       Report
 	steps     int // A/B runs made, the confirmation included
 	probes    int // commits probed
+	// suspects is how many commits may hold the change as the search
+	// stands (see Narrowing), and searching when it began.
+	suspects  int
+	searching time.Time
 }
 
 // tracked is the row a bisection follows and the whole change of it.
@@ -83,7 +87,8 @@ func (bs *bisector) run(ctx context.Context) error {
 	if err := bs.confirm(ctx); err != nil {
 		return bs.finish(err)
 	}
-	res, err := Search(ctx, bs.commits, ProbeFunc(bs.probe))
+	bs.searching = time.Now()
+	res, err := Search(ctx, bs.commits, bs)
 	if res != nil {
 		bs.rep.Steps, bs.rep.Culprit, bs.rep.Suspects, bs.rep.Stopped = res.Steps, res.Culprit, res.Suspects, res.Stopped
 	}
@@ -422,12 +427,34 @@ func (bs *bisector) decision(ts *compare.Tables) *compare.Decision {
 	return nil
 }
 
+// Narrowed records how many commits may still hold the change, for the
+// step's progress line.
+func (bs *bisector) Narrowed(suspects int) { bs.suspects = suspects }
+
+// progress is the step's progress: the commits that may hold the
+// change, the steps left with this one (log2 of them), and from the
+// second step the time those take at the pace of the steps so far.
+func (bs *bisector) progress() string {
+	left := max(1, int(math.Ceil(math.Log2(float64(bs.suspects)))))
+	s := fmt.Sprintf("%d commits may hold the change, about %d step(s) left with this one", bs.suspects, left)
+	if done := bs.probes - 1; done > 0 {
+		per := time.Since(bs.searching) / time.Duration(done)
+		s += fmt.Sprintf(" (%s a step so far: about %s)", per.Round(time.Second), (per * time.Duration(left)).Round(time.Second))
+	}
+	return s
+}
+
+// Probe is one step of the search (see probe).
+func (bs *bisector) Probe(ctx context.Context, i int, c revision.Commit) (Step, error) {
+	return bs.probe(ctx, i, c)
+}
+
 // probe is one step: commit c against the bad end. The change of bad
 // against c is what c lacks of the whole change, so c carries
 // 1 − log(bad/c) / log(bad/good) of it.
 func (bs *bisector) probe(ctx context.Context, i int, c revision.Commit) (Step, error) {
 	bs.probes++
-	bs.env.Say("step %d: commit %d of %d, %s %s", bs.probes, i+1, len(bs.commits), revision.Short(c.Hash), c.Subject)
+	bs.env.Say("step %d: commit %d of %d, %s %s; %s", bs.probes, i+1, len(bs.commits), revision.Short(c.Hash), c.Subject, bs.progress())
 	name := fmt.Sprintf("%02d-%s", bs.steps, revision.Short(c.Hash))
 	sr, err := bs.ab(ctx, name, c, bs.bad, adding{precision: math.Abs(bs.track.logTotal()) / 4, explain: true})
 	if err != nil {

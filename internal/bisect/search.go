@@ -95,6 +95,13 @@ func (f ProbeFunc) Probe(ctx context.Context, i int, c revision.Commit) (Step, e
 	return f(ctx, i, c)
 }
 
+// Narrowing is a Prober that is told, before each probe, how many
+// commits may still hold the change: those after the last good one up to
+// the first bad one. A search has about log2 of them steps left.
+type Narrowing interface {
+	Narrowed(suspects int)
+}
+
 // Result is what a search found.
 type Result struct {
 	// Culprit is the first bad commit, when the search decided it: the
@@ -126,6 +133,9 @@ func Search(ctx context.Context, commits []revision.Commit, p Prober) (*Result, 
 			break
 		}
 		tried[i] = true
+		if n, ok := p.(Narrowing); ok {
+			n.Narrowed(bad - good)
+		}
 		s, err := p.Probe(ctx, i, commits[i])
 		if err != nil {
 			r.Stopped = err.Error()

@@ -83,6 +83,43 @@ func TestSearchFindsEveryCulpritInLogSteps(t *testing.T) {
 	}
 }
 
+// narrowing is a fake that records what Search tells it before each
+// probe (Narrowing).
+type narrowing struct {
+	fake
+	suspects []int
+}
+
+func (f *narrowing) Narrowed(n int) { f.suspects = append(f.suspects, n) }
+
+// TestSearchSaysHowManyCommitsAreLeft: before each probe a Narrowing
+// prober is told the commits that may hold the change, the whole range
+// first, fewer at every decided step; with clean verdicts the steps that
+// follow (this one included) never outnumber ⌈log₂⌉ of it, the estimate
+// of the progress line.
+func TestSearchSaysHowManyCommitsAreLeft(t *testing.T) {
+	for _, n := range []int{2, 3, 7, 32, 33} {
+		for k := range n {
+			f := &narrowing{fake: fake{share: step(k), width: 0.1}}
+			r, err := Search(t.Context(), history(n), f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(f.suspects) != len(r.Steps) || f.suspects[0] != n {
+				t.Fatalf("n=%d culprit %d: told %v for %d steps, want one a step and %d first", n, k, f.suspects, len(r.Steps), n)
+			}
+			for j, m := range f.suspects {
+				if j > 0 && m >= f.suspects[j-1] {
+					t.Errorf("n=%d culprit %d: suspects %v do not shrink", n, k, f.suspects)
+				}
+				if left := len(r.Steps) - j; float64(left) > math.Ceil(math.Log2(float64(m))) {
+					t.Errorf("n=%d culprit %d: %d steps followed %d suspects, more than ⌈log₂⌉", n, k, left, m)
+				}
+			}
+		}
+	}
+}
+
 func TestSearchSkipsUnbuildableCommitsAndNamesThem(t *testing.T) {
 	// The culprit's neighbours do not build: the commit after a skipped
 	// one is still found when the skipped one lies elsewhere.
