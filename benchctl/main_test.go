@@ -593,8 +593,12 @@ func TestRunUntilDecided(t *testing.T) {
 	if n := forks("BenchmarkNoop"); n != 3 {
 		t.Errorf("the floor ran %d forks, want the first 3", n)
 	}
+	// A compared case stops at the first 3 forks only when they decide
+	// it; one undecided at the end got more (the budget allows them),
+	// and one decided after more was undecided at the first look (CI's
+	// -race run once decided it at the 4th).
 	undecided := strings.Contains(stderr, "undecided (their rows say unknown")
-	if n := forks("BenchmarkEnum/kind=a/even=2"); undecided != (n > 3) || n < 3 {
-		t.Errorf("the compared case ran %d forks; undecided %v: want more than the first 3 exactly when undecided\n%s", n, undecided, stderr)
+	if n := forks("BenchmarkEnum/kind=a/even=2"); n < 3 || undecided && n == 3 {
+		t.Errorf("the compared case ran %d forks; undecided at the end %v: want the first 3, and more when they left it undecided\n%s", n, undecided, stderr)
 	}
 }

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The main job's large effects, run after run: the README's main job
+# (`benchctl run --suite cache --quick`, the binary built from this
+# checkout) N times, idle or beside a CPU hog, each run's time and whether
+# its sec/op tables call the seed's large effects changed: InsertAtTail
+# (2 rows), CatchUp/op=all and InsertAndEvict (4 rows).
+#
+#   bash results/calibration/20261204-mainjob/run.sh N idle
+#   bash results/calibration/20261204-mainjob/run.sh N hog   # `yes > /dev/null` beside it: one core's worth of load
+#
+# Appends a line per run to runs.tsv beside this script (so runs made in
+# several sittings add up) and keeps each run's tables in $WORK/<stamp>.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../.." && pwd)
+n=$1 mode=$2
+work=${WORK:-/tmp/ledgerbench-mainjob}
+mkdir -p "$work"
+(cd "$root" && go build -o "$work/benchctl" ./cmd/benchctl)
+commit=$(git -C "$root" describe --always --dirty)
+[ -s "$here/runs.tsv" ] || printf 'stamp\tcommit\tmode\tload1\tseconds\texit\tInsertAtTail\tCatchUp\tInsertAndEvict\theadline\n' > "$here/runs.tsv"
+for _ in $(seq "$n"); do
+	stamp=$(date -u +%Y%m%dT%H%M%SZ)
+	hog=
+	if [ "$mode" = hog ]; then
+		yes > /dev/null &
+		hog=$!
+	fi
+	load=$(cut -d' ' -f1 /proc/loadavg)
+	start=$(date +%s.%N)
+	status=0
+	(cd "$root" && "$work/benchctl" run --suite cache --quick --out "$work/$stamp" > "$work/$stamp.md" 2> "$work/$stamp.err") || status=$?
+	end=$(date +%s.%N)
+	[ -n "$hog" ] && kill "$hog"
+	# The sec/op tables' rows of the three benchmarks: changed of all.
+	count() {
+		awk -v pat="$1" '/^\*\*/ {t = ($0 ~ /^\*\*sec\/op\*\*/)} t && $0 ~ pat {n++; if ($0 ~ /\*\*changed\*\*/) c++} END {printf "%d/%d", c, n}' "$work/$stamp.md"
+	}
+	headline=$(grep -m1 'time comparisons changed' "$work/$stamp.md" | tr -d '*' || true)
+	printf '%s\t%s\t%s\t%s\t%.0f\t%d\t%s\t%s\t%s\t%s\n' "$stamp" "$commit" "$mode" "$load" "$(echo "$end - $start" | bc)" "$status" \
+		"$(count '^\| InsertAtTail/')" "$(count '^\| CatchUp/op=all ')" "$(count '^\| InsertAndEvict/')" "$headline" | tee -a "$here/runs.tsv"
+done
