@@ -61,12 +61,13 @@ unanchored regexp per level. Each benchmark then runs alone in --forks processes
 (-test.bench matching its path exactly), interleaved with the others in seeded rounds. Each
 process runs the benchmark --warmup COUNT + --measure COUNT times (-test.count) at the
 measurement's -test.benchtime (TIME, or Nx for COUNTxNops), and the warmup runs are discarded;
-unless --warmup or --measure are given, that is no warmup run and 3 of 500 ms. A side's later forks
-run at the median b.N its first fork found (Nx), so no count ramps b.N up again. It also passes -benchmem, -test.v (so a benchmark's own prints never split a result line) and
--test.cpu (--threads, else the number of --cpus, else GOMAXPROCS). bench.txt keeps go test's own
-ns/op, B/op, allocs/op, MB/s and b.ReportMetric units under the package's real pkg key. --prof cpu,
-block, mutex and allocs use the test binary's own profile flags at a fixed b.N. --prof
-instructions runs callgrind twice, at b.N=K and 2K, and divides the difference by K.`,
+unless --warmup or --measure are given, that is no warmup run and 3 of 500 ms. A side's later
+forks run at the median b.N its first fork found (Nx), so no count ramps b.N up again. It also
+passes -benchmem, -test.v (so a benchmark's own prints never split a result line) and -test.cpu
+(--threads, else the number of --cpus, else GOMAXPROCS). bench.txt keeps go test's own ns/op,
+B/op, allocs/op, MB/s and b.ReportMetric units under the package's real pkg key. --prof cpu, block,
+mutex and allocs use the test binary's own profile flags at a fixed b.N. --prof instructions runs
+callgrind twice, at b.N=K and 2K, and divides the difference by K.`,
 		Example: fmt.Sprintf(`  %[1]s run --quick
   %[1]s run ./... --bench . --quick
   %[1]s run github.com/cespare/xxhash/v2 --bench 'Sum64/4KB' --forks 5 --prof cpu

@@ -444,15 +444,10 @@ func (bs *bisector) progress() string {
 	return s
 }
 
-// Probe is one step of the search (see probe).
-func (bs *bisector) Probe(ctx context.Context, i int, c revision.Commit) (Step, error) {
-	return bs.probe(ctx, i, c)
-}
-
-// probe is one step: commit c against the bad end. The change of bad
+// Probe is one step of the search: commit c against the bad end. The change of bad
 // against c is what c lacks of the whole change, so c carries
 // 1 − log(bad/c) / log(bad/good) of it.
-func (bs *bisector) probe(ctx context.Context, i int, c revision.Commit) (Step, error) {
+func (bs *bisector) Probe(ctx context.Context, i int, c revision.Commit) (Step, error) {
 	bs.probes++
 	bs.env.Say("step %d: commit %d of %d, %s %s; %s", bs.probes, i+1, len(bs.commits), revision.Short(c.Hash), c.Subject, bs.progress())
 	name := fmt.Sprintf("%02d-%s", bs.steps, revision.Short(c.Hash))

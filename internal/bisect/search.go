@@ -87,14 +87,6 @@ type Prober interface {
 	Probe(ctx context.Context, i int, c revision.Commit) (Step, error)
 }
 
-// ProbeFunc is a Prober of a function.
-type ProbeFunc func(ctx context.Context, i int, c revision.Commit) (Step, error)
-
-// Probe calls f.
-func (f ProbeFunc) Probe(ctx context.Context, i int, c revision.Commit) (Step, error) {
-	return f(ctx, i, c)
-}
-
 // Narrowing is a Prober that is told, before each probe, how many
 // commits may still hold the change: those after the last good one up to
 // the first bad one. A search has about log2 of them steps left.
