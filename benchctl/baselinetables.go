@@ -83,39 +83,3 @@ func baselineTables(w io.Writer, h report.Header, run *result.Run, sequential bo
 	}
 	return nil
 }
-
-// axisDecided is run --until-decided's decision of which cases need no
-// more rounds, from the results file so far: a case off every axis (a
-// floor) is compared with nothing and needs none; a case at another
-// value of its axis when its comparison with the baseline is decided;
-// a baseline case when every comparison of its row is.
-func axisDecided(cases []result.Case) func(data []byte) (func(string) bool, error) {
-	byName := map[string]result.Case{}
-	for _, c := range cases {
-		byName[c.Name()] = c
-	}
-	return func(data []byte) (func(string) bool, error) {
-		tables, err := axisTables(data, cases, true)
-		if err != nil {
-			return nil, err
-		}
-		return func(name string) bool {
-			c, ok := byName[name]
-			if !ok || c.Axis == "" {
-				return ok
-			}
-			value, _ := c.Params.Get(c.Axis)
-			row := strings.Replace(c.Name(), "/"+c.Axis+"="+value, "", 1)
-			for _, t := range tables {
-				if t.name != c.Axis {
-					continue
-				}
-				if value != t.baseline {
-					return t.ts.RowDecisions(row)[value].Decided()
-				}
-				return t.ts.Decided(row)
-			}
-			return false
-		}, nil
-	}
-}

@@ -602,3 +602,29 @@ func TestRunUntilDecided(t *testing.T) {
 		t.Errorf("the compared case ran %d forks; undecided at the end %v: want the first 3, and more when they left it undecided\n%s", n, undecided, stderr)
 	}
 }
+
+// TestRunQuickDecides: run --quick on benchmarks with an implementation
+// axis adds forks until its large changes are decided, and says so;
+// --forks asks for the fixed design instead.
+func TestRunQuickDecides(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "run")
+	code, stdout, stderr := benchctl(t, "run", "--suite", "clitest", "--bench", "Noop|Enum", "--quick", "--budget", "25s", "--out", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "confidence sequence (anytime-valid") || !strings.Contains(stderr, "of 3 cases decided in") ||
+		!strings.Contains(stderr, "waiting for changes of 20 % or more") {
+		t.Errorf("run --quick does not decide its rows anytime-valid, waiting for the large changes:\n%s\n%s", stdout, stderr)
+	}
+	data, err := os.ReadFile(filepath.Join(out, "bench.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "forks=3 ") {
+		t.Errorf("run --quick does not start from 3 forks:\n%s", data)
+	}
+	code, stdout, stderr = benchctl(t, "run", "--suite", "clitest", "--bench", "Noop|Enum", "--quick", "--forks", "2", "--out", out+"2")
+	if code != 0 || strings.Contains(stderr, "--until-decided") || strings.Contains(stdout, "anytime-valid") {
+		t.Errorf("run --quick --forks 2: exit %d, want the fixed design:\n%s\n%s", code, stdout, stderr)
+	}
+}

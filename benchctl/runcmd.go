@@ -82,7 +82,7 @@ callgrind twice, at b.N=K and 2K, and divides the difference by K.`,
 			if err != nil {
 				return err
 			}
-			if untilDecided {
+			if untilDecided || quickDecides(cmd, o, cases) {
 				if err := bindRunUntilDecided(cmd, &o, &f); err != nil {
 					return err
 				}
@@ -96,6 +96,9 @@ callgrind twice, at b.N=K and 2K, and divides the difference by K.`,
 		},
 	}
 	a.addRunFlags(c, &f, engine.DefaultOptions())
+	q := engine.QuickOptions()
+	c.Flags().Lookup("quick").Usage = fmt.Sprintf("quick run: %s warmup, %s measurement and the smaller datasets benchmarks declare for it; benchmarks with an implementation axis run until every change of %g %% or more is decided (--until-decided, within %s), others %d forks (explicit flags still win)",
+		q.Warmup, q.Measure, quickDecideOver*100, quickBudget, q.Forks)
 	c.Flags().BoolVar(&f.jmh, "jmh", false, "print the JMH table (every case's score, error and count) after the pull-request tables, not only into DIR/table.txt")
 	c.Flags().BoolVar(&untilDecided, "until-decided", false, "after each fork from the --forks-th (default 3), decide the pull-request tables' rows by an anytime-valid test and give forks only to the cases of undecided rows, until all are decided or --budget is spent")
 	a.addServerFlags(c)
@@ -114,7 +117,26 @@ func bindRunUntilDecided(cmd *cobra.Command, o *engine.Options, f *runFlags) err
 		return usageError(fmt.Errorf("--forks %d: --until-decided looks at the rows from round %d on; --forks is the first rounds every case runs", o.Forks, verdict.MinSamples))
 	}
 	o.UntilDecided, o.Budget = true, f.budget
+	if o.Quick && !cmd.Flags().Changed("budget") {
+		o.Budget = quickBudget
+	}
 	return nil
+}
+
+// quickDecides reports whether run --quick adds rounds until its large
+// changes are decided: when a planned case is compared along an
+// implementation axis and no flag asks for a fixed number of forks or a
+// precision instead.
+func quickDecides(cmd *cobra.Command, o engine.Options, cases []engine.Case) bool {
+	if !o.Quick || o.Precision > 0 || cmd.Flags().Changed("forks") {
+		return false
+	}
+	for _, c := range cases {
+		if c.Result().Axis != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // resultCases are the planned cases as results name them.
@@ -127,24 +149,32 @@ func resultCases(cases []engine.Case) []result.Case {
 }
 
 // reportRunUndecided says how many cases --until-decided decided, and
-// names the others.
-func (a *app) reportRunUndecided(m *session.Recording, r *session.Recorded) {
-	isDecided, err := m.Decide(r.Data)
+// why each compared case's row that is not decided is not.
+func (a *app) reportRunUndecided(w *rowWait, r *session.Recorded) {
+	look, err := w.look(r.Data)
 	if err != nil {
 		a.say("--until-decided: the rows could not be decided: %v", err)
 		return
 	}
 	a.sayBudgetCut(r.Runs, r.Runs[0].Config.Budget)
 	run := r.Runs[0]
+	decided := 0
 	var undecided []string
 	for _, cr := range run.Cases {
-		if !isDecided(cr.Case.Name()) {
-			undecided = append(undecided, fmt.Sprintf("%s (%d forks)", cr.Case.Name(), len(cr.ForkScores())))
+		l, d := look(cr.Case.Name())
+		if l == lookDecided {
+			decided++
+		} else if v, _ := cr.Case.Params.Get(cr.Case.Axis); v != cr.Case.Baseline {
+			undecided = append(undecided, cr.Case.Name()+" "+w.why(l, d, len(cr.ForkScores())))
 		}
 	}
-	a.say("--until-decided: %d of %d cases decided in %s (budget %s)", len(run.Cases)-len(undecided), len(run.Cases), run.End.Sub(run.Start).Round(time.Second), run.Config.Budget)
+	waits := ""
+	if w.over > 0 {
+		waits = fmt.Sprintf(", waiting for changes of %g %% or more (run --until-decided without --quick waits for every row)", w.over*100)
+	}
+	a.say("--until-decided: %d of %d cases decided in %s (budget %s)%s", decided, len(run.Cases), run.End.Sub(run.Start).Round(time.Second), run.Config.Budget, waits)
 	if len(undecided) > 0 {
-		a.say("undecided (their rows say unknown, with the sequence of their change): %s", strings.Join(undecided, ", "))
+		a.say("undecided (their rows say unknown, with the sequence of their change):\n  %s", strings.Join(undecided, "\n  "))
 	}
 }
 
@@ -363,15 +393,16 @@ func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f
 	// The tables first: a disk too full for the files must not lose what
 	// was measured.
 	m.Before = a.runTables(o, f.jmh, out)
+	wait := newRowWait(resultCases(cases), quickWait(o))
 	if o.UntilDecided {
-		m.Decide = axisDecided(resultCases(cases))
+		m.Decide = wait.decide
 	}
 	r, err := s.Record(cmd.Context(), m)
 	if err != nil {
 		return err
 	}
 	if o.UntilDecided {
-		a.reportRunUndecided(m, r)
+		a.reportRunUndecided(wait, r)
 	}
 	fmt.Fprintf(a.stdout, "\nresults: %s and %s\n", filepath.Join(out, "bench.txt"), filepath.Join(out, "bench.json"))
 	run := r.Runs[0]
