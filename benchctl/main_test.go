@@ -603,12 +603,12 @@ func TestRunUntilDecided(t *testing.T) {
 	}
 }
 
-// TestRunQuickDecides: run --quick on benchmarks with an implementation
-// axis adds forks until its large changes are decided, and says so;
-// --forks asks for the fixed design instead.
+// TestRunQuickDecides: run --quick --until-decided adds forks until its
+// large changes are decided, and says so; --quick alone is the fixed
+// design.
 func TestRunQuickDecides(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
-	code, stdout, stderr := benchctl(t, "run", "--suite", "clitest", "--bench", "Noop|Enum", "--quick", "--budget", "25s", "--out", out)
+	code, stdout, stderr := benchctl(t, "run", "--suite", "clitest", "--bench", "Noop|Enum", "--quick", "--until-decided", "--budget", "25s", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -623,8 +623,8 @@ func TestRunQuickDecides(t *testing.T) {
 	if !strings.Contains(string(data), "forks=3 ") {
 		t.Errorf("run --quick does not start from 3 forks:\n%s", data)
 	}
-	code, stdout, stderr = benchctl(t, "run", "--suite", "clitest", "--bench", "Noop|Enum", "--quick", "--forks", "2", "--out", out+"2")
+	code, stdout, stderr = benchctl(t, "run", "--suite", "clitest", "--bench", "Noop|Enum", "--quick", "--out", out+"2")
 	if code != 0 || strings.Contains(stderr, "--until-decided") || strings.Contains(stdout, "anytime-valid") {
-		t.Errorf("run --quick --forks 2: exit %d, want the fixed design:\n%s\n%s", code, stdout, stderr)
+		t.Errorf("run --quick: exit %d, want the fixed design:\n%s\n%s", code, stdout, stderr)
 	}
 }

@@ -11,10 +11,10 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 )
 
-// Run --quick on benchmarks with an implementation axis adds rounds until
-// every change of at least quickDecideOver is decided, within
-// quickBudget: the quick answer is about the large effects, and a row
-// whose change looks smaller is left undecided rather than given rounds.
+// Run --quick --until-decided adds rounds until every change of at least
+// quickDecideOver is decided, within quickBudget: the quick answer is
+// about the large effects, and a row whose change looks smaller is left
+// undecided rather than given rounds.
 // The verdicts are anytime-valid, so stopping on what the rounds showed
 // keeps their error rate.
 const (
@@ -57,8 +57,8 @@ func newRowWait(cases []result.Case, over float64) *rowWait {
 	return w
 }
 
-// quickWait is the rule of run --quick's rounds when they look at
-// verdicts: waiting for the large changes only.
+// quickWait is the rule of run --quick --until-decided: waiting for the
+// large changes only.
 func quickWait(o engine.Options) float64 {
 	if o.UntilDecided && o.Quick {
 		return quickDecideOver

@@ -82,7 +82,7 @@ callgrind twice, at b.N=K and 2K, and divides the difference by K.`,
 			if err != nil {
 				return err
 			}
-			if untilDecided || quickDecides(cmd, o, cases) {
+			if untilDecided {
 				if err := bindRunUntilDecided(cmd, &o, &f); err != nil {
 					return err
 				}
@@ -97,8 +97,8 @@ callgrind twice, at b.N=K and 2K, and divides the difference by K.`,
 	}
 	a.addRunFlags(c, &f, engine.DefaultOptions())
 	q := engine.QuickOptions()
-	c.Flags().Lookup("quick").Usage = fmt.Sprintf("quick run: %s warmup, %s measurement and the smaller datasets benchmarks declare for it; benchmarks with an implementation axis run until every change of %g %% or more is decided (--until-decided, within %s), others %d forks (explicit flags still win)",
-		q.Warmup, q.Measure, quickDecideOver*100, quickBudget, q.Forks)
+	c.Flags().Lookup("quick").Usage = fmt.Sprintf("quick run: %d forks, %s warmup, %s measurement and the smaller datasets benchmarks declare for it (explicit flags still win); with --until-decided, forks until every change of %g %% or more is decided, within %s unless --budget",
+		q.Forks, q.Warmup, q.Measure, quickDecideOver*100, quickBudget)
 	c.Flags().BoolVar(&f.jmh, "jmh", false, "print the JMH table (every case's score, error and count) after the pull-request tables, not only into DIR/table.txt")
 	c.Flags().BoolVar(&untilDecided, "until-decided", false, "after each fork from the --forks-th (default 3), decide the pull-request tables' rows by an anytime-valid test and give forks only to the cases of undecided rows, until all are decided or --budget is spent")
 	a.addServerFlags(c)
@@ -121,22 +121,6 @@ func bindRunUntilDecided(cmd *cobra.Command, o *engine.Options, f *runFlags) err
 		o.Budget = quickBudget
 	}
 	return nil
-}
-
-// quickDecides reports whether run --quick adds rounds until its large
-// changes are decided: when a planned case is compared along an
-// implementation axis and no flag asks for a fixed number of forks or a
-// precision instead.
-func quickDecides(cmd *cobra.Command, o engine.Options, cases []engine.Case) bool {
-	if !o.Quick || o.Precision > 0 || cmd.Flags().Changed("forks") {
-		return false
-	}
-	for _, c := range cases {
-		if c.Result().Axis != "" {
-			return true
-		}
-	}
-	return false
 }
 
 // resultCases are the planned cases as results name them.

@@ -17,7 +17,12 @@ n=$1 mode=$2
 work=${WORK:-/tmp/ledgerbench-mainjob}
 mkdir -p "$work"
 (cd "$root" && go build -o "$work/benchctl" ./cmd/benchctl)
-commit=$(git -C "$root" describe --always --dirty)
+# The commit measured, "-dirty" when anything but runs.tsv itself (which
+# the runs append to) differs from it.
+commit=$(git -C "$root" describe --always)
+if [ -n "$(git -C "$root" status --porcelain -- . ":(exclude)results/calibration/20261204-mainjob/runs.tsv")" ]; then
+	commit=$commit-dirty
+fi
 [ -s "$here/runs.tsv" ] || printf 'stamp\tcommit\tmode\tload1\tseconds\texit\tInsertAtTail\tCatchUp\tInsertAndEvict\theadline\n' > "$here/runs.tsv"
 for _ in $(seq "$n"); do
 	stamp=$(date -u +%Y%m%dT%H%M%SZ)
