@@ -15,6 +15,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/harness/verdict"
 	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
+	"github.com/ledgerbench/ledgerbench/internal/axis"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/gotest"
 	"github.com/ledgerbench/ledgerbench/internal/profile"
@@ -98,7 +99,7 @@ callgrind twice, at b.N=K and 2K, and divides the difference by K.`,
 	a.addRunFlags(c, &f, engine.DefaultOptions())
 	q := engine.QuickOptions()
 	c.Flags().Lookup("quick").Usage = fmt.Sprintf("quick run: %d forks, %s warmup, %s measurement and the smaller datasets benchmarks declare for it (explicit flags still win); with --until-decided, forks until every change of %g %% or more is decided, within %s unless --budget",
-		q.Forks, q.Warmup, q.Measure, quickDecideOver*100, quickBudget)
+		q.Forks, q.Warmup, q.Measure, axis.QuickOver*100, quickBudget)
 	c.Flags().BoolVar(&f.jmh, "jmh", false, "print the JMH table (every case's score, error and count) after the pull-request tables, not only into DIR/table.txt")
 	c.Flags().BoolVar(&untilDecided, "until-decided", false, "after each fork from the --forks-th (default 3), decide the pull-request tables' rows by an anytime-valid test and give forks only to the cases of undecided rows, until all are decided or --budget is spent")
 	a.addServerFlags(c)
@@ -132,10 +133,22 @@ func resultCases(cases []engine.Case) []result.Case {
 	return out
 }
 
+// quickBudget is run --quick --until-decided's budget unless --budget.
+const quickBudget = 4 * time.Minute
+
+// waitOver is the smallest change run --until-decided waits for: with
+// --quick the large ones (axis.QuickOver), else every row.
+func waitOver(o engine.Options) float64 {
+	if o.UntilDecided && o.Quick {
+		return axis.QuickOver
+	}
+	return 0
+}
+
 // reportRunUndecided says how many cases --until-decided decided, and
 // why each compared case's row that is not decided is not.
-func (a *app) reportRunUndecided(w *rowWait, r *session.Recorded) {
-	look, err := w.look(r.Data)
+func (a *app) reportRunUndecided(w *axis.Wait, r *session.Recorded) {
+	look, err := w.Look(r.Data)
 	if err != nil {
 		a.say("--until-decided: the rows could not be decided: %v", err)
 		return
@@ -146,15 +159,15 @@ func (a *app) reportRunUndecided(w *rowWait, r *session.Recorded) {
 	var undecided []string
 	for _, cr := range run.Cases {
 		l, d := look(cr.Case.Name())
-		if l == lookDecided {
+		if l == axis.Decided {
 			decided++
 		} else if v, _ := cr.Case.Params.Get(cr.Case.Axis); v != cr.Case.Baseline {
-			undecided = append(undecided, cr.Case.Name()+" "+w.why(l, d, len(cr.ForkScores())))
+			undecided = append(undecided, cr.Case.Name()+" "+w.Why(l, d, len(cr.ForkScores())))
 		}
 	}
 	waits := ""
-	if w.over > 0 {
-		waits = fmt.Sprintf(", waiting for changes of %g %% or more (run --until-decided without --quick waits for every row)", w.over*100)
+	if w.Over > 0 {
+		waits = fmt.Sprintf(", waiting for changes of %g %% or more (run --until-decided without --quick waits for every row)", w.Over*100)
 	}
 	a.say("--until-decided: %d of %d cases decided in %s (budget %s)%s", decided, len(run.Cases), run.End.Sub(run.Start).Round(time.Second), run.Config.Budget, waits)
 	if len(undecided) > 0 {
@@ -377,9 +390,9 @@ func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f
 	// The tables first: a disk too full for the files must not lose what
 	// was measured.
 	m.Before = a.runTables(o, f.jmh, out)
-	wait := newRowWait(resultCases(cases), quickWait(o))
+	wait := axis.NewWait(resultCases(cases), waitOver(o))
 	if o.UntilDecided {
-		m.Decide = wait.decide
+		m.Decide = wait.Decide
 	}
 	r, err := s.Record(cmd.Context(), m)
 	if err != nil {
@@ -414,7 +427,7 @@ func (a *app) runTables(o engine.Options, jmh bool, out string) func(*session.Re
 		if err := report.WriteTable(&table, run); err != nil {
 			return failedError(fmt.Sprintf("rendering the table: %v", err))
 		}
-		if err := baselineTables(&pr, r.Header, run, o.UntilDecided); err != nil {
+		if err := axis.Write(&pr, r.Header, run, o.UntilDecided); err != nil {
 			a.say("the pull-request table could not be made: %v", err)
 		}
 		a.stdout.Write(pr.Bytes())

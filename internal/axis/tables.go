@@ -1,4 +1,4 @@
-package benchctl
+package axis
 
 import (
 	"bytes"
@@ -12,14 +12,14 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness/result"
 )
 
-// axisTables are the run's pull-request tables, one per implementation
+// Tables are the run's pull-request tables, one per implementation
 // axis its benchmarks declare (harness.Param.Baseline): every other value
 // of the axis against the declared baseline, per benchmark, with
 // fork-level statistics, decided by the anytime-valid test when
 // sequential; the run's benchmarks without the axis (floors, no-ops)
 // follow in each as the distance to the limit. data is the run's results
 // file.
-func axisTables(data []byte, cases []result.Case, sequential bool) ([]axisTable, error) {
+func Tables(data []byte, cases []result.Case, sequential bool) ([]Table, error) {
 	groups := map[axis][]string{}
 	var order []axis
 	var floors []string
@@ -39,7 +39,7 @@ func axisTables(data []byte, cases []result.Case, sequential bool) ([]axisTable,
 			groups[k] = append(groups[k], name)
 		}
 	}
-	var out []axisTable
+	var out []Table
 	for _, k := range order {
 		names := append(slices.Clone(groups[k]), floors...)
 		ts, err := compare.BuildData("bench.txt", data, compare.Options{Col: "/" + k.name, Baseline: k.baseline, MinChange: compare.DefaultMinChange,
@@ -47,7 +47,7 @@ func axisTables(data []byte, cases []result.Case, sequential bool) ([]axisTable,
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, axisTable{k, ts})
+		out = append(out, Table{k, ts})
 	}
 	return out, nil
 }
@@ -55,14 +55,14 @@ func axisTables(data []byte, cases []result.Case, sequential bool) ([]axisTable,
 // axis is an implementation axis: the parameter and its baseline value.
 type axis struct{ name, baseline string }
 
-// axisTable is an axis's comparison.
-type axisTable struct {
+// Table is an axis's comparison.
+type Table struct {
 	axis
 	ts *compare.Tables
 }
 
-// baselineTables writes the run's axisTables, each under its heading.
-func baselineTables(w io.Writer, h report.Header, run *result.Run, sequential bool) error {
+// Write writes the run's Tables, each under its heading.
+func Write(w io.Writer, h report.Header, run *result.Run, sequential bool) error {
 	var data bytes.Buffer
 	if err := report.WriteBenchfmt(&data, h, run); err != nil {
 		return err
@@ -71,7 +71,7 @@ func baselineTables(w io.Writer, h report.Header, run *result.Run, sequential bo
 	for _, cr := range run.Cases {
 		cases = append(cases, cr.Case)
 	}
-	tables, err := axisTables(data.Bytes(), cases, sequential)
+	tables, err := Tables(data.Bytes(), cases, sequential)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package benchctl
+package axis
 
 import (
 	"bytes"
@@ -60,25 +60,25 @@ func TestQuickWaitsForLargeChanges(t *testing.T) {
 	cases, data := waitRun(t)
 	for _, tc := range []struct {
 		over float64
-		want map[string]caseLook
+		want map[string]Look
 	}{
-		{quickDecideOver, map[string]caseLook{
-			"BenchmarkDecided/impl=old": lookDecided, "BenchmarkDecided/impl=new": lookDecided,
-			"BenchmarkLarge/impl=old": lookOpen, "BenchmarkLarge/impl=new": lookOpen,
-			"BenchmarkSmall/impl=old": lookSmall, "BenchmarkSmall/impl=new": lookSmall,
-			"BenchmarkFloor": lookDecided, "BenchmarkUnknown": lookOpen}},
-		{0, map[string]caseLook{
-			"BenchmarkDecided/impl=old": lookDecided, "BenchmarkDecided/impl=new": lookDecided,
-			"BenchmarkLarge/impl=old": lookOpen, "BenchmarkLarge/impl=new": lookOpen,
-			"BenchmarkSmall/impl=old": lookOpen, "BenchmarkSmall/impl=new": lookOpen,
-			"BenchmarkFloor": lookDecided}},
+		{QuickOver, map[string]Look{
+			"BenchmarkDecided/impl=old": Decided, "BenchmarkDecided/impl=new": Decided,
+			"BenchmarkLarge/impl=old": Open, "BenchmarkLarge/impl=new": Open,
+			"BenchmarkSmall/impl=old": Small, "BenchmarkSmall/impl=new": Small,
+			"BenchmarkFloor": Decided, "BenchmarkUnknown": Open}},
+		{0, map[string]Look{
+			"BenchmarkDecided/impl=old": Decided, "BenchmarkDecided/impl=new": Decided,
+			"BenchmarkLarge/impl=old": Open, "BenchmarkLarge/impl=new": Open,
+			"BenchmarkSmall/impl=old": Open, "BenchmarkSmall/impl=new": Open,
+			"BenchmarkFloor": Decided}},
 	} {
-		w := newRowWait(cases, tc.over)
-		look, err := w.look(data)
+		w := NewWait(cases, tc.over)
+		look, err := w.Look(data)
 		if err != nil {
 			t.Fatal(err)
 		}
-		decide, err := w.decide(data)
+		decide, err := w.Decide(data)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,8 +87,8 @@ func TestQuickWaitsForLargeChanges(t *testing.T) {
 			if got != want {
 				t.Errorf("over %g: %s looks %d, want %d (decision %+v)", tc.over, name, got, want, d)
 			}
-			if decide(name) != (want != lookOpen) {
-				t.Errorf("over %g: %s decided %v, want %v", tc.over, name, decide(name), want != lookOpen)
+			if decide(name) != (want != Open) {
+				t.Errorf("over %g: %s decided %v, want %v", tc.over, name, decide(name), want != Open)
 			}
 		}
 		_, d := look("BenchmarkSmall/impl=new")
