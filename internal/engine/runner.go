@@ -156,14 +156,19 @@ type sideRun struct {
 // measured runs the rounds: in each, the open cases in a shuffled order.
 func (r *sideRun) measured(ctx context.Context) error {
 	for round := 1; ; round++ {
-		if round > 1 && !r.fits(round) {
-			return nil
-		}
+		// A round beyond the first runs only its open cases: they are
+		// chosen before the budget is asked whether the round fits.
 		if round > r.rounds {
 			more, err := r.more(round)
 			if err != nil || !more {
 				return err
 			}
+		}
+		if round > 1 && !r.fits(round) {
+			return nil
+		}
+		if round > r.rounds {
+			r.total += r.open() * len(r.sides)
 		}
 		for _, i := range r.rng.Perm(len(r.cases)) {
 			if r.closed[i] {
@@ -208,13 +213,7 @@ func (r *sideRun) fits(round int) bool {
 	if r.done > 0 {
 		perFork = elapsed / time.Duration(r.done)
 	}
-	open := 0
-	for i := range r.cases {
-		if !r.closed[i] {
-			open++
-		}
-	}
-	if elapsed+perFork*time.Duration(open*len(r.sides)) <= r.o.Budget {
+	if elapsed+perFork*time.Duration(r.open()*len(r.sides)) <= r.o.Budget {
 		return true
 	}
 	if round <= r.rounds {
@@ -246,7 +245,6 @@ func (r *sideRun) more(round int) (bool, error) {
 	if until {
 		decided = r.rn.Decided(r.runs)
 	}
-	open := 0
 	for i := range r.cases {
 		// A case whose fork failed gets no more: its failure is
 		// reported, and more forks would spend the budget on it.
@@ -256,12 +254,20 @@ func (r *sideRun) more(round int) (bool, error) {
 		} else {
 			done = done || Precise(o, r.runs, i)
 		}
-		if r.closed[i] = done; !done {
-			open++
+		r.closed[i] = done
+	}
+	return r.open() > 0, nil
+}
+
+// open counts the cases the next round runs.
+func (r *sideRun) open() int {
+	n := 0
+	for _, closed := range r.closed {
+		if !closed {
+			n++
 		}
 	}
-	r.total += open * len(r.sides)
-	return open > 0, nil
+	return n
 }
 
 // interleaved runs fork round of case i on every side, one after the
