@@ -150,6 +150,11 @@ type ProfileRun struct {
 	// several of each profiler (0: the only one).
 	Round             int
 	InstructionsPerOp float64
+	// GoVersion is the runtime.Version of the fork's program, when it
+	// said (a harness program does, in its hello): two sides' profiles
+	// from different toolchains differ in the runtime's functions and in
+	// what was inlined, whatever the change.
+	GoVersion string
 	// Counters are perf's event counts per op, by event name.
 	Counters map[string]float64
 	Err      error

@@ -1,10 +1,14 @@
 package ab
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/explain"
 )
 
 // An explaining fork's window is the measured iterations' time in one,
@@ -43,5 +47,33 @@ func TestParseExplain(t *testing.T) {
 	}
 	if CheckExplainRounds(0) != nil || CheckExplainRounds(3) != nil {
 		t.Error("CheckExplainRounds refuses 0 (the default) or 3")
+	}
+}
+
+// An explained row carries its report's notes beside its functions (or
+// the reason none is named): a note on two toolchains must not stay in
+// the text file only.
+func TestExplainedRowCarriesItsNotes(t *testing.T) {
+	note := "the sides' programs were built by different toolchains (baseline go1.25.3, experiment go1.26.8)"
+	res := &Result{Out: "/out", Tables: &compare.Tables{}, Explained: []Explained{
+		{Case: "BenchmarkGet", Dir: "/out/explain/Get", Report: &explain.Report{Notes: []string{note}}},
+		{Case: "BenchmarkPut", Dir: "/out/explain/Put", Report: &explain.Report{}},
+	}}
+	var b bytes.Buffer
+	res.explainedMarkdown(&b)
+	var get, put string
+	for _, line := range strings.Split(b.String(), "\n") {
+		switch {
+		case strings.HasPrefix(line, "- Get: "):
+			get = line
+		case strings.HasPrefix(line, "- Put: "):
+			put = line
+		}
+	}
+	if !strings.Contains(get, "no function named") || !strings.Contains(get, "("+note+")") || !strings.HasSuffix(get, "; explain/Get") {
+		t.Errorf("the Get row does not carry its note:\n%s", b.String())
+	}
+	if put == "" || strings.Contains(put, "toolchains") || strings.Contains(put, "()") {
+		t.Errorf("the Put row, without notes: %q", put)
 	}
 }

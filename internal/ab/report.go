@@ -53,6 +53,11 @@ func (res *Result) explainedMarkdown(w io.Writer) {
 		if text == "" {
 			text = e.Why()
 		}
+		if e.Err == nil && e.Report != nil && len(e.Report.Notes) > 0 {
+			// What the profiles themselves warn of (another toolchain,
+			// few samples, unpaired rounds) belongs beside the functions.
+			text += " (" + strings.Join(e.Report.Notes, "; ") + ")"
+		}
 		fmt.Fprintf(w, "- %s: %s; %s\n", row, text, rel)
 	}
 }

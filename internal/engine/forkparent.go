@@ -25,7 +25,8 @@ type forkResult struct {
 	startup    time.Duration // exec to hello
 	ready      time.Duration // exec to the first iteration's start
 	sink       uint64
-	unsynced   bool // asked for lockstep, it ran without (a child of an older version)
+	goVersion  string // the child's runtime.Version
+	unsynced   bool   // asked for lockstep, it ran without (a child of an older version)
 }
 
 // start answers a fork's ready frame with its schedule: its duet's, once
@@ -208,7 +209,7 @@ func (rn *Runner) forkOnce(ctx context.Context, cmd command, p *harness.Plan, ti
 	if err := json.Unmarshal(f.Payload, &hi); err != nil {
 		return res, fail("decode hello", err)
 	}
-	res.cpus, res.procs = hi.CPUs, hi.GOMAXPROCS
+	res.cpus, res.procs, res.goVersion = hi.CPUs, hi.GOMAXPROCS, hi.GoVersion
 	payload, err := json.Marshal(p)
 	if err != nil {
 		return res, fail("encode plan", err)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"debug/buildinfo"
 	"errors"
 	"fmt"
 	"os"
@@ -155,8 +156,11 @@ func (rn *Runner) testProfileFork(ctx context.Context, o Options, k profile.Kind
 		return pr, ""
 	}
 	if k == profile.Instructions {
-		return rn.testInstructions(ctx, o, c, cr, side, bin)
+		pr, note := rn.testInstructions(ctx, o, c, cr, side, bin)
+		pr.GoVersion = binaryGoVersion(bin.Path)
+		return pr, note
 	}
+	pr.GoVersion = binaryGoVersion(bin.Path)
 	flag, ok := testProfileFlag[k]
 	if !ok {
 		return pr, fmt.Sprintf("%s: not available for go test benchmarks (it needs benchctl's own worker process); cpu, block, mutex, allocs and instructions are", k)
@@ -293,4 +297,14 @@ func (rn *Runner) testInstructions(ctx context.Context, o Options, c Case, cr *r
 		pr.InstructionsPerOp = float64(d) / float64(k)
 	}
 	return pr, ""
+}
+
+// binaryGoVersion is the Go version that built the binary at path, from
+// its build information; "" when it has none (or cannot be read).
+func binaryGoVersion(path string) string {
+	bi, err := buildinfo.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	return bi.GoVersion
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -141,6 +142,13 @@ func TestCPUProfileNamesTheKernel(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(filepath.Dir(s.Path), "cpu.pb.gz")); err != nil || !strings.Contains(s.Path, "BenchmarkSpin") {
 		t.Errorf("profile path %s", s.Path)
+	}
+	// The fork says which toolchain built it: explain compares two sides'
+	// toolchains by it.
+	for _, pr := range run.Cases[0].Profiles {
+		if pr.GoVersion != runtime.Version() {
+			t.Errorf("%s profiling fork: GoVersion %q, want the program's %q", pr.Kind, pr.GoVersion, runtime.Version())
+		}
 	}
 }
 

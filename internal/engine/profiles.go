@@ -156,6 +156,7 @@ func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, c 
 		p.Profile, p.ProfilePath = string(k), pr.Path
 	}
 	res, fe := rn.forkOnce(ctx, cmd, p, o.Timeout, rn.logFile(cr.Case, string(k)))
+	pr.GoVersion = res.goVersion
 	if fe != nil {
 		fe.Benchmark, fe.Fork = cr.Case.Name(), 1
 		valgrindFault(k, fe)

@@ -99,6 +99,9 @@ func Diff(base, exp []Fork, alpha, ratio float64) (*Report, error) {
 	if n < MinPairs {
 		return nil, fmt.Errorf("%d pairs of profiles: at least %d are needed to name a function", n, MinPairs)
 	}
+	if note := toolchains(base, exp); note != "" {
+		r.Notes = append(r.Notes, note)
+	}
 	b, e := make([]perOp, n), make([]perOp, n)
 	for i := range n {
 		var err error

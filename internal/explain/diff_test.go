@@ -139,3 +139,51 @@ func names(fs []Function) []string {
 	}
 	return out
 }
+
+// Two sides built by different toolchains get a note saying so, and the
+// diff is otherwise the same: the note does not change what is named.
+// One toolchain, or a side whose programs did not say, gets none.
+func TestDiffNotesTwoToolchains(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	after := program()
+	after["main.warm"] += 100
+	base, exp := side(rng, 5, program(), 5*fork1s, 0.02), side(rng, 5, after, 5*fork1s, 0.02)
+	stamp := func(forks []Fork, v string) {
+		for i := range forks {
+			forks[i].GoVersion = v
+		}
+	}
+	toolchainNote := func(r *Report) string {
+		for _, n := range r.Notes {
+			if strings.Contains(n, "toolchains") {
+				return n
+			}
+		}
+		return ""
+	}
+	for _, tc := range []struct {
+		base, exp string
+		note      bool
+	}{
+		{"go1.26.8", "go1.26.8", false},
+		{"", "go1.26.8", false},
+		{"go1.25.3", "go1.26.8", true},
+	} {
+		stamp(base, tc.base)
+		stamp(exp, tc.exp)
+		r, err := Diff(base, exp, 0.05, 1.1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		note := toolchainNote(r)
+		if (note != "") != tc.note {
+			t.Errorf("baseline %q, experiment %q: note %q, want one: %v", tc.base, tc.exp, note, tc.note)
+		}
+		if tc.note && (!strings.Contains(note, "baseline go1.25.3") || !strings.Contains(note, "experiment go1.26.8")) {
+			t.Errorf("the note does not name both toolchains: %q", note)
+		}
+		if named := r.Named(); len(named) == 0 || named[0].Name != "main.warm" {
+			t.Errorf("baseline %q, experiment %q: named %v, want main.warm first", tc.base, tc.exp, names(named))
+		}
+	}
+}

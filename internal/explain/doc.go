@@ -16,5 +16,9 @@
 // cumulative time to every function on its stack once, inlined ones
 // included.
 //
+// Two sides whose profiling forks' programs say different Go versions
+// get a note: the runtime's functions and the compiler's inlining differ
+// by the toolchain alone.
+//
 // Functions here are safe for concurrent use; they share no state.
 package explain

@@ -3,6 +3,7 @@ package explain
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/google/pprof/profile"
 
@@ -10,13 +11,15 @@ import (
 	lbprofile "github.com/ledgerbench/ledgerbench/internal/profile"
 )
 
-// Fork is one profiling fork of one side: its CPU profile and the ops
-// measured while it was taken.
+// Fork is one profiling fork of one side: its CPU profile, the ops
+// measured while it was taken, and the Go version of its program ("" when
+// the program did not say).
 type Fork struct {
-	Path    string
-	Round   int
-	Ops     int64
-	Profile *profile.Profile
+	Path      string
+	Round     int
+	Ops       int64
+	Profile   *profile.Profile
+	GoVersion string
 }
 
 // Load reads the CPU profiles among a case's profiling forks, in the
@@ -38,7 +41,7 @@ func Load(runs []result.ProfileRun) ([]Fork, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Fork{Path: pr.Path, Round: pr.Round, Ops: pr.Ops, Profile: p})
+		out = append(out, Fork{Path: pr.Path, Round: pr.Round, Ops: pr.Ops, Profile: p, GoVersion: pr.GoVersion})
 	}
 	slices.SortStableFunc(out, func(a, b Fork) int { return a.Round - b.Round })
 	return out, nil
@@ -110,4 +113,30 @@ func stack(s *profile.Sample) []string {
 		}
 	}
 	return names
+}
+
+// toolchains is a note when the two sides' programs were built by
+// different Go versions: the runtime's functions, and what the compiler
+// inlined, then differ by the toolchain alone, so a function named may
+// have moved with it rather than with the change. "" when they agree, or
+// when a side's programs did not say.
+func toolchains(base, exp []Fork) string {
+	b, e := versions(base), versions(exp)
+	if len(b) == 0 || len(e) == 0 || slices.Equal(b, e) {
+		return ""
+	}
+	return fmt.Sprintf("the sides' programs were built by different toolchains (baseline %s, experiment %s): runtime functions and inlining differ by the toolchain alone, so a function named may have moved with it, not with the change",
+		strings.Join(b, ", "), strings.Join(e, ", "))
+}
+
+// versions are the distinct Go versions forks' programs said, sorted.
+func versions(forks []Fork) []string {
+	var out []string
+	for _, f := range forks {
+		if f.GoVersion != "" && !slices.Contains(out, f.GoVersion) {
+			out = append(out, f.GoVersion)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
