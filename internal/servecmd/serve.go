@@ -229,7 +229,7 @@ func tokenCmd(prog string) *cobra.Command {
 	listCmd.Flags().StringVar(&tokens, "tokens", "", "the tokens file")
 	revokeCmd := &cobra.Command{
 		Use:   "revoke --tokens FILE NAME|ID",
-		Short: "Revoke the tokens named NAME, or the one whose ID (token list) begins with ID; a running serve refuses them at once",
+		Short: "Revoke the tokens named NAME, or the one whose ID (token list) begins with ID (4 hex digits or more); a running serve refuses them at once",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := needTokens(tokens); err != nil {

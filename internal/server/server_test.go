@@ -590,6 +590,14 @@ func TestTokensFile(t *testing.T) {
 	if _, err := RevokeTokens(p, "carol"); err == nil || !strings.Contains(err.Error(), "no token is named") {
 		t.Errorf("revoke nobody: %v", err)
 	}
+	// A second token of a taken name is refused (revoking the name would
+	// take both); a short ID prefix revokes its one token.
+	if _, err := NewToken(p, "alice"); err == nil || !strings.Contains(err.Error(), `token name "alice" is taken by token `+ts[0].ID()) {
+		t.Errorf("a second alice: %v", err)
+	}
+	if gone, err := RevokeTokens(p, ts[0].ID()[:5]); err != nil || len(gone) != 1 || gone[0].Name != "alice" {
+		t.Errorf("revoke alice by the first 5 digits of her ID: %+v %v", gone, err)
+	}
 	if st, _ := os.Stat(p); st.Mode().Perm() != 0o600 {
 		t.Errorf("after revoke: %v, want 0600", st.Mode())
 	}
@@ -742,5 +750,30 @@ func TestQueriesAreBoundedInTime(t *testing.T) {
 	code, _ := post(t, f.http.URL, f.token, body, ct)
 	if took := time.Since(start); code != 503 || took > 10*time.Second {
 		t.Errorf("upload while another writer holds the lock: %d after %v, want 503 within about %v", code, took, f.srv.QueryTimeout)
+	}
+}
+
+// A prefix that begins two tokens' IDs revokes neither and names both; a
+// prefix shorter than MinIDPrefix, or not hex, is not taken for an ID.
+func TestRevokeByAmbiguousPrefix(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "tokens")
+	one, two := "abcdef01"+strings.Repeat("1", 56), "abcdef02"+strings.Repeat("2", 56)
+	file := tokensHeader + "\nsha256:" + one + " box1 2026-12-01T00:00:00Z\nsha256:" + two + " box2 2026-12-02T00:00:00Z\n"
+	if err := os.WriteFile(p, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := RevokeTokens(p, "abcdef0"); err == nil || !strings.Contains(err.Error(), "begins the IDs of 2 tokens (abcdef011111, abcdef022222)") {
+		t.Errorf("an ambiguous prefix: %v", err)
+	}
+	for _, who := range []string{"abc", "zzzzzz"} {
+		if _, err := RevokeTokens(p, who); err == nil || !strings.Contains(err.Error(), "not the beginning of an ID") {
+			t.Errorf("revoke %q: %v", who, err)
+		}
+	}
+	if data, _ := readFile(p); data != file {
+		t.Errorf("a refused revocation changed the file:\n%s", data)
+	}
+	if gone, err := RevokeTokens(p, "ABCDEF02"); err != nil || len(gone) != 1 || gone[0].Name != "box2" {
+		t.Errorf("revoke box2 by its ID in capitals: %+v %v", gone, err)
 	}
 }

@@ -27,12 +27,20 @@ const tokensHeader = "# benchctl upload tokens: the SHA-256 of each token, its n
 // NewToken makes a random upload token named name, appends its hash to
 // the tokens file (created 0600 if missing, and made 0600 if it was
 // readable by others) and returns the token, which is not kept anywhere.
+// A name already in the file is refused: revoking it by name would revoke
+// both.
 func NewToken(path, name string) (string, error) {
 	if strings.ContainsAny(name, " \t\n") || name == "" {
 		return "", fmt.Errorf("token name %q: want one word (who or what uploads with it)", name)
 	}
-	if _, err := ReadTokens(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+	have, err := ReadTokens(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return "", err // appending to a damaged file would hide the damage
+	}
+	for _, t := range have {
+		if t.Name == name {
+			return "", fmt.Errorf("token name %q is taken by token %s (made %s): revoke that one first, or choose another name", name, t.ID(), t.Made)
+		}
 	}
 	var raw [24]byte
 	if _, err := rand.Read(raw[:]); err != nil {
@@ -112,35 +120,71 @@ func parseTokens(path string, data []byte) ([]TokenInfo, error) {
 	return out, nil
 }
 
-// RevokeTokens removes from the tokens file every token named who, or
-// whose ID (see TokenInfo.ID) or hash begins with who (at least 8 hex
-// digits), and returns the tokens removed. The file is replaced
-// atomically and stays 0600; revoking nothing is an error.
+// RevokeTokens removes from the tokens file every token named who or,
+// when none is, the one token whose ID (see TokenInfo.ID) or hash begins
+// with who (at least MinIDPrefix hex digits), and returns the tokens
+// removed. A prefix that begins several tokens' IDs revokes none and
+// says which. The file is replaced atomically and stays 0600; revoking
+// nothing is an error.
 func RevokeTokens(path, who string) ([]TokenInfo, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("tokens: %w", err)
 	}
-	if _, err := parseTokens(path, data); err != nil {
+	all, err := parseTokens(path, data)
+	if err != nil {
 		return nil, err
+	}
+	match, err := revoked(all, who)
+	if err != nil {
+		return nil, fmt.Errorf("tokens %s: %w", path, err)
 	}
 	var keep bytes.Buffer
 	var gone []TokenInfo
 	for line := range strings.SplitSeq(strings.TrimSuffix(string(data), "\n"), "\n") {
 		ts, _ := parseTokens(path, []byte(line))
-		if len(ts) == 1 && (ts[0].Name == who || len(who) >= 8 && strings.HasPrefix(ts[0].Hash, who)) {
+		if len(ts) == 1 && match(ts[0]) {
 			gone = append(gone, ts[0])
 			continue
 		}
 		keep.WriteString(line + "\n")
 	}
-	if len(gone) == 0 {
-		return nil, fmt.Errorf("tokens %s: no token is named %q or has an ID beginning with it (token list shows them)", path, who)
-	}
 	if err := atomicfile.ReplacePerm(path, keep.Bytes(), 0o600); err != nil {
 		return nil, err
 	}
 	return gone, nil
+}
+
+// MinIDPrefix is the fewest hex digits of an ID that revoke a token by
+// its ID's beginning.
+const MinIDPrefix = 4
+
+// revoked is which of ts who revokes: those named who, else the one
+// whose hash begins with who. A prefix of several, or of none, is an
+// error.
+func revoked(ts []TokenInfo, who string) (func(TokenInfo) bool, error) {
+	for _, t := range ts {
+		if t.Name == who {
+			return func(t TokenInfo) bool { return t.Name == who }, nil
+		}
+	}
+	if _, err := hex.DecodeString(who + strings.Repeat("0", len(who)%2)); err != nil || len(who) < MinIDPrefix {
+		return nil, fmt.Errorf("no token is named %q, and it is not the beginning of an ID (at least %d hex digits; token list shows them)", who, MinIDPrefix)
+	}
+	prefix := strings.ToLower(who)
+	var ids []string
+	for _, t := range ts {
+		if strings.HasPrefix(strings.ToLower(t.Hash), prefix) {
+			ids = append(ids, t.ID())
+		}
+	}
+	switch len(ids) {
+	case 0:
+		return nil, fmt.Errorf("no token is named %q or has an ID beginning with it (token list shows them)", who)
+	case 1:
+		return func(t TokenInfo) bool { return strings.HasPrefix(strings.ToLower(t.Hash), prefix) }, nil
+	}
+	return nil, fmt.Errorf("%q begins the IDs of %d tokens (%s): give more of the one to revoke", who, len(ids), strings.Join(ids, ", "))
 }
 
 // Tokens checks upload tokens against a tokens file, read again whenever
