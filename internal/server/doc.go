@@ -23,7 +23,8 @@
 //     or replaced refuses every write (503), so no client drops an
 //     upload the server could not keep.
 //   - Content is checked before anything is stored, the same on every
-//     back end: a NUL byte, invalid UTF-8, names over the store's limits,
+//     back end: a NUL byte, invalid UTF-8, names over the store's limits
+//     or holding bidirectional controls,
 //     a time or throughput that is not a positive number are 400. The
 //     answer to an upload lists what the series left out ("warnings").
 //   - Every answer carries a Content-Security-Policy (no script, images

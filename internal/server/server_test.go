@@ -204,6 +204,8 @@ func TestBadUploadsAreRefusedAndStoreNothing(t *testing.T) {
 		{"invalid UTF-8", f.token, map[string][]byte{"a.txt": append(append([]byte{}, good...), "# \xff\xfe\n"...)}, []string{"commit"}, 400, "not valid UTF-8"},
 		{"long file name", f.token, map[string][]byte{strings.Repeat("n", 300) + ".txt": good}, []string{"commit"}, 400, "file name of 304 bytes"},
 		{"control in file name", f.token, map[string][]byte{"a\u0085.txt": good}, []string{"commit"}, 400, "without control characters"},
+		{"bidi control in file name", f.token, map[string][]byte{"bench\u202etxt.exe": good}, []string{"commit"}, 400, "bidirectional control"},
+		{"bidi control in benchmark name", f.token, map[string][]byte{"a.txt": []byte("machine-id: m\nBenchmarkX\u2067Y 1 2 ns/op\n")}, []string{"commit"}, 400, "bidirectional control"},
 		{"long benchmark name", f.token, map[string][]byte{"a.txt": []byte("machine-id: m\nBenchmark" + strings.Repeat("X", 1100) + " 1 2 ns/op\n")}, []string{"commit"}, 400, "benchmark name of"},
 		{"NaN", f.token, map[string][]byte{"a.txt": []byte("machine-id: m\nBenchmarkX 1 NaN ns/op\n")}, []string{"commit"}, 400, "NaN ns/op: a time or throughput is a positive number"},
 		{"+Inf", f.token, map[string][]byte{"a.txt": []byte("machine-id: m\nBenchmarkX 1 +Inf ns/op\n")}, []string{"commit"}, 400, "a time or throughput is a positive number"},

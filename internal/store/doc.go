@@ -17,7 +17,7 @@
 //   - An upload is all or nothing: it is validated whole (benchfmt syntax,
 //     a machine-id on every result, at least one result per file, text
 //     without NUL bytes in valid UTF-8, names within [MaxFileName] and
-//     [MaxName], at most [MaxBenchmarks] benchmarks, every time and
+//     [MaxName] and without bidirectional controls, at most [MaxBenchmarks] benchmarks, every time and
 //     throughput a positive number) before anything is written, and
 //     written in one transaction. A SQLite store whose file was removed or
 //     replaced after [Open] refuses every write from then on, and [Store.Check]

@@ -108,13 +108,17 @@ const (
 
 // text refuses a file that is not text: a NUL byte, invalid UTF-8 (which
 // PostgreSQL cannot store and SQLite would store as given), or a name
-// that is too long or holds a control character.
+// that is too long or holds a control character or a bidirectional
+// control (U+202E shows "gpj.exe" as "exe.jpg" on every page that lists
+// it).
 func text(f payload.File) error {
 	switch {
 	case len(f.Name) > MaxFileName:
 		return fmt.Errorf("%w: a file name of %d bytes: at most %d", ErrInvalid, len(f.Name), MaxFileName)
 	case !utf8.ValidString(f.Name) || strings.ContainsFunc(f.Name, unicode.IsControl):
 		return fmt.Errorf("%w: file name %q: want UTF-8 text without control characters", ErrInvalid, f.Name)
+	case strings.ContainsFunc(f.Name, bidiControl):
+		return fmt.Errorf("%w: file name %q: holds a bidirectional control character, which would show the name reordered", ErrInvalid, f.Name)
 	}
 	if i := bytes.IndexByte(f.Data, 0); i >= 0 {
 		return fmt.Errorf("%w: %s: a NUL byte at offset %d: a results file is text", ErrInvalid, f.Name, i)
@@ -131,6 +135,9 @@ func bounded(file string, rec *benchfmt.Result, names map[string]bool) error {
 	_, line := rec.Pos()
 	if len(rec.Name) > MaxName {
 		return fmt.Errorf("%w: %s:%d: a benchmark name of %d bytes: at most %d", ErrInvalid, file, line, len(rec.Name), MaxName)
+	}
+	if bytes.ContainsFunc(rec.Name, bidiControl) {
+		return fmt.Errorf("%w: %s:%d: benchmark name %q holds a bidirectional control character, which would show it reordered", ErrInvalid, file, line, rec.Name)
 	}
 	for _, c := range rec.Config {
 		if len(c.Key) > MaxName || len(c.Value) > MaxName {
@@ -344,3 +351,8 @@ func inflate(z []byte) ([]byte, error) {
 	defer r.Close()
 	return io.ReadAll(r)
 }
+
+// bidiControl reports the characters that reorder the text around them
+// (Unicode's Bidi_Control: U+061C, U+200E–U+200F, U+202A–U+202E,
+// U+2066–U+2069).
+func bidiControl(r rune) bool { return unicode.Is(unicode.Bidi_Control, r) }
