@@ -348,7 +348,7 @@ func TestStalledClientsDoNotStopTheServer(t *testing.T) {
 func TestUploadCommandBoundsAndSpool(t *testing.T) {
 	dir, db, tokens := serveSetup(t)
 	p := startServe(t, db, tokens, "")
-	if code, _, stderr := benchctl(t, "upload", "--server", p.url, "/dev/zero"); code != 2 || !strings.Contains(stderr, "not a result file") {
+	if code, _, stderr := benchctl(t, "upload", "--server", p.url, "/dev/zero"); code != 2 || !strings.Contains(stderr, "/dev/zero: a character device, not a regular file") {
 		t.Errorf("upload /dev/zero: exit %d, %q", code, stderr)
 	}
 	file := func(n int) string {
@@ -360,6 +360,11 @@ func TestUploadCommandBoundsAndSpool(t *testing.T) {
 	code, _, stderr := benchctl(t, "upload", "--server", dead, "--upload-timeout", "5s", file(1))
 	if code != 1 || !strings.Contains(stderr, "connection refused") || !strings.Contains(stderr, "spooled as") {
 		t.Fatalf("upload to a closed port: exit %d\n%s", code, stderr)
+	}
+	// The count does not say how the uploads were kept: one not spooled
+	// (an unwritable spool) would have been called spooled.
+	if !strings.Contains(stderr, "1 upload(s) not delivered: each is said above") || strings.Contains(stderr, "(spooled)") {
+		t.Errorf("upload to a closed port, the closing count:\n%s", stderr)
 	}
 	spool := os.Getenv("BENCHCTL_SPOOL")
 	ents, _ := filepath.Glob(filepath.Join(spool, "*", "entry.json"))

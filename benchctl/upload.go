@@ -111,7 +111,7 @@ func readResultFile(p string) ([]byte, error) {
 	case err != nil:
 		return nil, err
 	case !st.Mode().IsRegular():
-		return nil, fmt.Errorf("%s: not a regular file (%s)", p, st.Mode().Type())
+		return nil, fmt.Errorf("%s: %s, not a regular file", p, fileKind(st.Mode()))
 	case st.Size() > payload.MaxUpload:
 		return nil, fmt.Errorf("%s: %d bytes, over the upload limit of %d", p, st.Size(), payload.MaxUpload)
 	}
@@ -201,7 +201,7 @@ this command's files (with --pending, of the spool) is still not delivered.`,
 				case err != nil:
 					return usageError(err)
 				case !st.Mode().IsRegular():
-					return usageError(fmt.Errorf("%s: not a result file (a regular file)", p))
+					return usageError(fmt.Errorf("%s: %s, not a regular file: upload sends result files", p, fileKind(st.Mode())))
 				case st.Size() > payload.MaxUpload:
 					return usageError(fmt.Errorf("%s: %d bytes, over the upload limit of %d", p, st.Size(), payload.MaxUpload))
 				}
@@ -221,7 +221,7 @@ this command's files (with --pending, of the spool) is still not delivered.`,
 				left = a.uploadFiles(cmd.Context(), f, args)
 			}
 			if left > 0 {
-				return failedError(fmt.Sprintf("%d upload(s) not delivered (spooled)", left))
+				return failedError(fmt.Sprintf("%d upload(s) not delivered: each is said above (spooled for a retry, refused, or not spooled)", left))
 			}
 			return nil
 		},
@@ -246,4 +246,21 @@ func (a *app) elsewhere(sp *upload.Spool, srv string) string {
 		return " for " + srv
 	}
 	return fmt.Sprintf(" for %s%s (`%s upload --pending` sends them there; --pending --server %s --move sends them to %s)", srv, b.String(), a.name, srv, srv)
+}
+
+// fileKind names what a file that is not a regular one is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeCharDevice != 0:
+		return "a character device"
+	case m&os.ModeDevice != 0:
+		return "a block device"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a special file"
 }
