@@ -99,23 +99,8 @@ func Diff(base, exp []Fork, alpha, ratio float64) (*Report, error) {
 	if n < MinPairs {
 		return nil, fmt.Errorf("%d pairs of profiles: at least %d are needed to name a function", n, MinPairs)
 	}
-	if note := toolchains(base, exp); note != "" {
-		r.Notes = append(r.Notes, note)
-	}
-	b, e := make([]perOp, n), make([]perOp, n)
-	for i := range n {
-		var err error
-		if b[i], err = costs(base[i]); err != nil {
-			return nil, err
-		}
-		if e[i], err = costs(exp[i]); err != nil {
-			return nil, err
-		}
-		if base[i].Round != exp[i].Round {
-			r.Notes = append(r.Notes, fmt.Sprintf("pair %d joins baseline round %d with experiment round %d", i+1, base[i].Round, exp[i].Round))
-		}
-	}
-	if err := r.sampled(b, e); err != nil {
+	b, e, err := r.pairCosts(base[:n], exp[:n])
+	if err != nil {
 		return nil, err
 	}
 	tb, te := pairs(b, e, func(c perOp) float64 { return c.total })
@@ -162,6 +147,28 @@ func Diff(base, exp []Fork, alpha, ratio float64) (*Report, error) {
 		return cmp.Compare(math.Abs(y.Flat.Mean), math.Abs(x.Flat.Mean))
 	})
 	return r, nil
+}
+
+// pairCosts are the costs per op of the pairs of forks base[i], exp[i],
+// with a note on the toolchains and on pairs of different rounds. Forks
+// without a sample are an error.
+func (r *Report) pairCosts(base, exp []Fork) (b, e []perOp, err error) {
+	if note := toolchains(base, exp); note != "" {
+		r.Notes = append(r.Notes, note)
+	}
+	b, e = make([]perOp, len(base)), make([]perOp, len(base))
+	for i := range base {
+		if b[i], err = costs(base[i]); err != nil {
+			return nil, nil, err
+		}
+		if e[i], err = costs(exp[i]); err != nil {
+			return nil, nil, err
+		}
+		if base[i].Round != exp[i].Round {
+			r.Notes = append(r.Notes, fmt.Sprintf("pair %d joins baseline round %d with experiment round %d", i+1, base[i].Round, exp[i].Round))
+		}
+	}
+	return b, e, r.sampled(b, e)
 }
 
 // FewSamples is the fewest samples a fork should hold: a function with a
