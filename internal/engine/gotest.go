@@ -156,11 +156,8 @@ func (rn *Runner) testProfileFork(ctx context.Context, o Options, k profile.Kind
 		return pr, ""
 	}
 	if k == profile.Instructions {
-		pr, note := rn.testInstructions(ctx, o, c, cr, side, bin)
-		pr.GoVersion = binaryGoVersion(bin.Path)
-		return pr, note
+		return rn.testInstructions(ctx, o, c, cr, side, bin)
 	}
-	pr.GoVersion = binaryGoVersion(bin.Path)
 	flag, ok := testProfileFlag[k]
 	if !ok {
 		return pr, fmt.Sprintf("%s: not available for go test benchmarks (it needs benchctl's own worker process); cpu, block, mutex, allocs and instructions are", k)

@@ -88,7 +88,11 @@ func (t TestBinaries) fork(ctx context.Context, rn *Runner, o Options, c Case, f
 }
 
 func (t TestBinaries) profile(ctx context.Context, rn *Runner, o Options, k profile.Kind, c Case, cr *result.CaseResult, side string) (result.ProfileRun, string) {
-	return rn.testProfileFork(ctx, o, k, c, cr, side, t)
+	pr, note := rn.testProfileFork(ctx, o, k, c, cr, side, t)
+	if bin, ok := t[c.Test.Pkg]; ok {
+		pr.GoVersion = binaryGoVersion(bin.Path)
+	}
+	return pr, note
 }
 
 // registeredOnly refuses go test cases on a side that runs registered

@@ -168,10 +168,10 @@ func revoked(ts []TokenInfo, who string) (func(TokenInfo) bool, error) {
 			return func(t TokenInfo) bool { return t.Name == who }, nil
 		}
 	}
-	if _, err := hex.DecodeString(who + strings.Repeat("0", len(who)%2)); err != nil || len(who) < MinIDPrefix {
+	prefix := strings.ToLower(who)
+	if len(prefix) < MinIDPrefix || strings.Trim(prefix, "0123456789abcdef") != "" {
 		return nil, fmt.Errorf("no token is named %q, and it is not the beginning of an ID (at least %d hex digits; token list shows them)", who, MinIDPrefix)
 	}
-	prefix := strings.ToLower(who)
 	var ids []string
 	for _, t := range ts {
 		if strings.HasPrefix(strings.ToLower(t.Hash), prefix) {
