@@ -10,9 +10,11 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/revision"
 )
 
-// TestAgainPrecision: an unknown step is measured again only when its
-// estimate lies away from the midpoint (a commit between two changes
-// carries part of the whole), to an interval that would place it.
+// TestAgainPrecision: an unknown step is measured again, to an interval
+// that would place it when its estimate lies at least 1/8 of the change
+// from the midpoint, and to ±0.7/8 of the change nearer it (a commit at
+// a third measured near the half by chance is placed then); a decided one
+// is not.
 func TestAgainPrecision(t *testing.T) {
 	total := math.Log(1.09)
 	for _, c := range []struct {
@@ -21,7 +23,8 @@ func TestAgainPrecision(t *testing.T) {
 	}{
 		{Position{Share: 0.36, Lo: 0.21, Hi: 0.51}, true}, // a +3 % commit of +3 % and +6 %
 		{Position{Share: 0.64, Lo: 0.45, Hi: 0.83}, true},
-		{Position{Share: 0.52, Lo: 0.30, Hi: 0.74}, false}, // at the midpoint: stays unknown
+		{Position{Share: 0.52, Lo: 0.30, Hi: 0.74}, true}, // near the midpoint: the floor
+		{Position{Share: 0.46, Lo: 0.23, Hi: 0.70}, true},
 		{Position{Share: 0.35, Lo: 0.34, Hi: 0.36}, false}, // decided: good
 		{Position{Share: 0.96, Lo: 0.95, Hi: 0.98}, false}, // decided: bad
 	} {
@@ -30,9 +33,18 @@ func TestAgainPrecision(t *testing.T) {
 			t.Errorf("%+v: again %v, want %v", c.p, ok, c.want)
 			continue
 		}
-		// The interval asked for, around the same estimate, excludes ½.
-		if h := prec / total; ok && (c.p.Share+h >= 0.5) == (c.p.Share-h <= 0.5) {
+		if !ok {
+			continue
+		}
+		h, d := prec/total, math.Abs(c.p.Share-0.5)
+		switch {
+		case d >= 1.0/8 && (c.p.Share+h >= 0.5) == (c.p.Share-h <= 0.5):
 			t.Errorf("%+v: precision ±%.3f of the change still holds ½", c.p, h)
+		case d < 1.0/8 && math.Abs(h-0.7/8) > 1e-12:
+			t.Errorf("%+v: precision ±%.4f of the change, want the floor ±%.4f", c.p, h, 0.7/8)
+		case 0.36+h >= 0.5:
+			// A commit at 0.36 measured to that precision is placed.
+			t.Errorf("%+v: precision ±%.3f would not place a commit at 0.36", c.p, h)
 		}
 	}
 }
