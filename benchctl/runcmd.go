@@ -41,6 +41,7 @@ type runFlags struct {
 	budget                                         time.Duration
 	jmh                                            bool
 	duet                                           bool // ab and calibrate only
+	shard                                          string
 }
 
 func (a *app) runCmd() *cobra.Command {
@@ -97,6 +98,7 @@ callgrind twice, at b.N=K and 2K, and divides the difference by K.`,
 		},
 	}
 	a.addRunFlags(c, &f, engine.DefaultOptions())
+	addShardFlag(c, &f)
 	q := engine.QuickOptions()
 	c.Flags().Lookup("quick").Usage = fmt.Sprintf("quick run: %d forks, %s warmup, %s measurement and the smaller datasets benchmarks declare for it (explicit flags still win); with --until-decided, forks until every change of %g %% or more is decided, within %s unless --budget",
 		q.Forks, q.Warmup, q.Measure, axis.QuickOver*100, quickBudget)
@@ -207,12 +209,18 @@ func (a *app) addRunFlags(c *cobra.Command, f *runFlags, def engine.Options) {
 	fl.StringVar(&f.prof, "prof", "", "profilers, run in extra forks after the measured ones: cpu,offcpu,block,mutex,allocs,instructions,perf")
 }
 
+// addShardFlag declares --shard, on the commands that split their cases
+// over hosts (run, ab).
+func addShardFlag(c *cobra.Command, f *runFlags) {
+	c.Flags().StringVar(&f.shard, "shard", "", "run only share I/N of the selected cases (1/4): a deterministic share by planned time, each benchmark's implementations together, for a CI matrix or an indexed job; compare the shares' files together")
+}
+
 // flagOf names the flag of each engine option, so errors name what the
 // user typed.
 var flagOf = map[string]string{
 	"Suite": "--suite", "Bench": "--bench", "Params": "-p", "Forks": "--forks", "Warmup": "--warmup",
 	"Measure": "--measure", "Mode": "--mode", "Threads": "--threads", "Timeout": "--timeout", "Profiles": "--prof",
-	"Precision": "--precision", "Budget": "--budget",
+	"Precision": "--precision", "Budget": "--budget", "Shard": "--shard",
 }
 
 // flagError rewords the engine's option errors with the flags' names.
@@ -336,6 +344,13 @@ func (f *runFlags) options(cmd *cobra.Command) (engine.Options, error) {
 		o.Mode = m
 	}
 	o.Threads, o.Duet = f.threads, f.duet
+	if f.shard != "" {
+		sh, err := engine.ParseShard(f.shard)
+		if err != nil {
+			return o, fmt.Errorf("--shard %w", err)
+		}
+		o.Shard = sh
+	}
 	if f.precision != "" {
 		p, err := percentArg("--precision", f.precision, 100, false)
 		if err != nil {
@@ -366,9 +381,17 @@ func (f *runFlags) options(cmd *cobra.Command) (engine.Options, error) {
 // writes bench.txt and bench.json; tp, for go test benchmarks, holds
 // their test binaries.
 func (a *app) doRun(cmd *cobra.Command, o engine.Options, cases []engine.Case, f *runFlags, s *session.Session, tp *revision.TestPlan) error {
+	all := len(cases)
+	cases, err := o.Shard.Of(cases, o)
+	if err != nil {
+		return usageError(fmt.Errorf("--shard: %w", err))
+	}
 	out, err := f.outDir("runs")
 	if err != nil {
 		return err
+	}
+	if !o.Shard.Whole() {
+		a.say("shard %s: %d of the %d selected cases", o.Shard, len(cases), all)
 	}
 	m := &session.Recording{Options: o, Cases: cases, Dir: a.dir, Out: session.ResultsDir(out),
 		LogDir: filepath.Join(out, "logs"), ProfileDir: filepath.Join(out, "profiles")}

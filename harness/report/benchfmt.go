@@ -54,6 +54,9 @@ func WriteSides(out io.Writer, sides []Side) error {
 	if o.Precision > 0 {
 		comment("precision=±%g%% budget=%s: forks added, beyond the %d above, to each case until the 95%% interval of its forks' mean was within it", 100*o.Precision, o.Budget, o.Forks)
 	}
+	if o.Shard != "" {
+		comment("shard=%s: these are share %s of the selected cases (each benchmark's implementations kept together, the shares dealt by planned time); compare the shares' files together for the whole table", o.Shard, o.Shard)
+	}
 	if !run.End.IsZero() && run.End.After(run.Start) {
 		comment("the run took %.1f s", run.End.Sub(run.Start).Seconds())
 	}

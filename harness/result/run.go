@@ -44,6 +44,9 @@ type Config struct {
 	// Duet is set when the two sides of the run ran at the same time,
 	// each on half of the CPUs, the halves swapped every round.
 	Duet bool
+	// Shard is "I/N" when the run measured share I of N of its cases,
+	// the others being another host's.
+	Shard string
 }
 
 // Failed reports whether any fork of any case failed.

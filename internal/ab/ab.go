@@ -171,6 +171,9 @@ func Run(ctx context.Context, env *session.Env, o Options) (*Result, error) {
 	if len(set.Cases) == 0 {
 		return nil, session.FailedError{Msg: "no selected benchmark is declared by both revisions"}
 	}
+	if err := share(env, set, o.Engine); err != nil {
+		return nil, err
+	}
 	return Compare(ctx, s, o, set, repo.Root)
 }
 
@@ -307,4 +310,21 @@ func Reached(o engine.Options, runs []*result.Run) (reached, cases int) {
 		}
 	}
 	return reached, len(runs[0].Cases)
+}
+
+// share keeps the engine's shard of the cases both sides run: every host
+// of a matrix builds the same revisions, finds the same cases and keeps
+// its own share of them.
+func share(env *session.Env, set *Sides, o engine.Options) error {
+	if o.Shard.Whole() {
+		return nil
+	}
+	all := len(set.Cases)
+	cases, err := o.Shard.Of(set.Cases, o)
+	if err != nil {
+		return session.Input("{Shard} %w", err)
+	}
+	set.Cases = cases
+	env.Say("shard %s: %d of the %d cases both revisions run", o.Shard, len(cases), all)
+	return nil
 }

@@ -74,6 +74,10 @@ type Options struct {
 	// Quick plans each parameter's Quick values (a smaller dataset) where
 	// Params does not set it.
 	Quick bool
+	// Shard, when set, runs only that share of the cases (see Shard.Of):
+	// each host of a matrix runs its own, and the shares' files compare
+	// together.
+	Shard Shard
 }
 
 // Bounds of the options: beyond them a run would never end (or a
@@ -204,6 +208,9 @@ func (o *Options) Validate() error {
 	if o.Threads > MaxThreads {
 		bad("Threads", o.Threads, "at most %d goroutines", MaxThreads)
 	}
+	if err := o.Shard.check(); err != nil {
+		bad("Shard", o.Shard, "%v", err)
+	}
 	if o.Warmup.Count < 0 {
 		bad("Warmup", o.Warmup, "negative count %d", o.Warmup.Count)
 	} else if o.Warmup.Count > 0 {
@@ -302,7 +309,7 @@ func (o *Options) Plan(r *harness.Registry) ([]Case, error) {
 // Config is what the result files record of o.
 func (o *Options) Config() result.Config {
 	return result.Config{Forks: o.Forks, Warmup: o.Warmup, WarmupExplicit: o.WarmupExplicit,
-		Measure: o.Measure, Seed: o.Seed, Timeout: o.Timeout, CPUs: o.CPUs, Precision: o.Precision, Budget: o.Budget, Duet: o.Duet}
+		Measure: o.Measure, Seed: o.Seed, Timeout: o.Timeout, CPUs: o.CPUs, Precision: o.Precision, Budget: o.Budget, Duet: o.Duet, Shard: o.shardConfig()}
 }
 
 // mode is the mode a case runs in.
@@ -318,14 +325,21 @@ func (o *Options) mode(c Case) result.Mode {
 	return result.AverageTime
 }
 
-// planFor builds the complete fork plan of one case: every default is
-// applied here, none in the child.
-func (o *Options) planFor(c Case, fork int) *harness.Plan {
-	mode := o.mode(c)
+// warmup is the warmup of a case in mode: none for a single shot (a cold
+// start) unless the warmup was asked for.
+func (o *Options) warmup(mode result.Mode) result.IterSpec {
 	warm := o.Warmup
 	if mode == result.SingleShot && !o.WarmupExplicit {
 		warm.Count = 0
 	}
+	return warm
+}
+
+// planFor builds the complete fork plan of one case: every default is
+// applied here, none in the child.
+func (o *Options) planFor(c Case, fork int) *harness.Plan {
+	mode := o.mode(c)
+	warm := o.warmup(mode)
 	tol := o.ProbeTolerance
 	if tol == 0 {
 		tol = 0.05
