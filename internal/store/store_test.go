@@ -3,11 +3,9 @@ package store
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -33,35 +31,7 @@ func backends(t *testing.T, fn func(t *testing.T, spec string)) {
 	})
 }
 
-func postgresDB(t *testing.T) string {
-	t.Helper()
-	admin := os.Getenv("LEDGERBENCH_POSTGRES")
-	if admin == "" {
-		testenv.Missing(t, "LEDGERBENCH_POSTGRES is not set: the PostgreSQL conformance tests need postgres://USER@HOST:PORT/DB (.ci/run starts a server and sets it)")
-	}
-	db, err := sql.Open("pgx", admin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	name := fmt.Sprintf("lbtest_%d_%d", time.Now().UnixNano(), rand.IntN(1e6))
-	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
-		t.Fatalf("LEDGERBENCH_POSTGRES=%s: cannot create a test database: %v", admin, err)
-	}
-	t.Cleanup(func() {
-		db, err := sql.Open("pgx", admin)
-		if err == nil {
-			db.Exec("DROP DATABASE " + name + " WITH (FORCE)")
-			db.Close()
-		}
-	})
-	i := strings.LastIndexByte(admin, '/')
-	rest := ""
-	if q := strings.IndexByte(admin[i:], '?'); q >= 0 {
-		rest = admin[i+q:]
-	}
-	return admin[:i+1] + name + rest
-}
+func postgresDB(t *testing.T) string { return testenv.PostgresDB(t) }
 
 func open(t *testing.T, spec string) *Store {
 	t.Helper()

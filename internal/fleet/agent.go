@@ -1,0 +1,109 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+)
+
+// Runner runs one job on this machine and returns its result file (Go
+// benchmark format, every round of every case of the job). attempt is
+// River's attempt number, from 1.
+type Runner func(ctx context.Context, job Rounds, attempt int) ([]byte, error)
+
+// Agent works the queue of one class of machines, one job at a time.
+type Agent struct {
+	Pool  *pgxpool.Pool
+	Class string
+	// Name is the agent's name in the results (its host, say).
+	Name string
+	Run  Runner
+	// RescueAfter is how long a job must have been running, beyond its
+	// own Timeout, before the leader's rescuer makes it available again,
+	// its agent presumed dead. 0 is River's default (an hour).
+	RescueAfter time.Duration
+	// Logger receives River's log; nil discards it.
+	Logger *slog.Logger
+
+	client *river.Client[pgx.Tx]
+}
+
+// Start starts working the class's queue until ctx ends or Stop.
+func (a *Agent) Start(ctx context.Context) error {
+	if err := checkClass(a.Class); err != nil {
+		return err
+	}
+	if a.Run == nil || a.Pool == nil {
+		return errors.New("fleet agent: no pool or no runner")
+	}
+	workers := river.NewWorkers()
+	if err := river.AddWorkerSafely(workers, &roundsWorker{a: a}); err != nil {
+		return err
+	}
+	logger := a.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	c, err := river.NewClient(riverpgxv5.New(a.Pool), &river.Config{
+		ID:                   a.Name,
+		Queues:               map[string]river.QueueConfig{QueueOf(a.Class): {MaxWorkers: 1}},
+		Workers:              workers,
+		JobTimeout:           -1, // each job's own (roundsWorker.Timeout)
+		RescueStuckJobsAfter: a.RescueAfter,
+		FetchPollInterval:    200 * time.Millisecond,
+		Logger:               logger,
+	})
+	if err != nil {
+		return fmt.Errorf("fleet agent: %w", err)
+	}
+	a.client = c
+	return c.Start(ctx)
+}
+
+// Stop drains the agent: the job it runs finishes (or ctx ends it, and
+// River retries it elsewhere), and no other is claimed.
+func (a *Agent) Stop(ctx context.Context) error {
+	if a.client == nil {
+		return nil
+	}
+	return a.client.Stop(ctx)
+}
+
+// roundsWorker runs a job and records its result with the job's
+// completion, in one transaction.
+type roundsWorker struct {
+	river.WorkerDefaults[Rounds]
+	a *Agent
+}
+
+// Timeout is the job's own bound: River cancels a run past it, and its
+// rescuer takes back a job running that long (and RescueAfter) whose
+// agent died. (No timeout, -1, would never be rescued.)
+func (w *roundsWorker) Timeout(job *river.Job[Rounds]) time.Duration { return job.Args.timeout() }
+
+func (w *roundsWorker) Work(ctx context.Context, job *river.Job[Rounds]) error {
+	file, err := w.a.Run(ctx, job.Args, job.Attempt)
+	if err != nil {
+		return err
+	}
+	tx, err := w.a.Pool.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `INSERT INTO benchctl_fleet_result (job_id, comparison, agent, attempt, file) VALUES ($1, $2, $3, $4, $5)`,
+		job.ID, job.Args.Comparison, w.a.Name, job.Attempt, file); err != nil {
+		return fmt.Errorf("recording the result of job %d: %w", job.ID, err)
+	}
+	if _, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job); err != nil {
+		return fmt.Errorf("completing job %d: %w", job.ID, err)
+	}
+	return tx.Commit(ctx)
+}

@@ -1,0 +1,31 @@
+// Package fleet spreads a comparison's rounds over the benchmark machines
+// of a fleet, on River (github.com/riverqueue/river), a job queue in
+// PostgreSQL: the results store's database holds River's tables (migrated
+// by River's own migrator, [Migrate]) and the fleet's own two, the
+// artifacts and the results.
+//
+// A job ([Rounds]) is some rounds of some cases of one comparison, for
+// one class of machine: machines of one fingerprint form a class, and a
+// class is a River queue ([QueueOf]), so a job is only ever claimed by an
+// agent of its class. The guarantees are River's, not this package's:
+//
+//   - claiming: a job is worked by one agent at a time (River locks it
+//     with FOR UPDATE SKIP LOCKED and marks it running with the attempt);
+//   - retries with backoff: a job whose run fails is retried, up to
+//     MaxAttempts, then discarded with every attempt's error kept;
+//   - rescue: a job left running by an agent that died (SIGKILL, a lost
+//     machine) is made available again after the rescue delay and
+//     claimed by another agent;
+//   - unique jobs: a job is unique by its arguments, so a coordinator
+//     started again with the same comparison gets the jobs it inserted
+//     before (done or not) instead of new ones;
+//   - transactional completion: an [Agent] writes a job's result file and
+//     marks the job completed in one transaction (river.JobCompleteTx),
+//     and the result table is keyed by the job, so a result is counted
+//     exactly once and an attempt that did not finish leaves nothing.
+//
+// An [Agent] works its class's queue, one job at a time (a benchmark
+// machine measures one thing at once), running each job with the
+// caller's [Runner]; [Coordinator] inserts a comparison's jobs, waits for
+// them and gathers their result files in job order.
+package fleet

@@ -1,0 +1,70 @@
+package fleet
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivermigrate"
+)
+
+// QueueOf is the River queue of a class of machines: "bench_" and the
+// class, lower-cased, as River's queue names must be.
+func QueueOf(class string) string { return "bench_" + strings.ToLower(class) }
+
+var classRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$`)
+
+// checkClass refuses a class that cannot name a queue.
+func checkClass(class string) error {
+	if !classRE.MatchString(class) {
+		return fmt.Errorf("class %q: want 1 to 64 letters, digits, _ or - (a machine fingerprint)", class)
+	}
+	return nil
+}
+
+// Open connects to the fleet's PostgreSQL database.
+func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("fleet database: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("fleet database: %w", err)
+	}
+	return pool, nil
+}
+
+// Migrate brings River's tables up to the version this River needs, with
+// River's migrator, and creates the fleet's own tables.
+func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
+	m, err := rivermigrate.New(riverpgxv5.New(pool), nil)
+	if err != nil {
+		return fmt.Errorf("river migrator: %w", err)
+	}
+	if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+		return fmt.Errorf("migrating River's tables: %w", err)
+	}
+	if _, err := pool.Exec(ctx, schema); err != nil {
+		return fmt.Errorf("creating the fleet's tables: %w", err)
+	}
+	return nil
+}
+
+// schema is the fleet's tables: a job's result file, one per job (the
+// key makes a second completion fail), and the agent and attempt that
+// made it.
+const schema = `
+CREATE TABLE IF NOT EXISTS benchctl_fleet_result (
+	job_id     bigint PRIMARY KEY,
+	comparison text NOT NULL,
+	agent      text NOT NULL,
+	attempt    int NOT NULL,
+	file       bytea NOT NULL,
+	created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS benchctl_fleet_result_comparison ON benchctl_fleet_result (comparison);
+`
