@@ -142,6 +142,10 @@ type Tables struct {
 	// Damaged says which files were cut short (also among Warnings): the
 	// tables hold what they had, and a command fails after showing them.
 	Damaged []string
+	// files are the files read, by their index in the fork keys: a
+	// file is one host's run, a stratum of a comparison whose pairs
+	// come from several.
+	files []string
 }
 
 // Build reads the files and summarizes every cell.
@@ -293,6 +297,12 @@ func build(files records, units func() map[benchfmt.UnitMetadataKey]*benchfmt.Un
 	}
 	c.summarize(benchfmt.UnitMetadataMap(units()))
 	out := c.out
+	for _, p := range paths {
+		if _, after, ok := strings.Cut(p, "="); ok && labels {
+			p = after
+		}
+		out.files = append(out.files, p)
+	}
 	if common, cols := commonRows(out.Tables); cols > 1 && common == 0 {
 		out.Warnings = append(out.Warnings, "the columns have no benchmark in common: nothing is compared")
 	}

@@ -50,6 +50,10 @@ type Decision struct {
 	// Worse is whether the change is for the worse (slower, more bytes),
 	// by the unit's direction.
 	Worse bool
+	// Hosts, for pairs from several files (each one host's run), is
+	// what the stratified comparison said of them: how many it was
+	// estimated over, and which disagree with the others.
+	Hosts *verdict.Heterogeneity
 }
 
 // Is reports whether d was decided (without an error) and its verdict is
@@ -74,26 +78,64 @@ func (t *Table) Decision(row, col benchproc.Key) *Decision {
 // two of their forks come from the same round of one run (the same fork
 // key: an interleaved or duet A/B, or the cases of one run), by those
 // pairs; unpaired otherwise.
-func (ts *Tables) change(b, c *Cell) (verdict.Change, error) {
+func (ts *Tables) change(b, c *Cell) (verdict.Change, *verdict.Heterogeneity, error) {
 	alpha := ts.Options.Alpha
-	a, x := pairs(b, c)
+	a, x, keys := pairs(b, c)
 	if constant(b.Values) && constant(c.Values) && b.Values[0] == c.Values[0] {
 		// Zero allocations on both sides, say: exactly the same.
 		n := min(len(b.Values), len(c.Values))
 		if len(a) >= 2 {
 			n = len(a)
 		}
-		return verdict.Change{Paired: len(a) >= 2, N: n, Ratio: 1, Lo: 1, Hi: 1, P: 1}, nil
+		return verdict.Change{Paired: len(a) >= 2, N: n, Ratio: 1, Lo: 1, Hi: 1, P: 1}, nil, nil
 	}
+	var ch verdict.Change
+	var err error
 	switch {
 	case len(a) >= 2 && ts.Options.Sequential:
-		return verdict.PairedSequential(a, x, alpha, Power)
+		ch, err = verdict.PairedSequential(a, x, alpha, Power)
 	case len(a) >= 2:
-		return verdict.Paired(a, x, alpha, Power)
+		if st := ts.strata(a, x, keys); len(st) >= 2 {
+			ch, h, err := verdict.Stratified(st, alpha, Power)
+			return ch, &h, err
+		}
+		ch, err = verdict.Paired(a, x, alpha, Power)
 	case ts.Options.Sequential:
-		return verdict.UnpairedSequential(b.Values, c.Values, alpha, Power)
+		ch, err = verdict.UnpairedSequential(b.Values, c.Values, alpha, Power)
+	default:
+		ch, err = verdict.Unpaired(b.Values, c.Values, alpha, Power)
 	}
-	return verdict.Unpaired(b.Values, c.Values, alpha, Power)
+	return ch, nil, err
+}
+
+// strata splits pairs by the file their fork key is of: each file is one
+// host's run (a shard, a fleet job), and a comparison whose pairs come
+// from several has the hosts as strata. It is nil for pairs of one file.
+func (ts *Tables) strata(a, b []float64, keys []int) []verdict.Stratum {
+	by := map[int]*verdict.Stratum{}
+	var order []int
+	for i, k := range keys {
+		f := result.FileOf(k)
+		s := by[f]
+		if s == nil {
+			name := fmt.Sprintf("file %d", f+1)
+			if f < len(ts.files) {
+				name = ts.files[f]
+			}
+			s = &verdict.Stratum{Name: name}
+			by[f] = s
+			order = append(order, f)
+		}
+		s.A, s.B = append(s.A, a[i]), append(s.B, b[i])
+	}
+	if len(order) < 2 {
+		return nil
+	}
+	out := make([]verdict.Stratum, len(order))
+	for i, f := range order {
+		out[i] = *by[f]
+	}
+	return out
 }
 
 // exactChange compares the centers of cells of an exact unit (a count
@@ -115,10 +157,10 @@ func exactChange(b, c *Cell) (verdict.Change, error) {
 }
 
 // pairs returns the samples of b and c that share a fork key, in key
-// order.
-func pairs(b, c *Cell) (x, y []float64) {
+// order, and their keys.
+func pairs(b, c *Cell) (x, y []float64, keys []int) {
 	if len(b.Keys) == 0 || len(c.Keys) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	at := make(map[int]float64, len(c.Keys))
 	for i, k := range c.Keys {
@@ -126,10 +168,10 @@ func pairs(b, c *Cell) (x, y []float64) {
 	}
 	for i, k := range b.Keys {
 		if v, ok := at[k]; ok {
-			x, y = append(x, b.Values[i]), append(y, v)
+			x, y, keys = append(x, b.Values[i]), append(y, v), append(keys, k)
 		}
 	}
-	return x, y
+	return x, y, keys
 }
 
 // constant reports whether xs holds at least two values, all equal: an
@@ -166,7 +208,7 @@ func (ts *Tables) decide() {
 				if t.Exact {
 					d.Change, d.Err = exactChange(base, c)
 				} else {
-					d.Change, d.Err = ts.change(base, c)
+					d.Change, d.Hosts, d.Err = ts.change(base, c)
 				}
 				d.Worse = d.Change.Ratio > 1
 				if t.HigherIsBetter {
@@ -174,6 +216,7 @@ func (ts *Tables) decide() {
 				}
 				key := [2]benchproc.Key{row, col}
 				t.decisions[key] = d
+				ts.Warnings = append(ts.Warnings, hostWarnings(row.StringValues()+" "+t.Unit, d.Hosts)...)
 				if _, ok := byUnit[t.Unit]; !ok {
 					units = append(units, t.Unit)
 				}
@@ -350,4 +393,20 @@ func sameCase(row, want string) bool {
 		}
 	}
 	return false
+}
+
+// hostWarnings say which hosts of a row's stratified comparison disagree
+// with the others, and which were left out.
+func hostWarnings(row string, h *verdict.Heterogeneity) []string {
+	if h == nil {
+		return nil
+	}
+	var out []string
+	for _, d := range h.Disagree {
+		out = append(out, fmt.Sprintf("%s: a host disagrees with the others beyond its interval (a noisy or different machine), %s", row, d))
+	}
+	for _, name := range h.Skipped {
+		out = append(out, fmt.Sprintf("%s: %s holds fewer than 2 pairs of the row: left out of its change across hosts", row, name))
+	}
+	return out
 }

@@ -34,6 +34,10 @@ func ForkKey(file, run, fork int) int { return file*fileSpan + run*forkSpan + fo
 // ForkOf is the fork number (1-based) of a fork key.
 func ForkOf(key int) int { return key % forkSpan }
 
+// FileOf is the file (0-based, in the order the files were given) of a
+// fork key.
+func FileOf(key int) int { return key / fileSpan }
+
 // ForkMarkers maps the 1-based line number of each result line of a
 // Go benchmark-format file to the fork it came from, as a [ForkKey] of
 // file 0: the fork of the marker on the next line, or, for a result line

@@ -42,6 +42,12 @@
 // [SequentialPairs] plan for them as PairedMDE and Pairs plan for the
 // fixed-n tests.
 //
+// [Stratified] is the paired comparison over pairs of several hosts, each
+// host a stratum: each host's mean log ratio with its own standard error,
+// combined weighted by pairs (a Welch–Satterthwaite t interval), and the
+// hosts whose own change disagrees with the others' named
+// ([Heterogeneity]).
+//
 // Samples must be positive (times, rates, sizes); a comparison of values
 // that are not reports ErrNotPositive.
 package verdict
