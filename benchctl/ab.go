@@ -73,8 +73,7 @@ on a failed fork or on a revision that does not build.`,
 			return a.ab(cmd, &f, &af, args)
 		},
 	}
-	a.addRunFlags(c, &f, engine.ABOptions())
-	addShardFlag(c, &f)
+	a.addShardedRunFlags(c, &f, engine.ABOptions())
 	c.Flags().Lookup("prof").Usage = "instructions: count each case's instructions per op under callgrind (one fork a side, after the rounds) and set their change beside the time's"
 	c.Flags().Lookup("budget").Usage = "the longest the whole command may take, builds, first rounds, confirmation and explanation included (no round starts that would end past it): with --until-decided (the default when --budget is given), --detect or --precision"
 	a.addServerFlags(c)

@@ -97,8 +97,7 @@ callgrind twice, at b.N=K and 2K, and divides the difference by K.`,
 			return a.doRun(cmd, o, cases, &f, s, nil)
 		},
 	}
-	a.addRunFlags(c, &f, engine.DefaultOptions())
-	addShardFlag(c, &f)
+	a.addShardedRunFlags(c, &f, engine.DefaultOptions())
 	q := engine.QuickOptions()
 	c.Flags().Lookup("quick").Usage = fmt.Sprintf("quick run: %d forks, %s warmup, %s measurement and the smaller datasets benchmarks declare for it (explicit flags still win); with --until-decided, forks until every change of %g %% or more is decided, within %s unless --budget",
 		q.Forks, q.Warmup, q.Measure, axis.QuickOver*100, quickBudget)
@@ -209,9 +208,22 @@ func (a *app) addRunFlags(c *cobra.Command, f *runFlags, def engine.Options) {
 	fl.StringVar(&f.prof, "prof", "", "profilers, run in extra forks after the measured ones: cpu,offcpu,block,mutex,allocs,instructions,perf")
 }
 
-// addShardFlag declares --shard, on the commands that split their cases
-// over hosts (run, ab).
-func addShardFlag(c *cobra.Command, f *runFlags) {
+// shardOption is --shard's share (every case when not given).
+func (f *runFlags) shardOption() (engine.Shard, error) {
+	if f.shard == "" {
+		return engine.Shard{}, nil
+	}
+	sh, err := engine.ParseShard(f.shard)
+	if err != nil {
+		return sh, fmt.Errorf("--shard %w", err)
+	}
+	return sh, nil
+}
+
+// addShardedRunFlags declares the flags of a run and --shard, on the
+// commands that split their cases over hosts (run, ab).
+func (a *app) addShardedRunFlags(c *cobra.Command, f *runFlags, def engine.Options) {
+	a.addRunFlags(c, f, def)
 	c.Flags().StringVar(&f.shard, "shard", "", "run only share I/N of the selected cases (1/4): a deterministic share by planned time, each benchmark's implementations together, for a CI matrix or an indexed job; compare the shares' files together")
 }
 
@@ -276,6 +288,9 @@ func (a *app) plan(cmd *cobra.Command, f *runFlags) (engine.Options, []engine.Ca
 func (a *app) options(cmd *cobra.Command, f *runFlags) (engine.Options, error) {
 	o, err := f.options(cmd)
 	if err != nil {
+		return o, usageError(err)
+	}
+	if o.Shard, err = f.shardOption(); err != nil {
 		return o, usageError(err)
 	}
 	for name, v := range map[string]float64{"--cooldown": f.cooldown, "--idle-load": f.idleLoad} {
@@ -344,13 +359,6 @@ func (f *runFlags) options(cmd *cobra.Command) (engine.Options, error) {
 		o.Mode = m
 	}
 	o.Threads, o.Duet = f.threads, f.duet
-	if f.shard != "" {
-		sh, err := engine.ParseShard(f.shard)
-		if err != nil {
-			return o, fmt.Errorf("--shard %w", err)
-		}
-		o.Shard = sh
-	}
 	if f.precision != "" {
 		p, err := percentArg("--precision", f.precision, 100, false)
 		if err != nil {

@@ -204,19 +204,10 @@ func (ts *Tables) decide() {
 				if c == nil || col.StringValues() == "" {
 					continue
 				}
-				d := &Decision{}
-				if t.Exact {
-					d.Change, d.Err = exactChange(base, c)
-				} else {
-					d.Change, d.Hosts, d.Err = ts.change(base, c)
-				}
-				d.Worse = d.Change.Ratio > 1
-				if t.HigherIsBetter {
-					d.Worse = d.Change.Ratio < 1
-				}
+				d := ts.compareCell(t, base, c)
+				ts.Warnings = append(ts.Warnings, hostWarnings(row.StringValues()+" "+t.Unit, d.Hosts)...)
 				key := [2]benchproc.Key{row, col}
 				t.decisions[key] = d
-				ts.Warnings = append(ts.Warnings, hostWarnings(row.StringValues()+" "+t.Unit, d.Hosts)...)
 				if _, ok := byUnit[t.Unit]; !ok {
 					units = append(units, t.Unit)
 				}
@@ -393,6 +384,22 @@ func sameCase(row, want string) bool {
 		}
 	}
 	return false
+}
+
+// compareCell compares cell c of table t with its row's baseline cell:
+// the change, before the verdict.
+func (ts *Tables) compareCell(t *Table, base, c *Cell) *Decision {
+	d := &Decision{}
+	if t.Exact {
+		d.Change, d.Err = exactChange(base, c)
+	} else {
+		d.Change, d.Hosts, d.Err = ts.change(base, c)
+	}
+	d.Worse = d.Change.Ratio > 1
+	if t.HigherIsBetter {
+		d.Worse = d.Change.Ratio < 1
+	}
+	return d
 }
 
 // hostWarnings say which hosts of a row's stratified comparison disagree

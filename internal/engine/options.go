@@ -188,12 +188,6 @@ func (o *Options) Validate() error {
 	bad := func(opt string, v any, format string, args ...any) {
 		errs = append(errs, &OptionError{Option: opt, Value: fmt.Sprint(v), Err: fmt.Errorf(format, args...)})
 	}
-	if o.Forks < 0 {
-		bad("Forks", o.Forks, "must be 0 (in process) or more")
-	}
-	if o.Forks > MaxForks {
-		bad("Forks", o.Forks, "at most %d forks per case", MaxForks)
-	}
 	for _, sp := range []struct {
 		opt  string
 		spec result.IterSpec
@@ -204,12 +198,6 @@ func (o *Options) Validate() error {
 		case sp.spec.Time > MaxIterationTime:
 			bad(sp.opt, sp.spec, "an iteration lasts at most %s", MaxIterationTime)
 		}
-	}
-	if o.Threads > MaxThreads {
-		bad("Threads", o.Threads, "at most %d goroutines", MaxThreads)
-	}
-	if err := o.Shard.check(); err != nil {
-		bad("Shard", o.Shard, "%v", err)
 	}
 	if o.Warmup.Count < 0 {
 		bad("Warmup", o.Warmup, "negative count %d", o.Warmup.Count)
@@ -229,15 +217,13 @@ func (o *Options) Validate() error {
 			errs = append(errs, &OptionError{Option: "Mode", Err: err})
 		}
 	}
-	if o.Threads < 0 {
-		bad("Threads", o.Threads, "must be positive")
-	}
 	if o.Timeout <= 0 || o.Timeout > MaxTimeout {
 		bad("Timeout", o.Timeout, "must be positive and at most %s", MaxTimeout)
 	}
 	if o.ProbeTolerance < 0 {
 		bad("ProbeTolerance", o.ProbeTolerance, "must not be negative")
 	}
+	o.validateCounts(bad)
 	o.validateAdding(bad)
 	if o.ProfileRounds < 0 || o.ProfileRounds > MaxForks {
 		bad("ProfileRounds", o.ProfileRounds, "must be between 0 and %d", MaxForks)
@@ -249,6 +235,25 @@ func (o *Options) Validate() error {
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
+}
+
+// validateCounts checks the forks, the goroutines and the shard.
+func (o *Options) validateCounts(bad func(opt string, v any, format string, args ...any)) {
+	switch {
+	case o.Forks < 0:
+		bad("Forks", o.Forks, "must be 0 (in process) or more")
+	case o.Forks > MaxForks:
+		bad("Forks", o.Forks, "at most %d forks per case", MaxForks)
+	}
+	switch {
+	case o.Threads < 0:
+		bad("Threads", o.Threads, "must be positive")
+	case o.Threads > MaxThreads:
+		bad("Threads", o.Threads, "at most %d goroutines", MaxThreads)
+	}
+	if err := o.Shard.check(); err != nil {
+		bad("Shard", o.Shard, "%v", err)
+	}
 }
 
 // validateAdding checks the options of a run that adds rounds: a
