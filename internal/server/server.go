@@ -143,6 +143,12 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		code = http.StatusUnauthorized
 	case errors.Is(err, store.ErrUnavailable), errors.Is(err, errUnavailable):
 		code = http.StatusServiceUnavailable
+	case r.Context().Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+		// The request's time limit cut its queries (a driver may say
+		// "canceled" for it): try again, or ask for less.
+		code = http.StatusServiceUnavailable
+		w.Header().Set("Retry-After", "10")
+		err = fmt.Errorf("the request's queries ran past this server's time limit (%v): try again later, or ask for less", err)
 	}
 	s.Log.Printf("%s %s: %d %v", r.Method, r.URL.Path, code, err)
 	msg := err.Error()

@@ -722,7 +722,7 @@ func TestQueriesAreBoundedInTime(t *testing.T) {
 		t.Fatalf("upload: %d %s", code, msg)
 	}
 	f.srv.QueryTimeout = time.Nanosecond
-	for _, path := range []string{"/", "/api/machines", "/machine/m1"} {
+	for _, path := range []string{"/", "/api/machines", "/machine/m1", "/search?q=machine-id:m1", "/uploads"} {
 		if code, _ := get(t, f.http.URL+path); code != 503 {
 			t.Errorf("%s with its queries' time spent: %d, want 503", path, code)
 		}
@@ -777,5 +777,26 @@ func TestRevokeByAmbiguousPrefix(t *testing.T) {
 	}
 	if gone, err := RevokeTokens(p, "ABCDEF02"); err != nil || len(gone) != 1 || gone[0].Name != "box2" {
 		t.Errorf("revoke box2 by its ID in capitals: %+v %v", gone, err)
+	}
+}
+
+// TestACutReadIsRetryable: a read whose time limit ran out while its
+// query ran (PostgreSQL's driver says "context canceled" for it) answers
+// a retryable 503, not a 500; a query of more words than MaxQueryWords
+// is a 400 before any query runs.
+func TestACutReadIsRetryable(t *testing.T) {
+	s := &Server{}
+	s.Handler() // its defaults: the log
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	r := httptest.NewRequest("GET", "/search?q=machine-id:m1", nil).WithContext(ctx)
+	w := httptest.NewRecorder()
+	s.fail(w, r, fmt.Errorf("search: %w", context.Canceled))
+	if w.Code != 503 || w.Header().Get("Retry-After") == "" || !strings.Contains(w.Body.String(), "ran past this server's time limit") {
+		t.Errorf("a cut read: %d %q %q", w.Code, w.Header().Get("Retry-After"), w.Body.String())
+	}
+	f := newFixture(t)
+	if code, body := get(t, f.http.URL+"/search?q="+strings.Repeat("a:b+", store.MaxQueryWords+1)); code != 400 || !strings.Contains(body, "words, at most") {
+		t.Errorf("a query of %d words: %d %s", store.MaxQueryWords+1, code, body)
 	}
 }

@@ -31,10 +31,19 @@ type part struct {
 	value string
 }
 
+// MaxQueryWords bounds a query: each word is a condition of the
+// database's query, and a thousand held a PostgreSQL backend for the
+// request's whole time limit.
+const MaxQueryWords = 32
+
 // ParseQuery parses q. An empty query matches everything.
 func ParseQuery(q string) (*Query, error) {
 	out := &Query{text: q}
-	for _, w := range query.SplitWords(q) {
+	words := query.SplitWords(q)
+	if len(words) > MaxQueryWords {
+		return nil, fmt.Errorf("%w: %d words, at most %d", ErrQuery, len(words), MaxQueryWords)
+	}
+	for _, w := range words {
 		i := strings.IndexAny(w, ":<>")
 		if i < 0 {
 			return nil, fmt.Errorf("%w: %q has no operator (want key:value, key<value or key>value)", ErrQuery, w)

@@ -224,7 +224,7 @@ func TestSearchByLabelsAndNameKeys(t *testing.T) {
 		if n := count(t, s, "uploads"); n != 2 {
 			t.Errorf("uploads table: %d rows after the SQL-looking query", n)
 		}
-		for _, q := range []string{"machine", "Machine:m1", ":x", "/:x", "commit:'; DROP TABLE uploads; --"} {
+		for _, q := range []string{"machine", "Machine:m1", ":x", "/:x", "commit:'; DROP TABLE uploads; --", strings.Repeat("a:b ", MaxQueryWords+1)} {
 			if _, err := ParseQuery(q); !errors.Is(err, ErrQuery) {
 				t.Errorf("ParseQuery(%q): %v, want ErrQuery", q, err)
 			}
