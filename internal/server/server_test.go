@@ -490,7 +490,7 @@ func TestSecurityHeadersAndBearerCase(t *testing.T) {
 }
 
 // TestUploadAnswerCarriesWarnings: what the index leaves out of the
-// series is said in the upload's answer.
+// series is said in the upload's answer; go test's MB/s makes a series.
 func TestUploadAnswerCarriesWarnings(t *testing.T) {
 	f := newFixture(t)
 	body, ct := form(map[string][]byte{"mem.txt": []byte("machine-id: m\nBenchmarkX 1 16 B/op\n")}, "commit")
@@ -501,6 +501,22 @@ func TestUploadAnswerCarriesWarnings(t *testing.T) {
 	body, ct = form(map[string][]byte{"a.txt": night("m1", "e1", 0, 100)}, "commit")
 	if code, msg := post(t, f.http.URL, f.token, body, ct); code != 200 || !strings.Contains(msg, `"warnings":[]`) {
 		t.Errorf("a clean upload: %d %s", code, msg)
+	}
+	// go test's throughput, MB/s, is a series of its own (higher is
+	// better); a throughput that is not a positive number is refused.
+	body, ct = form(map[string][]byte{"rate.txt": []byte("machine-id: m\nBenchmarkHash 1000 812.5 MB/s\n")}, "commit")
+	if code, msg := post(t, f.http.URL, f.token, body, ct); code != 200 || !strings.Contains(msg, `"warnings":[]`) {
+		t.Errorf("an upload of MB/s alone: %d %s", code, msg)
+	}
+	if code, body := get(t, f.http.URL+"/api/machines"); code != 200 || !strings.Contains(body, `"m"`) {
+		t.Errorf("the MB/s upload's machine: %d %s", code, body)
+	}
+	if code, body := get(t, f.http.URL+"/machine/m"); code != 200 || !strings.Contains(body, "Hash") || !strings.Contains(body, "B/s") {
+		t.Errorf("the machine page of the MB/s series: %d\n%.2000s", code, body)
+	}
+	body, ct = form(map[string][]byte{"nan.txt": []byte("machine-id: m\nBenchmarkHash 1000 100 ns/op NaN MB/s\n")}, "commit")
+	if code, msg := post(t, f.http.URL, f.token, body, ct); code != 400 || !strings.Contains(msg, "NaN MB/s: a time or throughput is a positive number") {
+		t.Errorf("NaN MB/s: %d %s", code, msg)
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/perf/benchfmt"
 	"golang.org/x/perf/benchunit"
 
+	"github.com/ledgerbench/ledgerbench/harness/history"
 	"github.com/ledgerbench/ledgerbench/internal/payload"
 )
 
@@ -149,7 +150,7 @@ func bounded(file string, rec *benchfmt.Result, names map[string]bool) error {
 		// that is not a positive number would be left out of them.
 		// (benchfmt leaves 0 and ±Inf ns/op untidied.)
 		_, tidy := benchunit.Tidy(1, v.Unit)
-		if (tidy == "sec/op" || tidy == "ops/s") && !(v.Value > 0 && !math.IsInf(v.Value, 1)) {
+		if history.SeriesUnit(tidy) && !(v.Value > 0 && !math.IsInf(v.Value, 1)) {
 			val, unit := v.Value, v.Unit
 			if v.OrigUnit != "" {
 				val, unit = v.OrigValue, v.OrigUnit
