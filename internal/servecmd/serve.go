@@ -47,7 +47,7 @@ func serveExample(name string) string {
 }
 
 func serveCmd(name string) *cobra.Command {
-	var spec, listen, tokens string
+	var spec, listen, tokens, publicURL string
 	var maxUpload int64
 	var maxConns int
 	c := &cobra.Command{
@@ -85,6 +85,11 @@ keys); anything else is refused with 400.`,
 			if maxConns < 0 {
 				return usageError(fmt.Errorf("--max-conns %d: want 0 (from the descriptor limit) or more", maxConns))
 			}
+			if publicURL != "" {
+				if err := server.CheckPublicURL(publicURL); err != nil {
+					return usageError(fmt.Errorf("--public-url %w", err))
+				}
+			}
 			logger := log.New(cmd.ErrOrStderr(), name+" serve: ", log.LstdFlags)
 			var toks *server.Tokens
 			if tokens != "" {
@@ -94,22 +99,23 @@ keys); anything else is refused with 400.`,
 				}
 				toks.Log = logger
 			}
-			return serve(cmd, logger, serveConfig{spec: spec, listen: listen, tokens: tokens, maxUpload: maxUpload, maxConns: maxConns}, toks)
+			return serve(cmd, logger, serveConfig{spec: spec, listen: listen, tokens: tokens, publicURL: publicURL, maxUpload: maxUpload, maxConns: maxConns}, toks)
 		},
 	}
 	c.Flags().StringVar(&spec, "store", "", storeHelp)
 	c.Flags().StringVar(&listen, "listen", "127.0.0.1:8080", "the address to serve on")
 	c.Flags().StringVar(&tokens, "tokens", "", "the upload tokens file (made by token new); without it, no uploads")
 	c.Flags().Int64Var(&maxUpload, "max-upload", server.DefaultMaxUpload, "the largest upload body, in bytes")
+	c.Flags().StringVar(&publicURL, "public-url", "", "the server's address as readers reach it (https://bench.example.com): an upload's answer links its page there; without it, at the Host the uploader asked for")
 	c.Flags().IntVar(&maxConns, "max-conns", 0, "the most connections open at once; a new one takes the place of the one quiet the longest (0: the descriptor limit less a reserve for the store)")
 	return c
 }
 
 // serveConfig is serve's flags.
 type serveConfig struct {
-	spec, listen, tokens string
-	maxUpload            int64
-	maxConns             int
+	spec, listen, tokens, publicURL string
+	maxUpload                       int64
+	maxConns                        int
 }
 
 // serve opens the store and serves it until a signal.
@@ -130,7 +136,7 @@ func serve(cmd *cobra.Command, logger *log.Logger, c serveConfig, toks *server.T
 		maxConns = connsFromLimit()
 	}
 	ln := server.LimitConns(raw, maxConns, server.DefaultQuiet)
-	srv := &server.Server{Store: st, Tokens: toks, MaxUpload: c.maxUpload, Log: logger}
+	srv := &server.Server{Store: st, Tokens: toks, MaxUpload: c.maxUpload, Log: logger, PublicURL: c.publicURL}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute,
 		MaxHeaderBytes: 64 << 10, ErrorLog: logger}
 	go srv.Run(ctx)

@@ -10,6 +10,7 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,6 +41,11 @@ type Server struct {
 	// AnalyzeRetry is how long Run waits before it analyzes again a
 	// machine whose analysis failed (DefaultAnalyzeRetry when 0).
 	AnalyzeRetry time.Duration
+	// PublicURL is the server's address as its readers reach it
+	// ("https://bench.example.com"), from which an upload's answer
+	// builds its page's URL; without it, from the request's Host header,
+	// which the client chose.
+	PublicURL string
 
 	analyze func(ctx context.Context, machine string) (int, error) // Store.Analyze; a test's failure
 	mu      sync.Mutex
@@ -222,7 +228,7 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 	s.Log.Printf("upload %s by %s: %d files, %d results, existing=%v", up.ID, user, len(files), up.Results, up.Existing)
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{
-		"uploadid": up.ID, "fileids": up.FileIDs, "viewurl": viewURL(r, up.ID), "existing": up.Existing, "results": up.Results,
+		"uploadid": up.ID, "fileids": up.FileIDs, "viewurl": s.viewURL(r, up.ID), "existing": up.Existing, "results": up.Results,
 		"warnings": nonNil(up.Warnings)})
 }
 
@@ -234,8 +240,12 @@ func nonNil[T any](xs []T) []T {
 	return xs
 }
 
-// viewURL is the upload's page, absolute as perfdata clients expect.
-func viewURL(r *http.Request, id string) string {
+// viewURL is the upload's page, absolute as perfdata clients expect: on
+// PublicURL when set, else on the request's own Host.
+func (s *Server) viewURL(r *http.Request, id string) string {
+	if s.PublicURL != "" {
+		return strings.TrimRight(s.PublicURL, "/") + "/upload/" + id
+	}
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"
@@ -426,4 +436,17 @@ func (s *Server) apiAcross(w http.ResponseWriter, r *http.Request) {
 	}
 	xs, err := s.Store.Across(r.Context(), r.FormValue("pkg"), b, unit)
 	s.writeJSON(w, r, nonNil(xs), err)
+}
+
+// CheckPublicURL refuses a public URL that is not an absolute http or
+// https address without a query or fragment.
+func CheckPublicURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return err
+	}
+	if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return fmt.Errorf("%q: want an absolute http:// or https:// address without credentials, query or fragment", raw)
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -814,5 +815,50 @@ func TestACutReadIsRetryable(t *testing.T) {
 	f := newFixture(t)
 	if code, body := get(t, f.http.URL+"/search?q="+strings.Repeat("a:b+", store.MaxQueryWords+1)); code != 400 || !strings.Contains(body, "words, at most") {
 		t.Errorf("a query of %d words: %d %s", store.MaxQueryWords+1, code, body)
+	}
+}
+
+// TestViewURL: an upload's answer links its page on the Host the
+// uploader asked for, unless the server was given its public URL, which
+// a forged Host header then does not change; a public URL that is not an
+// absolute http(s) address is refused.
+func TestViewURL(t *testing.T) {
+	f := newFixture(t)
+	upload := func(name string) string {
+		body, ct := form(map[string][]byte{name: night("m1", "e1", 0, 100)}, "commit")
+		req, _ := http.NewRequest("POST", f.http.URL+"/upload", body)
+		req.Header.Set("Content-Type", ct)
+		req.Header.Set("Authorization", "Bearer "+f.token)
+		req.Host = "evil.example"
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var ans struct {
+			UploadID, ViewURL string
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&ans); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("upload: %d %v", resp.StatusCode, err)
+		}
+		if !strings.HasSuffix(ans.ViewURL, "/upload/"+ans.UploadID) {
+			t.Errorf("viewurl %q for upload %s", ans.ViewURL, ans.UploadID)
+		}
+		return ans.ViewURL
+	}
+	if u := upload("a.txt"); !strings.HasPrefix(u, "http://evil.example/") {
+		t.Errorf("without --public-url: %q, want the request's Host", u)
+	}
+	f.srv.PublicURL = "https://bench.example.com/"
+	if u := upload("b.txt"); !strings.HasPrefix(u, "https://bench.example.com/upload/") {
+		t.Errorf("with a public URL: %q", u)
+	}
+	for _, bad := range []string{"bench.example.com", "ftp://x", "https://", "https://x/?a=1", "https://u:p@x", "https://x/#f"} {
+		if err := CheckPublicURL(bad); err == nil {
+			t.Errorf("public URL %q accepted", bad)
+		}
+	}
+	if err := CheckPublicURL("https://bench.example.com/perf"); err != nil {
+		t.Error(err)
 	}
 }
