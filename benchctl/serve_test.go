@@ -264,6 +264,8 @@ func TestNightlyUploadsAndSurvivesAnUnreachableServer(t *testing.T) {
 		{"serve"},
 		{"serve", "--store", "mysql://x"},
 		{"serve", "--store", "sqlite:" + db, "--tokens", filepath.Join(dir, "none")},
+		{"serve", "--store", "sqlite:" + db, "--public-url", "bench.example.com"},
+		{"serve", "--store", "sqlite:" + db, "--max-upload", "0"},
 		{"token", "new"},
 	} {
 		if code, _, stderr := benchctl(t, bad...); code != 2 {

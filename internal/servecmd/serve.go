@@ -79,16 +79,8 @@ keys); anything else is refused with 400.`,
 			if _, _, err := store.ParseSpec(spec); err != nil {
 				return usageError(err)
 			}
-			if maxUpload <= 0 {
-				return usageError(fmt.Errorf("--max-upload %d: must be positive", maxUpload))
-			}
-			if maxConns < 0 {
-				return usageError(fmt.Errorf("--max-conns %d: want 0 (from the descriptor limit) or more", maxConns))
-			}
-			if publicURL != "" {
-				if err := server.CheckPublicURL(publicURL); err != nil {
-					return usageError(fmt.Errorf("--public-url %w", err))
-				}
+			if err := checkLimits(maxUpload, maxConns, publicURL); err != nil {
+				return usageError(err)
 			}
 			logger := log.New(cmd.ErrOrStderr(), name+" serve: ", log.LstdFlags)
 			var toks *server.Tokens
@@ -112,6 +104,23 @@ keys); anything else is refused with 400.`,
 }
 
 // serveConfig is serve's flags.
+// checkLimits refuses serve's limits and public URL when they are out of
+// range.
+func checkLimits(maxUpload int64, maxConns int, publicURL string) error {
+	if maxUpload <= 0 {
+		return fmt.Errorf("--max-upload %d: must be positive", maxUpload)
+	}
+	if maxConns < 0 {
+		return fmt.Errorf("--max-conns %d: want 0 (from the descriptor limit) or more", maxConns)
+	}
+	if publicURL != "" {
+		if err := server.CheckPublicURL(publicURL); err != nil {
+			return fmt.Errorf("--public-url %w", err)
+		}
+	}
+	return nil
+}
+
 type serveConfig struct {
 	spec, listen, tokens, publicURL string
 	maxUpload                       int64

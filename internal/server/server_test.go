@@ -862,3 +862,37 @@ func TestViewURL(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestBisectionContentIsChecked: a bisection whose share of the change is
+// not a number within ±MaxShare, or whose culprit is no commit hash, is
+// refused (1e308 showed "+Inf % of the change"); one for a machine
+// without runs, or of a benchmark without a change point, is stored with
+// a warning that it is shown beside nothing.
+func TestBisectionContentIsChecked(t *testing.T) {
+	f := newFixture(t)
+	body, ct := form(map[string][]byte{"a.txt": night("m1", "e1", 0, 100)}, "commit")
+	if code, msg := post(t, f.http.URL, f.token, body, ct); code != 200 {
+		t.Fatalf("upload: %d %s", code, msg)
+	}
+	bisection := func(machine, share, culprit string) []byte {
+		return fmt.Appendf(nil, "machine-id: %s\nbisect-benchmark: BenchmarkGet/impl=paged-2\nbisect-unit: sec/op\nbisect-good: %040x\nbisect-bad: %040x\nbisect-culprit: %s\nbisect-share: %s\nBenchmarkGet/impl=paged-2 1000 125 ns/op\n",
+			machine, 1, 2, culprit, share)
+	}
+	commit := fmt.Sprintf("%040x", 7)
+	for _, tc := range []struct {
+		machine, share, culprit string
+		code                    int
+		want                    string
+	}{
+		{"m1", "1e308", commit, 400, `bisect-share "1e308": a share of the change is a number within ±10`},
+		{"m1", "NaN", commit, 400, `bisect-share "NaN"`},
+		{"m1", "0.9", "HEAD~1; rm -rf", 400, `bisect-culprit "HEAD~1; rm -rf": a culprit is a commit hash`},
+		{"ghost", "0.9", commit, 200, "a bisection for machine ghost, which has no runs here: it is shown beside no regression"},
+		{"m1", "0.9", commit, 200, "a bisection of BenchmarkGet/impl=paged-2 sec/op, which has no change point on machine m1"},
+	} {
+		body, ct := form(map[string][]byte{"b.txt": bisection(tc.machine, tc.share, tc.culprit)}, "commit")
+		if code, msg := post(t, f.http.URL, f.token, body, ct); code != tc.code || !strings.Contains(msg, tc.want) {
+			t.Errorf("%s share %s culprit %q: %d %s; want %d with %q", tc.machine, tc.share, tc.culprit, code, msg, tc.code, tc.want)
+		}
+	}
+}

@@ -3,7 +3,10 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 
 	"github.com/ledgerbench/ledgerbench/internal/payload"
@@ -50,6 +53,58 @@ func bisectionOf(p parsed) (Bisection, bool) {
 		b.Share = v
 	}
 	return b, b.Bad != ""
+}
+
+// MaxShare bounds a bisection's share of the change: a culprit's own
+// change explains a part of the whole (1: all of it), which an interval
+// may take somewhat past 0 or 1, never ten times past.
+const MaxShare = 10
+
+var commitRE = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
+
+// checkBisection refuses a bisection file whose content no page could
+// show truthfully: a share of the change that is not a number within
+// ±MaxShare, or a culprit that is not a commit hash.
+func checkBisection(p parsed) error {
+	b, ok := bisectionOf(p)
+	if !ok {
+		return nil
+	}
+	for kv := range p.labels {
+		if kv[0] == payload.KeyBisectShare {
+			if v, err := strconv.ParseFloat(kv[1], 64); err != nil || !(math.Abs(v) <= MaxShare) {
+				return fmt.Errorf("%w: %s: %s %q: a share of the change is a number within ±%d", ErrInvalid, p.Name, payload.KeyBisectShare, kv[1], MaxShare)
+			}
+		}
+	}
+	if b.Culprit != "" && !commitRE.MatchString(b.Culprit) {
+		return fmt.Errorf("%w: %s: %s %q: a culprit is a commit hash (7 to 64 hex digits)", ErrInvalid, p.Name, payload.KeyBisectCulprit, b.Culprit)
+	}
+	return nil
+}
+
+// bisectionWarnings say when a stored bisection will be shown beside
+// nothing: its machine has no runs here, or no series of its benchmark
+// and unit on that machine has a change point.
+func (s *Store) bisectionWarnings(ctx context.Context, tx *sql.Tx, name string, b Bisection) ([]string, error) {
+	var runs int
+	err := tx.QueryRowContext(ctx, s.q(`SELECT runs FROM machines WHERE machine_id = ?`), b.Machine).Scan(&runs)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, unavailable("bisection's machine", err)
+	}
+	if runs == 0 {
+		return []string{fmt.Sprintf("%s: a bisection for machine %s, which has no runs here: it is shown beside no regression", name, b.Machine)}, nil
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM changepoints c JOIN series se ON se.id = c.series
+		JOIN machines m ON m.id = se.machine JOIN benchmarks bm ON bm.id = se.benchmark
+		WHERE m.machine_id = ? AND bm.name = ? AND se.unit = ?`), b.Machine, b.Benchmark, b.Unit).Scan(&n); err != nil {
+		return nil, unavailable("bisection's change points", err)
+	}
+	if n == 0 {
+		return []string{fmt.Sprintf("%s: a bisection of %s %s, which has no change point on machine %s: it is shown beside no regression", name, b.Benchmark, b.Unit, b.Machine)}, nil
+	}
+	return nil, nil
 }
 
 func (s *Store) insertBisection(ctx context.Context, tx *sql.Tx, fid int64, b Bisection) error {

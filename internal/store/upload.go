@@ -94,6 +94,9 @@ func validate(files []payload.File) ([]parsed, error) {
 		if p.results == 0 {
 			return nil, fmt.Errorf("%w: %s: no benchmark results", ErrInvalid, f.Name)
 		}
+		if err := checkBisection(p); err != nil {
+			return nil, err
+		}
 		out = append(out, p)
 	}
 	return out, nil
@@ -331,6 +334,11 @@ func (s *Store) putFiles(ctx context.Context, tx *sql.Tx, ix *indexer, pk int64,
 			if err := s.insertBisection(ctx, tx, fid, b); err != nil {
 				return unavailable("insert bisection", err)
 			}
+			warns, err := s.bisectionWarnings(ctx, tx, p.Name, b)
+			if err != nil {
+				return err
+			}
+			ix.warnings = append(ix.warnings, warns...)
 			continue
 		}
 		if err := ix.write(ctx, tx, fid, reads[i]); err != nil {
