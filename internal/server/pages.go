@@ -277,26 +277,44 @@ func (s *Server) across(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, "across.html", map[string]any{"Title": k.Benchmark + " across machines", "Key": k, "Series": xs})
 }
 
-// uploadPage shows an upload's files and, for an A/B file (toolchain
-// baseline and experiment), the pull-request table benchctl ab prints.
+// FilesPerPage is the files an upload's page shows at once: each is read
+// and, for an A/B file, compared (20,000 on one page took 3.2 s and
+// 3.2 MB).
+const FilesPerPage = 100
+
+// uploadFile is one file of an upload's page.
+type uploadFile struct {
+	Part        int
+	Name        string
+	Size        int
+	Table       template.HTML
+	TableErr    string
+	Results     int
+	MachineID   string
+	Baseline    string
+	Experiment  string
+	IsAB        bool
+	RawURL      string
+	PlainTables string
+}
+
+// uploadPage shows an upload's files, FilesPerPage at a time (?page=N),
+// and, for an A/B file (toolchain baseline and experiment), the
+// pull-request table benchctl ab prints.
 func (s *Server) uploadPage(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	type file struct {
-		Part        int
-		Name        string
-		Size        int
-		Table       template.HTML
-		TableErr    string
-		Results     int
-		MachineID   string
-		Baseline    string
-		Experiment  string
-		IsAB        bool
-		RawURL      string
-		PlainTables string
+	pg := 1
+	if v := r.FormValue("page"); v != "" {
+		var err error
+		if pg, err = strconv.Atoi(v); err != nil || pg < 1 {
+			s.fail(w, r, fmt.Errorf("%w: page %q: want 1 or more", errBadRequest, v))
+			return
+		}
 	}
-	var files []file
-	for part := 0; ; part++ {
+	first := (pg - 1) * FilesPerPage
+	var files []uploadFile
+	more := false
+	for part := first; ; part++ {
 		name, data, err := s.Store.Contents(r.Context(), id, part)
 		if err != nil {
 			if part > 0 && errors.Is(err, store.ErrNotFound) {
@@ -305,39 +323,53 @@ func (s *Server) uploadPage(w http.ResponseWriter, r *http.Request) {
 			s.fail(w, r, err)
 			return
 		}
-		f := file{Part: part, Name: name, Size: len(data), RawURL: fmt.Sprintf("/raw/%s/%d", url.PathEscape(id), part)}
-		rd := benchfmt.NewReader(bytes.NewReader(data), name)
-		commits := map[string]string{}
-		for rd.Scan() {
-			if res, ok := rd.Result().(*benchfmt.Result); ok {
-				f.Results++
-				f.MachineID = res.GetConfig("machine-id")
-				if tc := res.GetConfig("toolchain"); tc != "" {
-					commits[tc] = res.GetConfig(tc + "-commit")
-				}
-			}
+		if part == first+FilesPerPage {
+			more = true // one beyond the page: there is a next one
+			break
 		}
-		f.Baseline, f.Experiment = commits["baseline"], commits["experiment"]
-		if _, ok := commits["baseline"]; ok {
-			if _, ok := commits["experiment"]; ok {
-				f.IsAB = true
-				ts, err := compare.BuildData(name, data, compare.Options{Col: "toolchain", Baseline: "baseline"})
-				if err != nil {
-					f.TableErr = err.Error()
-				} else {
-					var md bytes.Buffer
-					names := []string{"baseline (" + shortCommit(f.Baseline) + ")", "experiment (" + shortCommit(f.Experiment) + ")"}
-					if err := ts.Markdown(&md, names); err != nil {
-						f.TableErr = err.Error()
-					}
-					f.Table = markdownHTML(md.String())
-					f.PlainTables = md.String()
-				}
-			}
-		}
-		files = append(files, f)
+		files = append(files, readUploadFile(id, part, name, data))
 	}
-	s.render(w, r, "upload.html", map[string]any{"Title": "upload " + id, "ID": id, "Files": files})
+	if len(files) == 0 {
+		s.fail(w, r, fmt.Errorf("%w: upload %s has no page %d", store.ErrNotFound, id, pg))
+		return
+	}
+	s.render(w, r, "upload.html", map[string]any{"Title": "upload " + id, "ID": id, "Files": files, "Page": pg, "More": more, "First": first})
+}
+
+// readUploadFile reads one file of an upload for its page.
+func readUploadFile(id string, part int, name string, data []byte) uploadFile {
+	f := uploadFile{Part: part, Name: name, Size: len(data), RawURL: fmt.Sprintf("/raw/%s/%d", url.PathEscape(id), part)}
+	rd := benchfmt.NewReader(bytes.NewReader(data), name)
+	commits := map[string]string{}
+	for rd.Scan() {
+		if res, ok := rd.Result().(*benchfmt.Result); ok {
+			f.Results++
+			f.MachineID = res.GetConfig("machine-id")
+			if tc := res.GetConfig("toolchain"); tc != "" {
+				commits[tc] = res.GetConfig(tc + "-commit")
+			}
+		}
+	}
+	f.Baseline, f.Experiment = commits["baseline"], commits["experiment"]
+	_, hasBase := commits["baseline"]
+	_, hasExp := commits["experiment"]
+	if !hasBase || !hasExp {
+		return f
+	}
+	f.IsAB = true
+	ts, err := compare.BuildData(name, data, compare.Options{Col: "toolchain", Baseline: "baseline"})
+	if err != nil {
+		f.TableErr = err.Error()
+		return f
+	}
+	var md bytes.Buffer
+	names := []string{"baseline (" + shortCommit(f.Baseline) + ")", "experiment (" + shortCommit(f.Experiment) + ")"}
+	if err := ts.Markdown(&md, names); err != nil {
+		f.TableErr = err.Error()
+	}
+	f.Table = markdownHTML(md.String())
+	f.PlainTables = md.String()
+	return f
 }
 
 func shortCommit(c string) string {

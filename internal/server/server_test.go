@@ -896,3 +896,46 @@ func TestBisectionContentIsChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestUploadPageIsPaginated: an upload of 205 files is shown 100 files a
+// page, with links between the pages; a page past the last is a 404 and
+// a page that is not a number a 400.
+func TestUploadPageIsPaginated(t *testing.T) {
+	f := newFixture(t)
+	files := map[string][]byte{}
+	for i := range 205 {
+		files[fmt.Sprintf("f%03d.txt", i)] = fmt.Appendf(nil, "machine-id: m1\nBenchmarkX%d 10 100 ns/op\n", i)
+	}
+	body, ct := form(files, "commit")
+	code, msg := post(t, f.http.URL, f.token, body, ct)
+	if code != 200 {
+		t.Fatalf("upload: %d %s", code, msg)
+	}
+	var ans struct{ UploadID string }
+	if err := json.Unmarshal([]byte(msg), &ans); err != nil {
+		t.Fatal(err)
+	}
+	base := f.http.URL + "/upload/" + ans.UploadID
+	for _, tc := range []struct {
+		query       string
+		files       int
+		prev, next  bool
+		first, last string
+	}{
+		{"", 100, false, true, "part 0 ·", "part 99 ·"},
+		{"?page=2", 100, true, true, "part 100 ·", "part 199 ·"},
+		{"?page=3", 5, true, false, "part 200 ·", "part 204 ·"},
+	} {
+		code, page := get(t, base+tc.query)
+		if n := strings.Count(page, "<h2>"); code != 200 || n != tc.files || !strings.Contains(page, tc.first) || !strings.Contains(page, tc.last) ||
+			strings.Contains(page, ">previous<") != tc.prev || strings.Contains(page, ">next<") != tc.next {
+			t.Errorf("%s: %d, %d files; want %d from %q to %q, previous %v, next %v", tc.query, code, n, tc.files, tc.first, tc.last, tc.prev, tc.next)
+		}
+	}
+	if code, _ := get(t, base+"?page=4"); code != 404 {
+		t.Errorf("page 4 of 3: %d, want 404", code)
+	}
+	if code, _ := get(t, base+"?page=x"); code != 400 {
+		t.Errorf("page x: %d, want 400", code)
+	}
+}
