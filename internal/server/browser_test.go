@@ -71,4 +71,16 @@ func TestDashboardInHeadlessChromium(t *testing.T) {
 	if !strings.Contains(series, `<img class="chart" id="chart" src="/chart.svg?`) || !strings.Contains(series, "open regression") {
 		t.Fatalf("the series page has no chart:\n%s", series)
 	}
+	regs := load("/regressions", "regressions")
+	if !strings.Contains(regs, `<a href="/regressions">regressions</a>`) || !strings.Contains(regs, `<a href="/machine/m1">m1</a>`) || !strings.Contains(regs, "30.0 %") {
+		t.Fatalf("the browser's regressions page does not list the regression:\n%s", regs)
+	}
+	// To look at them: LEDGERBENCH_SCREENSHOTS=DIR keeps a copy.
+	if keep := os.Getenv("LEDGERBENCH_SCREENSHOTS"); keep != "" {
+		for _, name := range []string{"machine", "series", "regressions"} {
+			if b, err := os.ReadFile(filepath.Join(dir, name+".png")); err == nil {
+				os.WriteFile(filepath.Join(keep, name+".png"), b, 0o644)
+			}
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -74,6 +75,7 @@ func (s *Server) pages(mux *http.ServeMux) {
 	mux.HandleFunc("GET /chart.svg", s.chart)
 	mux.HandleFunc("GET /across", s.across)
 	mux.HandleFunc("GET /upload/{id}", s.uploadPage)
+	mux.HandleFunc("GET /regressions", s.regressions)
 }
 
 func (s *Server) render(w http.ResponseWriter, r *http.Request, name string, data any) {
@@ -454,4 +456,51 @@ func isRule(cells []string) bool {
 		}
 	}
 	return len(cells) > 0
+}
+
+// MaxRegressions bounds the fleet-wide regressions page.
+const MaxRegressions = 1000
+
+// regressionGroup is one benchmark's open regressions, on every machine
+// where it regressed.
+type regressionGroup struct {
+	Pkg, Benchmark, Unit string
+	Points               []store.ChangePoint
+}
+
+// regressions is the fleet's open regressions, grouped by benchmark and
+// unit (the same benchmark regressing on several machines is one group,
+// the most machines first), filtered by ?pkg= and ?since=YYYY-MM-DD.
+func (s *Server) regressions(w http.ResponseWriter, r *http.Request) {
+	pkg, sinceText := r.FormValue("pkg"), r.FormValue("since")
+	var since time.Time
+	if sinceText != "" {
+		var err error
+		if since, err = time.Parse(time.DateOnly, sinceText); err != nil {
+			s.fail(w, r, fmt.Errorf("%w: since %q: want a date, YYYY-MM-DD", errBadRequest, sinceText))
+			return
+		}
+	}
+	cps, err := s.Store.OpenRegressions(r.Context(), pkg, since, MaxRegressions+1)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	more := len(cps) > MaxRegressions
+	cps = cps[:min(len(cps), MaxRegressions)]
+	var groups []*regressionGroup
+	byKey := map[[3]string]*regressionGroup{}
+	for _, c := range cps {
+		k := [3]string{c.Pkg, c.Benchmark, c.Unit}
+		g := byKey[k]
+		if g == nil {
+			g = &regressionGroup{Pkg: c.Pkg, Benchmark: c.Benchmark, Unit: c.Unit}
+			byKey[k] = g
+			groups = append(groups, g)
+		}
+		g.Points = append(g.Points, c)
+	}
+	slices.SortStableFunc(groups, func(a, b *regressionGroup) int { return len(b.Points) - len(a.Points) })
+	s.render(w, r, "regressions.html", map[string]any{"Title": "regressions", "Groups": groups, "Count": len(cps), "More": more,
+		"Pkg": pkg, "Since": sinceText})
 }

@@ -341,6 +341,24 @@ func TestDashboardPagesAndAPI(t *testing.T) {
 	if !strings.Contains(m2, "Open regressions (0)") {
 		t.Errorf("machine m2 lists regressions:\n%s", m2)
 	}
+	// The fleet's regressions, linked from every page's navigation, and
+	// filtered by package and date.
+	if !strings.Contains(m2, `<nav><a href="/">benchctl results</a><a href="/">machines</a><a href="/regressions">regressions</a></nav>`) {
+		t.Errorf("no navigation bar:\n%.600s", m2)
+	}
+	code, regs := get(t, f.http.URL+"/regressions")
+	if code != 200 || !strings.Contains(regs, "1 open regression,") || !strings.Contains(regs, `<a href="/machine/m1">m1</a>`) ||
+		!strings.Contains(regs, "BenchmarkGet/impl=paged-2") || !strings.Contains(regs, "run-to-run ±") {
+		t.Errorf("/regressions: %d\n%s", code, regs)
+	}
+	for _, q := range []string{"?pkg=example.com/none", "?since=2999-01-01"} {
+		if code, regs := get(t, f.http.URL+"/regressions"+q); code != 200 || !strings.Contains(regs, "0 open regressions") || strings.Contains(regs, "BenchmarkGet") {
+			t.Errorf("/regressions%s: %d\n%s", q, code, regs)
+		}
+	}
+	if code, _ := get(t, f.http.URL+"/regressions?since=yesterday"); code != 400 {
+		t.Errorf("/regressions?since=yesterday: %d, want 400", code)
+	}
 	seriesURL := f.http.URL + "/series?machine=m1&benchmark=BenchmarkGet%2Fimpl%3Dpaged-2&unit=sec%2Fop"
 	code, ser := get(t, seriesURL)
 	if code != 200 || !strings.Contains(ser, `src="/chart.svg?`) || strings.Count(ser, "<tr") < 17 || !strings.Contains(ser, "open regression") {

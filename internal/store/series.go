@@ -268,6 +268,24 @@ func (s *Store) changePoints(ctx context.Context, where string, args []any, limi
 	return out, unavailable("change points", rs.Err())
 }
 
+// OpenRegressions lists the open regressions of every machine, of
+// package pkg when it is not empty and shifted at or after since when it
+// is not zero, newest first, at most limit.
+func (s *Store) OpenRegressions(ctx context.Context, pkg string, since time.Time, limit int) ([]ChangePoint, error) {
+	where, args := `c.open = 1`, []any{}
+	if pkg != "" {
+		where, args = where+` AND b.pkg = ?`, append(args, pkg)
+	}
+	if !since.IsZero() {
+		// Times are stored in Unix nanoseconds, which end in 2262.
+		if last := time.Unix(0, math.MaxInt64); since.After(last) {
+			since = last
+		}
+		where, args = where+` AND fa.at >= ?`, append(args, since.UnixNano())
+	}
+	return s.changePoints(ctx, where, args, limit)
+}
+
 // Regressions lists a machine's change points: open regressions first,
 // then the other worse shifts, then the rest, newest first within each.
 func (s *Store) Regressions(ctx context.Context, machine string, limit int) ([]ChangePoint, error) {
