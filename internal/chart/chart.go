@@ -16,6 +16,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
@@ -101,8 +102,20 @@ func SeriesSVG(title, unit string, at []time.Time, values []float64, changePoint
 		return nil, err
 	}
 	var buf bytes.Buffer
-	_, err = wt.WriteTo(&buf)
-	return buf.Bytes(), err
+	if _, err = wt.WriteTo(&buf); err != nil {
+		return nil, err
+	}
+	// The page's own font where the reader has no Liberation Sans.
+	return bytes.ReplaceAll(buf.Bytes(), []byte("font-family:Liberation Sans;"), []byte("font-family:'Liberation Sans',system-ui,sans-serif;")), nil
+}
+
+// sans sets every text of p in Liberation Sans, as the pages around the
+// charts are in a sans-serif font (plot's default is a serif).
+func sans(p *plot.Plot) {
+	for _, f := range []*font.Font{&p.Title.TextStyle.Font, &p.X.Label.TextStyle.Font, &p.Y.Label.TextStyle.Font,
+		&p.X.Tick.Label.Font, &p.Y.Tick.Label.Font, &p.Legend.TextStyle.Font} {
+		f.Variant = "Sans"
+	}
 }
 
 // seriesPlot draws values at times at, or in run order when at is nil.
@@ -111,6 +124,7 @@ func seriesPlot(title, unit string, at []time.Time, values []float64, changePoin
 		return nil, fmt.Errorf("nothing to draw")
 	}
 	p := plot.New()
+	sans(p)
 	p.Title.Text = printable(title)
 	p.Y.Label.Text = printable(unit)
 	p.Y.Tick.Marker = unitTicks{benchunit.ClassOf(unit)}
@@ -119,7 +133,7 @@ func seriesPlot(title, unit string, at []time.Time, values []float64, changePoin
 	if at != nil {
 		x = func(i int) float64 { return float64(at[i].UnixNano()) / 1e9 }
 		p.X.Label.Text = "time (UTC)"
-		p.X.Tick.Marker = plot.TimeTicks{Format: "01-02 15:04", Time: func(t float64) time.Time { return time.Unix(0, int64(t*1e9)).UTC() }}
+		p.X.Tick.Marker = timeTicks{}
 	}
 	xys := make(plotter.XYs, len(values))
 	lo, hi := values[0], values[0]

@@ -65,8 +65,9 @@ func TestSeriesSVGMarksChangesAndEnvironments(t *testing.T) {
 	if a, b := strings.Count(string(plain), "<path"), strings.Count(string(marked), "<path"); b != a+2 {
 		t.Errorf("%d paths with two marks, %d without", b, a)
 	}
-	// The axes read as the tables do: scaled values, and dates.
-	for _, want := range []string{`>1[01]\d(\.\d)?n<`, `>11-2\d \d\d:\d\d<`, `time \(UTC\)`} {
+	// The axes read as the tables do: scaled values, and dates at
+	// midnights, the first with its year.
+	for _, want := range []string{`>1[01]\d(\.\d)?n<`, `>2026-11-2\d<`, `>11-2\d<`, `time \(UTC\)`} {
 		if !regexp.MustCompile(want).Match(plain) {
 			t.Errorf("the chart lacks %s", want)
 		}

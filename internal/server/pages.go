@@ -37,8 +37,15 @@ var pageFuncs = template.FuncMap{
 		}
 		return s
 	},
-	"pct":  func(v float64) string { return fmt.Sprintf("%+.1f %%", v) },
-	"date": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04") },
+	"pct": func(v float64) string { return fmt.Sprintf("%+.1f %%", v) },
+	// date is a run's time, to the second when it is not on a minute
+	// (runs a few seconds apart read apart).
+	"date": func(t time.Time) string {
+		if t.Second() != 0 {
+			return t.UTC().Format("2006-01-02 15:04:05")
+		}
+		return t.UTC().Format("2006-01-02 15:04")
+	},
 	"seriesURL": func(k store.SeriesKey) string {
 		return "/series?" + url.Values{"machine": {k.Machine}, "pkg": {k.Pkg}, "benchmark": {k.Benchmark}, "unit": {k.Unit}}.Encode()
 	},

@@ -957,3 +957,13 @@ func TestUploadPageIsPaginated(t *testing.T) {
 		t.Errorf("page x: %d, want 400", code)
 	}
 }
+
+// TestRunDatesReadApart: runs seconds apart are dated to the second, runs
+// on a minute to the minute.
+func TestRunDatesReadApart(t *testing.T) {
+	date := pageFuncs["date"].(func(time.Time) string)
+	at := time.Date(2026, 12, 3, 17, 55, 0, 0, time.UTC)
+	if a, b := date(at), date(at.Add(7*time.Second)); a != "2026-12-03 17:55" || b != "2026-12-03 17:55:07" {
+		t.Errorf("dates %q and %q", a, b)
+	}
+}
