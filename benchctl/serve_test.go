@@ -400,8 +400,11 @@ func TestUploadCommandBoundsAndSpool(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "the server notes: copy.txt: the same bytes as") {
 		t.Errorf("the same bytes under another name: exit %d, want the server's warning\n%s", code, stderr)
 	}
+	if code, _, stderr := benchctl(t, "token", "new", "--tokens", tokens, "--name", "box1", "--machine", "m1"); code != 0 || !strings.Contains(stderr, "for machine-ids m1 only") {
+		t.Errorf("token new --machine: exit %d\n%s", code, stderr)
+	}
 	code, stdout, _ := benchctl(t, "token", "list", "--tokens", tokens)
-	if code != 0 || !regexp.MustCompile(`(?m)^[0-9a-f]{12}  ci `).MatchString(stdout) {
+	if code != 0 || !regexp.MustCompile(`(?m)^[0-9a-f]{12}  ci .* any machine$`).MatchString(stdout) || !regexp.MustCompile(`(?m)^[0-9a-f]{12}  box1 .* machines m1$`).MatchString(stdout) {
 		t.Errorf("token list: exit %d\n%s", code, stdout)
 	}
 	if code, stdout, _ := benchctl(t, "token", "revoke", "--tokens", tokens, "ci"); code != 0 || !strings.Contains(stdout, "revoked ") {

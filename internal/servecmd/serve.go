@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -201,29 +202,45 @@ func tokenCmd(prog string) *cobra.Command {
 		Use:   "token",
 		Short: "Manage upload tokens of benchctl serve",
 	}
+	c.AddCommand(newTokenCmd(prog), listTokensCmd(prog), revokeTokenCmd())
+	return c
+}
+
+func newTokenCmd(prog string) *cobra.Command {
 	var tokens, tokName string
-	newCmd := &cobra.Command{
-		Use:   "new --tokens FILE [--name NAME]",
+	var machines []string
+	c := &cobra.Command{
+		Use:   "new --tokens FILE [--name NAME] [--machine ID]...",
 		Short: "Make an upload token: print it once and keep only its hash in FILE",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := needTokens(tokens); err != nil {
 				return err
 			}
-			tok, err := server.NewToken(tokens, tokName)
+			tok, err := server.NewToken(tokens, tokName, machines...)
 			if err != nil {
 				return usageError(err)
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), tok)
-			fmt.Fprintf(cmd.ErrOrStderr(), "%s: token %q added to %s (only its hash is kept: it is shown this once); clients send it from $%s\n", prog, tokName, tokens, payload.TokenEnv)
+			bound := ""
+			if len(machines) > 0 {
+				bound = ", for machine-ids " + strings.Join(machines, ", ") + " only"
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "%s: token %q added to %s%s (only its hash is kept: it is shown this once); clients send it from $%s\n", prog, tokName, tokens, bound, payload.TokenEnv)
 			return nil
 		},
 	}
-	newCmd.Flags().StringVar(&tokens, "tokens", "", "the tokens file")
-	newCmd.Flags().StringVar(&tokName, "name", "uploader", "who or what uploads with the token (one word)")
-	listCmd := &cobra.Command{
+	c.Flags().StringVar(&tokens, "tokens", "", "the tokens file")
+	c.Flags().StringVar(&tokName, "name", "uploader", "who or what uploads with the token (one word)")
+	c.Flags().StringArrayVar(&machines, "machine", nil, "bind the token to this machine-id (repeatable): an upload with a file of any other is refused (403)")
+	return c
+}
+
+func listTokensCmd(prog string) *cobra.Command {
+	var tokens string
+	c := &cobra.Command{
 		Use:   "list --tokens FILE",
-		Short: "List the tokens of FILE: ID (the start of its hash), name and when it was made",
+		Short: "List the tokens of FILE: ID (the start of its hash), name, when it was made and the machines it is bound to",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := needTokens(tokens); err != nil {
@@ -235,14 +252,23 @@ func tokenCmd(prog string) *cobra.Command {
 			}
 			w := cmd.OutOrStdout()
 			for _, t := range ts {
-				fmt.Fprintf(w, "%s  %-20s %s\n", t.ID(), t.Name, t.Made)
+				bound := "any machine"
+				if len(t.Machines) > 0 {
+					bound = "machines " + strings.Join(t.Machines, ",")
+				}
+				fmt.Fprintf(w, "%s  %-20s %-20s %s\n", t.ID(), t.Name, t.Made, bound)
 			}
 			fmt.Fprintf(cmd.ErrOrStderr(), "%s: %d tokens in %s\n", prog, len(ts), tokens)
 			return nil
 		},
 	}
-	listCmd.Flags().StringVar(&tokens, "tokens", "", "the tokens file")
-	revokeCmd := &cobra.Command{
+	c.Flags().StringVar(&tokens, "tokens", "", "the tokens file")
+	return c
+}
+
+func revokeTokenCmd() *cobra.Command {
+	var tokens string
+	c := &cobra.Command{
 		Use:   "revoke --tokens FILE NAME|ID",
 		Short: "Revoke the tokens named NAME, or the one whose ID (token list) begins with ID (4 hex digits or more); a running serve refuses them at once",
 		Args:  cobra.ExactArgs(1),
@@ -260,7 +286,6 @@ func tokenCmd(prog string) *cobra.Command {
 			return nil
 		},
 	}
-	revokeCmd.Flags().StringVar(&tokens, "tokens", "", "the tokens file")
-	c.AddCommand(newCmd, listCmd, revokeCmd)
+	c.Flags().StringVar(&tokens, "tokens", "", "the tokens file")
 	return c
 }

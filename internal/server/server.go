@@ -147,6 +147,8 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		code = http.StatusNotFound
 	case errors.Is(err, errUnauthorized):
 		code = http.StatusUnauthorized
+	case errors.Is(err, store.ErrForbidden):
+		code = http.StatusForbidden
 	case errors.Is(err, store.ErrUnavailable), errors.Is(err, errUnavailable):
 		code = http.StatusServiceUnavailable
 	case r.Context().Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
@@ -176,26 +178,27 @@ var (
 	errUnavailable  = errors.New("unavailable")
 )
 
-// user authenticates an upload.
-func (s *Server) user(r *http.Request) (string, error) {
+// user authenticates an upload: its token's name and the machines it is
+// bound to.
+func (s *Server) user(r *http.Request) (TokenInfo, error) {
 	if s.Tokens == nil {
-		return "", fmt.Errorf("%w: this server accepts no uploads (it was started without a tokens file)", errUnauthorized)
+		return TokenInfo{}, fmt.Errorf("%w: this server accepts no uploads (it was started without a tokens file)", errUnauthorized)
 	}
 	// The scheme is case-insensitive (RFC 9110, section 11.1).
 	f := strings.Fields(r.Header.Get("Authorization"))
 	if len(f) != 2 || !strings.EqualFold(f[0], "Bearer") {
-		return "", fmt.Errorf("%w: an upload needs a token: Authorization: Bearer TOKEN (benchctl sends $%s)", errUnauthorized, payload.TokenEnv)
+		return TokenInfo{}, fmt.Errorf("%w: an upload needs a token: Authorization: Bearer TOKEN (benchctl sends $%s)", errUnauthorized, payload.TokenEnv)
 	}
-	name, err := s.Tokens.Check(f[1])
+	info, err := s.Tokens.Lookup(f[1])
 	switch {
 	case errors.Is(err, ErrUnknownToken):
-		return "", fmt.Errorf("%w: unknown token", errUnauthorized)
+		return TokenInfo{}, fmt.Errorf("%w: unknown token", errUnauthorized)
 	case err != nil:
 		// Failing closed: the detail is in the server's log only.
 		s.Log.Printf("checking a token: %v", err)
-		return "", fmt.Errorf("%w: this server cannot read its tokens file: it accepts no uploads until it is repaired", errUnavailable)
+		return TokenInfo{}, fmt.Errorf("%w: this server cannot read its tokens file: it accepts no uploads until it is repaired", errUnavailable)
 	}
-	return name, nil
+	return info, nil
 }
 
 // upload is perfdata's POST /upload: a multipart form of "file" parts
@@ -217,7 +220,7 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), orDefault(s.QueryTimeout, DefaultQueryTimeout))
 	defer cancel()
-	up, err := s.Store.Put(ctx, files, user)
+	up, err := s.Store.Put(ctx, files, user.Name, user.Machines...)
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -225,7 +228,7 @@ func (s *Server) upload(w http.ResponseWriter, r *http.Request) {
 	if !up.Existing {
 		s.analyzeLater(up.Machines)
 	}
-	s.Log.Printf("upload %s by %s: %d files, %d results, existing=%v", up.ID, user, len(files), up.Results, up.Existing)
+	s.Log.Printf("upload %s by %s: %d files, %d results, existing=%v", up.ID, user.Name, len(files), up.Results, up.Existing)
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(map[string]any{
 		"uploadid": up.ID, "fileids": up.FileIDs, "viewurl": s.viewURL(r, up.ID), "existing": up.Existing, "results": up.Results,

@@ -35,11 +35,12 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 type fixture struct {
-	srv    *Server
-	http   *httptest.Server
-	token  string
-	st     *store.Store
-	dbPath string
+	srv     *Server
+	http    *httptest.Server
+	token   string
+	st      *store.Store
+	dbPath  string
+	tokPath string
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -62,7 +63,7 @@ func newFixture(t *testing.T) *fixture {
 	s := &Server{Store: st, Tokens: toks, MaxUpload: 64 << 10}
 	hs := httptest.NewServer(s.Handler())
 	t.Cleanup(hs.Close)
-	return &fixture{srv: s, http: hs, token: tok, st: st, dbPath: filepath.Join(dir, "r.db")}
+	return &fixture{srv: s, http: hs, token: tok, st: st, dbPath: filepath.Join(dir, "r.db"), tokPath: tokPath}
 }
 
 func (f *fixture) client() *storage.Client {
@@ -965,5 +966,53 @@ func TestRunDatesReadApart(t *testing.T) {
 	at := time.Date(2026, 12, 3, 17, 55, 0, 0, time.UTC)
 	if a, b := date(at), date(at.Add(7*time.Second)); a != "2026-12-03 17:55" || b != "2026-12-03 17:55:07" {
 		t.Errorf("dates %q and %q", a, b)
+	}
+}
+
+// TestTokensBoundToMachines: a token made for machine m1 uploads m1's
+// files; an upload with a file of m2 (a run or a bisection) is a 403 and
+// stores nothing; the tokens file keeps the binding, and a malformed
+// binding is refused when the file is read.
+func TestTokensBoundToMachines(t *testing.T) {
+	f := newFixture(t)
+	tok, err := NewToken(f.tokPath, "box1", "m1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := func(files map[string][]byte) (int, string) {
+		body, ct := form(files, "commit")
+		return post(t, f.http.URL, tok, body, ct)
+	}
+	if code, msg := up(map[string][]byte{"a.txt": night("m1", "e1", 0, 100)}); code != 200 {
+		t.Fatalf("m1's token, m1's file: %d %s", code, msg)
+	}
+	for _, files := range []map[string][]byte{
+		{"b.txt": night("m2", "e1", 0, 100)},
+		{"c.txt": night("m1", "e1", 1, 100), "d.txt": night("m2", "e1", 1, 100)},
+		{"bis.txt": []byte("machine-id: m2\nbisect-benchmark: BenchmarkGet\nbisect-unit: sec/op\nbisect-good: " + strings.Repeat("1", 40) + "\nbisect-bad: " + strings.Repeat("2", 40) + "\nBenchmarkGet 10 100 ns/op\n")},
+	} {
+		if code, msg := up(files); code != 403 || !strings.Contains(msg, "is of machine m2; box1's token uploads for m1 only") {
+			t.Errorf("m1's token, a file of m2: %d %s", code, msg)
+		}
+	}
+	if ms, _ := f.st.Machines(context.Background()); len(ms) != 1 || ms[0].ID != "m1" || ms[0].Runs != 1 {
+		t.Errorf("machines after the refused uploads: %+v", ms)
+	}
+	// The unbound token still uploads for any machine.
+	body, ct := form(map[string][]byte{"e.txt": night("m2", "e1", 2, 100)}, "commit")
+	if code, msg := post(t, f.http.URL, f.token, body, ct); code != 200 {
+		t.Errorf("an unbound token, m2's file: %d %s", code, msg)
+	}
+	ts, err := ReadTokens(f.tokPath)
+	if err != nil || len(ts) != 2 || len(ts[1].Machines) != 1 || ts[1].Machines[0] != "m1" || !ts[1].Allows("m1") || ts[1].Allows("m2") || !ts[0].Allows("m2") {
+		t.Errorf("tokens file: %+v %v", ts, err)
+	}
+	if _, err := NewToken(f.tokPath, "box2", "m 2"); err == nil {
+		t.Error("a machine-id with a space accepted")
+	}
+	bad := filepath.Join(t.TempDir(), "tokens")
+	os.WriteFile(bad, []byte("sha256:"+strings.Repeat("a", 64)+" box 2026-12-05T00:00:00Z hosts=m1\n"), 0o600)
+	if _, err := ReadTokens(bad); err == nil || !strings.Contains(err.Error(), "a fourth field is machines=ID") {
+		t.Errorf("a malformed binding: %v", err)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -28,10 +29,15 @@ const tokensHeader = "# benchctl upload tokens: the SHA-256 of each token, its n
 // the tokens file (created 0600 if missing, and made 0600 if it was
 // readable by others) and returns the token, which is not kept anywhere.
 // A name already in the file is refused: revoking it by name would revoke
-// both.
-func NewToken(path, name string) (string, error) {
+// both. With machines, the token uploads only files of those machine-ids.
+func NewToken(path, name string, machines ...string) (string, error) {
 	if strings.ContainsAny(name, " \t\n") || name == "" {
 		return "", fmt.Errorf("token name %q: want one word (who or what uploads with it)", name)
+	}
+	for _, m := range machines {
+		if m == "" || strings.ContainsAny(m, " \t\n,") {
+			return "", fmt.Errorf("machine-id %q: want one word without commas", m)
+		}
 	}
 	have, err := ReadTokens(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -59,7 +65,11 @@ func NewToken(path, name string) (string, error) {
 	if st != nil && st.Size() == 0 {
 		fmt.Fprintln(f, tokensHeader)
 	}
-	_, err = fmt.Fprintf(f, "sha256:%s %s %s\n", hashToken(tok), name, time.Now().UTC().Format(time.RFC3339))
+	bound := ""
+	if len(machines) > 0 {
+		bound = " " + machinesField + strings.Join(machines, ",")
+	}
+	_, err = fmt.Fprintf(f, "sha256:%s %s %s%s\n", hashToken(tok), name, time.Now().UTC().Format(time.RFC3339), bound)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -79,6 +89,18 @@ type TokenInfo struct {
 	Hash string // the token's SHA-256, in hex
 	Name string
 	Made string // when it was made (RFC 3339), as recorded
+	// Machines, when not empty, are the machine-ids the token may
+	// upload files of: any other is refused (403).
+	Machines []string
+}
+
+// machinesField begins a tokens line's fourth field, the machine-ids the
+// token is bound to.
+const machinesField = "machines="
+
+// Allows reports whether the token may upload a file of machine-id m.
+func (t TokenInfo) Allows(m string) bool {
+	return len(t.Machines) == 0 || slices.Contains(t.Machines, m)
 }
 
 // ID is the token's short name in listings: the first 12 hex digits of
@@ -105,12 +127,19 @@ func parseTokens(path string, data []byte) ([]TokenInfo, error) {
 		}
 		f := strings.Fields(line)
 		h, ok := strings.CutPrefix(f[0], "sha256:")
-		if _, err := hex.DecodeString(h); !ok || err != nil || len(h) != 64 || len(f) < 2 || len(f) > 3 {
-			return nil, fmt.Errorf("tokens %s:%d: want \"sha256:HASH NAME [TIME]\"", path, n)
+		if _, err := hex.DecodeString(h); !ok || err != nil || len(h) != 64 || len(f) < 2 || len(f) > 4 {
+			return nil, fmt.Errorf("tokens %s:%d: want \"sha256:HASH NAME [TIME [machines=ID,…]]\"", path, n)
 		}
 		t := TokenInfo{Hash: h, Name: f[1]}
-		if len(f) == 3 {
+		if len(f) >= 3 {
 			t.Made = f[2]
+		}
+		if len(f) == 4 {
+			ms, ok := strings.CutPrefix(f[3], machinesField)
+			if !ok || ms == "" {
+				return nil, fmt.Errorf("tokens %s:%d: a fourth field is %sID,…", path, n, machinesField)
+			}
+			t.Machines = strings.Split(ms, ",")
 		}
 		out = append(out, t)
 	}
@@ -201,8 +230,8 @@ type Tokens struct {
 	mtime  time.Time
 	size   int64
 	ino    uint64
-	hashes map[string]string // hash → name
-	err    error             // why the file was last unreadable
+	hashes map[string]TokenInfo // by hash
+	err    error                // why the file was last unreadable
 }
 
 // ErrUnknownToken is Check's error for a token the file does not hold.
@@ -241,9 +270,9 @@ func (t *Tokens) reload() error {
 	if t.err != nil && t.Log != nil {
 		t.Log.Printf("tokens %s: readable again (%d tokens)", t.path, len(ts))
 	}
-	hashes := make(map[string]string, len(ts))
+	hashes := make(map[string]TokenInfo, len(ts))
 	for _, x := range ts {
-		hashes[x.Hash] = x.Name
+		hashes[x.Hash] = x
 	}
 	t.hashes, t.err, t.mtime, t.size, t.ino = hashes, nil, st.ModTime(), st.Size(), inode(st)
 	return nil
@@ -252,18 +281,25 @@ func (t *Tokens) reload() error {
 // Check returns the name of token's owner. Its error is ErrUnknownToken
 // for a token the file does not hold, or why the file cannot be read.
 func (t *Tokens) Check(token string) (string, error) {
+	info, err := t.Lookup(token)
+	return info.Name, err
+}
+
+// Lookup is Check with all the file says of the token: its name and the
+// machines it is bound to.
+func (t *Tokens) Lookup(token string) (TokenInfo, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if err := t.reload(); err != nil {
-		return "", err
+		return TokenInfo{}, err
 	}
 	h := hashToken(token)
-	for known, name := range t.hashes {
+	for known, info := range t.hashes {
 		if subtle.ConstantTimeCompare([]byte(known), []byte(h)) == 1 {
-			return name, nil
+			return info, nil
 		}
 	}
-	return "", ErrUnknownToken
+	return TokenInfo{}, ErrUnknownToken
 }
 
 // inode is the file's inode number (0 where the system has none): a

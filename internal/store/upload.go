@@ -170,12 +170,31 @@ func bounded(file string, rec *benchfmt.Result, names map[string]bool) error {
 	return nil
 }
 
+// ErrForbidden marks an upload of a machine its uploader may not upload
+// for: nothing was stored.
+var ErrForbidden = errors.New("forbidden")
+
+// uploadsFor refuses files of a machine that is not among machines (when
+// there are any): user's token uploads for those only.
+func uploadsFor(ps []parsed, user string, machines []string) error {
+	for _, p := range ps {
+		if len(machines) > 0 && !slices.Contains(machines, p.machine) {
+			return fmt.Errorf("%w: %s is of machine %s; %s's token uploads for %s only", ErrForbidden, p.Name, p.machine, user, strings.Join(machines, ", "))
+		}
+	}
+	return nil
+}
+
 // Put stores an upload of files by user (empty when anonymous), all or
 // nothing. The same files uploaded again return the first upload with
-// Existing set.
-func (s *Store) Put(ctx context.Context, files []payload.File, user string) (*Upload, error) {
+// Existing set. With machines, a file of any other machine-id refuses
+// the upload (ErrForbidden).
+func (s *Store) Put(ctx context.Context, files []payload.File, user string, machines ...string) (*Upload, error) {
 	ps, err := validate(files)
 	if err != nil {
+		return nil, err
+	}
+	if err := uploadsFor(ps, user, machines); err != nil {
 		return nil, err
 	}
 	hash := payload.HashFiles(files)
