@@ -9,7 +9,9 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-work=${WORK:-/tmp/ledgerbench-seed-ratios}
+# A fresh directory unless WORK names one: each run refuses an --out
+# that holds an earlier run's results.
+work=${WORK:-$(mktemp -d /tmp/ledgerbench-seed-ratios.XXXXXX)}
 mkdir -p "$work"
 cd "$root"
 go build -o "$work/benchctl" ./cmd/benchctl
