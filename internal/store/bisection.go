@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -8,6 +9,8 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+
+	"golang.org/x/perf/benchfmt"
 
 	"github.com/ledgerbench/ledgerbench/internal/payload"
 )
@@ -139,4 +142,71 @@ func (s *Store) Bisections(ctx context.Context, machine string) ([]Bisection, er
 		out = append(out, b)
 	}
 	return out, unavailable("bisections", rs.Err())
+}
+
+// reclassifyBisections records as bisections the stored files that carry
+// payload.KeyBisectBad and are none yet (uploaded before schema 7, or
+// indexed as runs by a server of that time), and rebuilds the index
+// without them when there were any.
+func reclassifyBisections(ctx context.Context, s *Store, tx *sql.Tx) error {
+	rs, err := tx.QueryContext(ctx, s.q(`SELECT f.id, f.name, COALESCE((SELECT o.contents FROM files o WHERE o.id = f.same_as), f.contents)
+		FROM files f WHERE f.id IN (SELECT file FROM file_labels WHERE name = ?) AND f.id NOT IN (SELECT file FROM bisections) ORDER BY f.id`), payload.KeyBisectBad)
+	if err != nil {
+		return err
+	}
+	type found struct {
+		id int64
+		b  Bisection
+	}
+	var all []found
+	for rs.Next() {
+		var id int64
+		var name string
+		var z []byte
+		if err := rs.Scan(&id, &name, &z); err != nil {
+			rs.Close()
+			return err
+		}
+		data, err := inflate(z)
+		if err != nil {
+			rs.Close()
+			return fmt.Errorf("file %d: stored contents unreadable: %w", id, err)
+		}
+		if b, ok := bisectionOf(labelsOf(payload.File{Name: name, Data: data})); ok {
+			all = append(all, found{id, b})
+		}
+	}
+	if err := rs.Close(); err != nil {
+		return err
+	}
+	for _, f := range all {
+		if err := s.insertBisection(ctx, tx, f.id, f.b); err != nil {
+			return err
+		}
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	if err := clearIndex(ctx, s, tx); err != nil {
+		return err
+	}
+	return s.reindexTx(ctx, tx)
+}
+
+// labelsOf reads a stored file's configuration and machine, as validate
+// does for an upload but without refusing anything: the file was
+// accepted when it was stored.
+func labelsOf(f payload.File) parsed {
+	p := parsed{File: f, labels: map[[2]string]bool{}}
+	r := benchfmt.NewReader(bytes.NewReader(f.Data), f.Name)
+	for r.Scan() {
+		if rec, ok := r.Result().(*benchfmt.Result); ok {
+			p.machine = string(rec.GetConfig("machine-id"))
+			p.results++
+			for _, c := range rec.Config {
+				p.labels[[2]string{c.Key, string(c.Value)}] = true
+			}
+		}
+	}
+	return p
 }

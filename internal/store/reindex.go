@@ -16,20 +16,9 @@ func (s *Store) Reindex(ctx context.Context) error {
 		return unavailable("begin", err)
 	}
 	defer tx.Rollback()
-	for _, t := range []string{"changepoints", "points", "series", "bench_labels", "benchmarks"} {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t); err != nil {
-			return unavailable("reindex", err)
-		}
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE files SET machine = NULL`); err != nil {
+	if err := clearIndex(ctx, s, tx); err != nil {
 		return unavailable("reindex", err)
 	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM machines`); err != nil {
-		return unavailable("reindex", err)
-	}
-	s.mu.Lock()
-	s.bench = map[[2]string]int64{}
-	s.mu.Unlock()
 	if err := s.reindexTx(ctx, tx); err != nil {
 		return err
 	}
@@ -92,5 +81,25 @@ func (s *Store) reindexTx(ctx context.Context, tx *sql.Tx) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// clearIndex empties everything the index rebuilds from the raw files:
+// machines, benchmarks, series, points and change points.
+func clearIndex(ctx context.Context, s *Store, tx *sql.Tx) error {
+	for _, t := range []string{"changepoints", "points", "series", "bench_labels", "benchmarks"} {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE files SET machine = NULL`); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM machines`); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.bench = map[[2]string]int64{}
+	s.mu.Unlock()
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // SchemaVersion is the schema this code reads and writes.
-const SchemaVersion = 7
+const SchemaVersion = 8
 
 // migration is one schema step: its statements ({{pk}}, {{blob}} and
 // {{norowid}} are spelled per dialect), then an optional step in Go in
@@ -147,6 +147,10 @@ var migrations = []migration{
 			share DOUBLE PRECISION)`,
 		`CREATE INDEX bisections_by_machine ON bisections (machine_id)`,
 	}},
+	// 8: a bisection uploaded before 7 was indexed as a run: every file
+	// that carries bisect-bad becomes a bisection, and the index is
+	// rebuilt without them.
+	{after: reclassifyBisections},
 }
 
 // shareContents points every stored file at the first earlier file of

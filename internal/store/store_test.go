@@ -653,3 +653,63 @@ func TestContentRefusedAlike(t *testing.T) {
 		}
 	})
 }
+
+// TestBisectionsFromBeforeSchema7BecomeBisections: a bisection file that
+// a schema-6 server stored and indexed as a run (its A/B's results in the
+// series) is, after the upgrade, a bisection of its machine and no run:
+// the machine's runs and the series' points are the nightly run's alone.
+// On both back ends.
+func TestBisectionsFromBeforeSchema7BecomeBisections(t *testing.T) {
+	backends(t, func(t *testing.T, spec string) {
+		ctx := context.Background()
+		old, err := openAt(ctx, spec, 6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := nightlyFile("m1", "e1", 0, map[string]float64{"BenchmarkGet/impl=paged-2": 100})
+		bis := payload.File{Name: "bisect.txt", Data: fmt.Appendf(nil, "machine-id: m1\nbisect-benchmark: BenchmarkGet/impl=paged-2\nbisect-unit: sec/op\n"+
+			"bisect-good: %040x\nbisect-bad: %040x\nbisect-culprit: %040x\nbisect-share: 0.97\nBenchmarkGet/impl=paged-2 1000 125 ns/op\n", 1, 2, 3)}
+		for i, f := range []payload.File{run, bis} {
+			// As a schema-6 server stored and indexed it.
+			tx, _ := old.db.BeginTx(ctx, nil)
+			var pk int64
+			id := payload.UploadID([]payload.File{f})
+			if err := tx.QueryRow(old.q(`INSERT INTO uploads (upload_id, content_hash, created, by_user, files, results) VALUES (?, ?, ?, '', 1, 1) RETURNING id`),
+				id, payload.HashFiles([]payload.File{f}), time.Now().UnixNano()+int64(i)).Scan(&pk); err != nil {
+				t.Fatal(err)
+			}
+			ps, err := validate([]payload.File{f})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fid, err := old.insertFile(ctx, tx, pk, 0, ps[0], 0, map[string]string{"upload": id})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := tx.Exec(old.q(`UPDATE files SET upload_key = ?, data_hash = ? WHERE id = ?`), id, dataHash(f.Data), fid); err != nil {
+				t.Fatal(err)
+			}
+			if err := newIndexer(old, 6, false).file(ctx, tx, fid, f.Name, f.Data, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if err := tx.Commit(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if ms, _ := old.Machines(ctx); len(ms) != 1 || ms[0].Runs != 2 {
+			t.Fatalf("at schema 6 the bisection is a run: %+v", ms)
+		}
+		old.Close()
+		s := open(t, spec)
+		bs, err := s.Bisections(ctx, "m1")
+		if err != nil || len(bs) != 1 || bs[0].Culprit != fmt.Sprintf("%040x", 3) || bs[0].Share != 0.97 {
+			t.Errorf("bisections after the upgrade: %+v, %v", bs, err)
+		}
+		if ms, _ := s.Machines(ctx); len(ms) != 1 || ms[0].Runs != 1 {
+			t.Errorf("machines after the upgrade: %+v (want one run: the nightly's)", ms)
+		}
+		if n := count(t, s, "points"); n != 1 {
+			t.Errorf("%d points after the upgrade, want the nightly run's one", n)
+		}
+	})
+}

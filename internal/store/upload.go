@@ -174,6 +174,28 @@ func bounded(file string, rec *benchfmt.Result, names map[string]bool) error {
 // for: nothing was stored.
 var ErrForbidden = errors.New("forbidden")
 
+// parseUpload validates files, uploaded by user for machines (any when
+// none), and sums up the upload they make, with their content hash.
+func parseUpload(files []payload.File, user string, machines []string) ([]parsed, *Upload, string, error) {
+	ps, err := validate(files)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if err := uploadsFor(ps, user, machines); err != nil {
+		return nil, nil, "", err
+	}
+	hash := payload.HashFiles(files)
+	up := &Upload{ID: hash[:16]}
+	for i, p := range ps {
+		up.FileIDs = append(up.FileIDs, fmt.Sprintf("%s/%d", up.ID, i))
+		up.Results += p.results
+		if !slices.Contains(up.Machines, p.machine) {
+			up.Machines = append(up.Machines, p.machine)
+		}
+	}
+	return ps, up, hash, nil
+}
+
 // uploadsFor refuses files of a machine that is not among machines (when
 // there are any): user's token uploads for those only.
 func uploadsFor(ps []parsed, user string, machines []string) error {
@@ -190,21 +212,9 @@ func uploadsFor(ps []parsed, user string, machines []string) error {
 // Existing set. With machines, a file of any other machine-id refuses
 // the upload (ErrForbidden).
 func (s *Store) Put(ctx context.Context, files []payload.File, user string, machines ...string) (*Upload, error) {
-	ps, err := validate(files)
+	ps, up, hash, err := parseUpload(files, user, machines)
 	if err != nil {
 		return nil, err
-	}
-	if err := uploadsFor(ps, user, machines); err != nil {
-		return nil, err
-	}
-	hash := payload.HashFiles(files)
-	up := &Upload{ID: hash[:16]}
-	for i, p := range ps {
-		up.FileIDs = append(up.FileIDs, fmt.Sprintf("%s/%d", up.ID, i))
-		up.Results += p.results
-		if !slices.Contains(up.Machines, p.machine) {
-			up.Machines = append(up.Machines, p.machine)
-		}
 	}
 	if err := s.checkFile(); err != nil {
 		return nil, err
