@@ -4,7 +4,8 @@
 // drives each fork child over its link, wraps profiling forks (callgrind,
 // perf), and collects everything into the result model (package result).
 // The child side ([ChildMain]) receives a plan and runs it with the
-// measuring core of package harness.
+// measuring core of package harness. [Shard.Of] deals a run's cases into
+// shares for hosts that are handed an index, the same on every host.
 //
 // Planning errors are *[OptionError] values that name the option, so a
 // command line can name its own flag; fork failures never stop a run and
