@@ -234,7 +234,7 @@ func FilePoints(name string, data []byte) (points []FilePoint, warnings []string
 		per := perFork(v, forks[k])
 		med := verdict.Median(per)
 		points = append(points, FilePoint{Pkg: k.pkg, Benchmark: k.name, Unit: k.unit,
-			HigherIsBetter: higher[k.unit] || k.unit == "ops/s" || k.unit == "B/s",
+			HigherIsBetter: higher[k.unit] || throughput(k.unit),
 			Point:          Point{File: name, Commit: commit[k], EnvID: env[k], Value: med, N: len(per)}})
 	}
 	sort.Slice(points, func(i, j int) bool {
@@ -363,4 +363,7 @@ func perFork(vals []float64, forks []int) []float64 {
 // SeriesUnit reports whether a (tidied) unit is one a history follows:
 // a time (sec/op, from ns/op), or a throughput (ops/s, or B/s from go
 // test's MB/s).
-func SeriesUnit(unit string) bool { return unit == "sec/op" || unit == "ops/s" || unit == "B/s" }
+func SeriesUnit(unit string) bool { return unit == "sec/op" || throughput(unit) }
+
+// throughput reports whether a series unit is a rate: higher is better.
+func throughput(unit string) bool { return unit == "ops/s" || unit == "B/s" }

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"embed"
-	"errors"
 	"fmt"
 	"html/template"
 	"math"
@@ -320,29 +319,27 @@ func (s *Server) uploadPage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	first := (pg - 1) * FilesPerPage
-	var files []uploadFile
-	more := false
-	for part := first; ; part++ {
-		name, data, err := s.Store.Contents(r.Context(), id, part)
-		if err != nil {
-			if part > 0 && errors.Is(err, store.ErrNotFound) {
-				break
-			}
-			s.fail(w, r, err)
-			return
-		}
-		if part == first+FilesPerPage {
-			more = true // one beyond the page: there is a next one
-			break
-		}
-		files = append(files, readUploadFile(id, part, name, data))
+	parts, err := s.Store.Parts(r.Context(), id)
+	if err != nil {
+		s.fail(w, r, err)
+		return
 	}
-	if len(files) == 0 {
+	first := (pg - 1) * FilesPerPage
+	if first >= parts {
 		s.fail(w, r, fmt.Errorf("%w: upload %s has no page %d", store.ErrNotFound, id, pg))
 		return
 	}
-	s.render(w, r, "upload.html", map[string]any{"Title": "upload " + id, "ID": id, "Files": files, "Page": pg, "More": more, "First": first})
+	var files []uploadFile
+	for part := first; part < min(parts, first+FilesPerPage); part++ {
+		name, data, err := s.Store.Contents(r.Context(), id, part)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		files = append(files, readUploadFile(id, part, name, data))
+	}
+	s.render(w, r, "upload.html", map[string]any{"Title": "upload " + id, "ID": id, "Files": files, "Page": pg,
+		"More": first+FilesPerPage < parts, "First": first})
 }
 
 // readUploadFile reads one file of an upload for its page.

@@ -592,13 +592,13 @@ func TestTokensFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := NewToken(p, "bob") // made while the server runs
-	if name, err := toks.Check(a); err != nil || name != "alice" {
-		t.Errorf("alice: %q %v", name, err)
+	if info, err := toks.Lookup(a); err != nil || info.Name != "alice" {
+		t.Errorf("alice: %q %v", info.Name, err)
 	}
-	if name, err := toks.Check(b); err != nil || name != "bob" {
-		t.Errorf("bob, made after loading: %q %v", name, err)
+	if info, err := toks.Lookup(b); err != nil || info.Name != "bob" {
+		t.Errorf("bob, made after loading: %q %v", info.Name, err)
 	}
-	if _, err := toks.Check(a + "x"); !errors.Is(err, ErrUnknownToken) {
+	if _, err := toks.Lookup(a + "x"); !errors.Is(err, ErrUnknownToken) {
 		t.Errorf("a wrong token: %v", err)
 	}
 	data, _ := readFile(p)
@@ -619,10 +619,10 @@ func TestTokensFile(t *testing.T) {
 	if gone, err := RevokeTokens(p, ts[1].ID()); err != nil || len(gone) != 1 || gone[0].Name != "bob" {
 		t.Errorf("revoke bob by ID: %+v %v", gone, err)
 	}
-	if _, err := toks.Check(b); !errors.Is(err, ErrUnknownToken) {
+	if _, err := toks.Lookup(b); !errors.Is(err, ErrUnknownToken) {
 		t.Errorf("bob after his revocation: %v", err)
 	}
-	if _, err := toks.Check(a); err != nil {
+	if _, err := toks.Lookup(a); err != nil {
 		t.Errorf("alice after bob's revocation: %v", err)
 	}
 	if _, err := RevokeTokens(p, "carol"); err == nil || !strings.Contains(err.Error(), "no token is named") {

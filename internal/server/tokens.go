@@ -234,7 +234,7 @@ type Tokens struct {
 	err    error                // why the file was last unreadable
 }
 
-// ErrUnknownToken is Check's error for a token the file does not hold.
+// ErrUnknownToken is Lookup's error for a token the file does not hold.
 var ErrUnknownToken = errors.New("unknown token")
 
 // LoadTokens reads a tokens file. A file that is missing or has a
@@ -278,15 +278,9 @@ func (t *Tokens) reload() error {
 	return nil
 }
 
-// Check returns the name of token's owner. Its error is ErrUnknownToken
-// for a token the file does not hold, or why the file cannot be read.
-func (t *Tokens) Check(token string) (string, error) {
-	info, err := t.Lookup(token)
-	return info.Name, err
-}
-
-// Lookup is Check with all the file says of the token: its name and the
-// machines it is bound to.
+// Lookup is what the file says of token: its owner's name and the
+// machines it is bound to. Its error is ErrUnknownToken for a token the
+// file does not hold, or why the file cannot be read.
 func (t *Tokens) Lookup(token string) (TokenInfo, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -149,42 +149,25 @@ func (s *Store) Bisections(ctx context.Context, machine string) ([]Bisection, er
 // indexed as runs by a server of that time), and rebuilds the index
 // without them when there were any.
 func reclassifyBisections(ctx context.Context, s *Store, tx *sql.Tx) error {
-	rs, err := tx.QueryContext(ctx, s.q(`SELECT f.id, f.name, COALESCE((SELECT o.contents FROM files o WHERE o.id = f.same_as), f.contents)
-		FROM files f WHERE f.id IN (SELECT file FROM file_labels WHERE name = ?) AND f.id NOT IN (SELECT file FROM bisections) ORDER BY f.id`), payload.KeyBisectBad)
+	found := map[int64]Bisection{}
+	var ids []int64
+	err := eachStored(ctx, s, tx, `SELECT f.id, f.name, COALESCE((SELECT o.contents FROM files o WHERE o.id = f.same_as), f.contents)
+		FROM files f WHERE f.id IN (SELECT file FROM file_labels WHERE name = ?) AND f.id NOT IN (SELECT file FROM bisections) ORDER BY f.id`,
+		[]any{payload.KeyBisectBad}, func(id int64, name string, data []byte) {
+			if b, ok := bisectionOf(labelsOf(payload.File{Name: name, Data: data})); ok {
+				found[id] = b
+				ids = append(ids, id)
+			}
+		})
 	if err != nil {
 		return err
 	}
-	type found struct {
-		id int64
-		b  Bisection
-	}
-	var all []found
-	for rs.Next() {
-		var id int64
-		var name string
-		var z []byte
-		if err := rs.Scan(&id, &name, &z); err != nil {
-			rs.Close()
-			return err
-		}
-		data, err := inflate(z)
-		if err != nil {
-			rs.Close()
-			return fmt.Errorf("file %d: stored contents unreadable: %w", id, err)
-		}
-		if b, ok := bisectionOf(labelsOf(payload.File{Name: name, Data: data})); ok {
-			all = append(all, found{id, b})
-		}
-	}
-	if err := rs.Close(); err != nil {
-		return err
-	}
-	for _, f := range all {
-		if err := s.insertBisection(ctx, tx, f.id, f.b); err != nil {
+	for _, id := range ids {
+		if err := s.insertBisection(ctx, tx, id, found[id]); err != nil {
 			return err
 		}
 	}
-	if len(all) == 0 {
+	if len(ids) == 0 {
 		return nil
 	}
 	if err := clearIndex(ctx, s, tx); err != nil {

@@ -103,3 +103,28 @@ func clearIndex(ctx context.Context, s *Store, tx *sql.Tx) error {
 	s.mu.Unlock()
 	return nil
 }
+
+// eachStored calls f with the id, name and raw bytes of every file query
+// selects (its id, name and stored contents, in that order), in tx. f
+// must not use tx: the rows hold its connection until they are read.
+func eachStored(ctx context.Context, s *Store, tx *sql.Tx, query string, args []any, f func(id int64, name string, data []byte)) error {
+	rs, err := tx.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return err
+	}
+	defer rs.Close()
+	for rs.Next() {
+		var id int64
+		var name string
+		var z []byte
+		if err := rs.Scan(&id, &name, &z); err != nil {
+			return err
+		}
+		data, err := inflate(z)
+		if err != nil {
+			return fmt.Errorf("file %d: stored contents unreadable: %w", id, err)
+		}
+		f(id, name, data)
+	}
+	return rs.Close()
+}

@@ -165,26 +165,10 @@ func shareContents(ctx context.Context, s *Store, tx *sql.Tx) error {
 
 // hashFiles fills in the data_hash of every stored file.
 func hashFiles(ctx context.Context, s *Store, tx *sql.Tx) error {
-	rs, err := tx.QueryContext(ctx, `SELECT id, contents FROM files`)
-	if err != nil {
-		return err
-	}
 	hashes := map[int64]string{}
-	for rs.Next() {
-		var id int64
-		var z []byte
-		if err := rs.Scan(&id, &z); err != nil {
-			rs.Close()
-			return err
-		}
-		data, err := inflate(z)
-		if err != nil {
-			rs.Close()
-			return fmt.Errorf("file %d: stored contents unreadable: %w", id, err)
-		}
+	if err := eachStored(ctx, s, tx, `SELECT id, name, contents FROM files`, nil, func(id int64, _ string, data []byte) {
 		hashes[id] = dataHash(data)
-	}
-	if err := rs.Close(); err != nil {
+	}); err != nil {
 		return err
 	}
 	for id, h := range hashes {

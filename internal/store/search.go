@@ -67,6 +67,15 @@ func (s *Store) Contents(ctx context.Context, uploadID string, part int) (name s
 	return name, data, err
 }
 
+// Parts is how many files upload uploadID holds.
+func (s *Store) Parts(ctx context.Context, uploadID string) (int, error) {
+	var n int
+	if err := s.db.QueryRowContext(ctx, s.q(`SELECT files FROM uploads WHERE upload_id = ?`), uploadID).Scan(&n); err != nil {
+		return 0, notFound(err, "upload %s", uploadID)
+	}
+	return n, nil
+}
+
 func (s *Store) contentsOf(ctx context.Context, fid int64) ([]byte, error) {
 	var z []byte
 	if err := s.db.QueryRowContext(ctx, s.q(`SELECT COALESCE(o.contents, f.contents) FROM files f LEFT JOIN files o ON o.id = f.same_as WHERE f.id = ?`), fid).Scan(&z); err != nil {
