@@ -422,14 +422,18 @@ func TestCalibratePlanted(t *testing.T) {
 	if !strings.Contains(stdout, heading) {
 		t.Errorf("calibration lacks %q:\n%s", heading, stdout)
 	}
-	// The plant is relative to each window's own ops: whatever the
-	// load, B's forks take about 1.5 times A's. 20 ms windows: of 5 ms,
-	// the -race suite's load once made it +132 %.
+	// The plant is relative to each window's own ops, but the two sides'
+	// ops run at different moments: under the -race suite's load 9
+	// rounds of 20 ms windows measured +104 % (and +132 % of 5 ms).
+	// TestPlantedSlowdownIsMeasured checks the plant's arithmetic; here
+	// the band asks that it reached side B alone, as a fraction: on
+	// both sides it reads about 0, on A about -33 %, taken as a
+	// percentage some +5000 %.
 	m := regexp.MustCompile(`All rounds together: \+([0-9.]+) %`).FindStringSubmatch(stdout)
 	if m == nil {
 		t.Fatalf("no change over all rounds:\n%s", stdout)
 	}
-	if got, _ := strconv.ParseFloat(m[1], 64); got < 25 || got > 100 {
+	if got, _ := strconv.ParseFloat(m[1], 64); got < 25 || got > 200 {
 		t.Errorf("a planted +50 %% measured as +%g %%", got)
 	}
 	// 9 rounds (3 comparisons of 3) of 2 iterations a side: 18 pairs
