@@ -51,6 +51,9 @@ type Options struct {
 	// Policy, when set, says which regressions fail the comparison (per
 	// benchmark thresholds, expected regressions).
 	Policy *Policy
+	// Remote, when set, measures the rounds on other machines (a
+	// fleet): fixed rounds of benchmark programs.
+	Remote Remote
 	// Started is when the command began (zero: when Run holds the run
 	// lock, or Compare is called): a budgeted comparison's budget
 	// (engine.Options.Budgeted) bounds the whole command from then,
@@ -103,6 +106,9 @@ func (o *Options) Check() error {
 		return session.Input("{UntilDecided} with {MinChange} 0: no row can be decided the same (its interval would have to be a point), so every unchanged row would take rounds until the budget is spent; give a margin")
 	}
 	if err := CheckExplainRounds(o.ExplainRounds); err != nil {
+		return err
+	}
+	if err := o.checkRemote(); err != nil {
 		return err
 	}
 	return CheckProfiles(o.Engine)
@@ -240,6 +246,9 @@ func measure(ctx context.Context, s *session.Session, o Options, set *Sides, roo
 	path := filepath.Join(o.Out, file)
 	var ts *compare.Tables
 	co := Verdicts(o.Alpha, o.MinChange, eo.UntilDecided || eo.Detect > 0)
+	if o.Remote != nil {
+		return measureRemote(ctx, s, o, set, seed, file, co)
+	}
 	rec := &session.Recording{Options: eo, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs, Notes: set.Notes,
 		Dir: root, LogDir: filepath.Join(o.Out, "logs"), ProfileDir: filepath.Join(o.Out, "profiles"),
 		Out: session.ResultsFile{Path: path, Put: session.ReplaceFile},

@@ -57,7 +57,14 @@ func (rn *Runner) planFor(o Options, c Case, forkNo int) *harness.Plan {
 // forks are still forks of the Runner's Executable.
 type InProcess struct{}
 
-func (InProcess) check(o Options, cases []Case) error { return registeredOnly(cases) }
+func (InProcess) check(o Options, cases []Case) error {
+	for _, c := range cases {
+		if c.desc != nil {
+			return errors.New("benchmark " + c.Name() + " is known by its description alone: it runs in its program's forks")
+		}
+	}
+	return registeredOnly(cases)
+}
 
 func (InProcess) fork(ctx context.Context, rn *Runner, o Options, c Case, forkNo int, cr *result.CaseResult) *result.ForkError {
 	return rn.inProcess(c, rn.planFor(o, c, forkNo), cr)

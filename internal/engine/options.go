@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -324,6 +325,8 @@ func (o *Options) mode(c Case) result.Mode {
 		return result.AverageTime
 	case o.Mode != "":
 		return o.Mode
+	case c.desc != nil:
+		return cmp.Or(c.desc.Mode, result.AverageTime)
 	case c.Bench.Mode != "":
 		return c.Bench.Mode
 	}
@@ -350,7 +353,7 @@ func (o *Options) planFor(c Case, fork int) *harness.Plan {
 		tol = 0.05
 	}
 	return &harness.Plan{
-		Benchmark:      c.Bench.ID(),
+		Benchmark:      c.id(),
 		Params:         c.Params,
 		Mode:           mode,
 		Threads:        o.Threads,

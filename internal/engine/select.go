@@ -13,17 +13,22 @@ import (
 )
 
 // Case is one benchmark at one parameter point, or one go test
-// benchmark (Test set, Bench nil): the unit that forks run.
+// benchmark (Test set, Bench nil), or a benchmark of a program known by
+// its description alone (see [Described]): the unit that forks run.
 type Case struct {
 	Bench  *harness.Benchmark
 	Params result.Params
 	Test   *GoTest
+	desc   *Described
 }
 
 // Name is the benchfmt name "BenchmarkX/a=1/b=2".
 func (c Case) Name() string {
-	if c.Test != nil {
+	switch {
+	case c.Test != nil:
 		return c.Test.Name
+	case c.desc != nil:
+		return c.desc.Case.Name()
 	}
 	return c.Bench.FullName() + c.Params.Suffix()
 }
@@ -32,6 +37,9 @@ func (c Case) Name() string {
 func (c Case) Result() result.Case {
 	if t := c.Test; t != nil {
 		return result.Case{Benchmark: t.Name, ID: t.Pkg + "." + t.Name, Family: path.Base(t.Pkg), Pkg: t.Pkg, GoTest: true}
+	}
+	if c.desc != nil {
+		return c.desc.Case
 	}
 	r := result.Case{Benchmark: c.Bench.FullName(), ID: c.Bench.ID(), Family: c.Bench.Family,
 		Pkg: c.Bench.Pkg(), Params: c.Params, Units: c.Bench.Units}

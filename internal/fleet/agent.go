@@ -32,7 +32,8 @@ type Agent struct {
 	// Logger receives River's log; nil discards it.
 	Logger *slog.Logger
 
-	client *river.Client[pgx.Tx]
+	client   *river.Client[pgx.Tx]
+	stopBeat context.CancelFunc
 }
 
 // Start starts working the class's queue until ctx ends or Stop.
@@ -64,7 +65,13 @@ func (a *Agent) Start(ctx context.Context) error {
 		return fmt.Errorf("fleet agent: %w", err)
 	}
 	a.client = c
-	return c.Start(ctx)
+	if err := c.Start(ctx); err != nil {
+		return err
+	}
+	beat, stop := context.WithCancel(ctx)
+	a.stopBeat = stop
+	go a.beat(beat)
+	return nil
 }
 
 // Stop drains the agent: the job it runs finishes (or ctx ends it, and
@@ -73,6 +80,7 @@ func (a *Agent) Stop(ctx context.Context) error {
 	if a.client == nil {
 		return nil
 	}
+	a.stopBeat()
 	return a.client.Stop(ctx)
 }
 
@@ -106,4 +114,33 @@ func (w *roundsWorker) Work(ctx context.Context, job *river.Job[Rounds]) error {
 		return fmt.Errorf("completing job %d: %w", job.ID, err)
 	}
 	return tx.Commit(ctx)
+}
+
+// heartbeat is how often a working agent says it is there.
+const heartbeat = 10 * time.Second
+
+// beat records, every heartbeat until ctx ends, that the agent is
+// working its class's queue: a coordinator that sees no agent of its
+// class says so instead of waiting.
+func (a *Agent) beat(ctx context.Context) {
+	for {
+		_, _ = a.Pool.Exec(ctx, `INSERT INTO benchctl_fleet_agent (name, class, seen_at) VALUES ($1, $2, now())
+			ON CONFLICT (name) DO UPDATE SET class = $2, seen_at = now()`, a.Name, a.Class)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(heartbeat):
+		}
+	}
+}
+
+// Seen counts the agents of class seen within the last within.
+func Seen(ctx context.Context, pool *pgxpool.Pool, class string, within time.Duration) (int, error) {
+	var n int
+	err := pool.QueryRow(ctx, `SELECT count(*) FROM benchctl_fleet_agent WHERE class = $1 AND seen_at > now() - make_interval(secs => $2)`,
+		class, within.Seconds()).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("fleet: reading the agents: %w", err)
+	}
+	return n, nil
 }

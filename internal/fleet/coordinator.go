@@ -91,19 +91,24 @@ func (p Progress) String() string {
 }
 
 // Wait polls the jobs every interval, calling progress with where they
-// stand, until every job is done or one has failed for good; it returns
-// the failure, naming the job's cases and its last error.
-func (c *Coordinator) Wait(ctx context.Context, e *Enqueued, interval time.Duration, progress func(Progress)) error {
+// stand, until every job is done, one has failed for good, or progress
+// returns an error; it returns the failure, naming the job's cases and
+// its last error, or progress's error.
+func (c *Coordinator) Wait(ctx context.Context, e *Enqueued, interval time.Duration, progress func(Progress) error) error {
 	for {
 		p, err := c.poll(ctx, e)
 		if err != nil {
 			return err
 		}
+		var stop error
 		if progress != nil {
-			progress(p)
+			stop = progress(p)
 		}
 		if p.failure != nil {
 			return p.failure
+		}
+		if stop != nil {
+			return stop
 		}
 		if p.Done == len(e.IDs) {
 			return nil

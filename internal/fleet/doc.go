@@ -26,6 +26,20 @@
 //
 // An [Agent] works its class's queue, one job at a time (a benchmark
 // machine measures one thing at once), running each job with the
-// caller's [Runner]; [Coordinator] inserts a comparison's jobs, waits for
-// them and gathers their result files in job order.
+// caller's [Runner] and saying every few seconds that it is there;
+// [Coordinator] inserts a comparison's jobs, waits for them and gathers
+// their result files in job order.
+//
+// On top of them, [Remote] is an A/B's measurement on a class (ab's
+// Remote): it publishes the two programs by the SHA-256 of their bytes
+// ([Publish]), cuts the rounds into jobs of one round of as many cases as
+// fit a job's planned time, each case described ([engine.Described]) so
+// that the agent needs neither a checkout nor a toolchain, waits (saying
+// so when no agent of the class has been seen for a minute), and writes
+// each agent's files as one, a stratum of the comparison. A [Machine] is
+// the agent's side: it fetches the programs and checks their hash
+// ([Fetch]; a program that does not hash is cancelled with the reason,
+// not retried), runs the job's rounds with the engine on its prepared
+// session, and returns the results file, whose header names the
+// comparison, the rounds, the attempt and the agent.
 package fleet

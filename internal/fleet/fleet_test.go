@@ -97,7 +97,7 @@ func TestTwoAgentsShareAComparison(t *testing.T) {
 	var seen []Progress
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	if err := c.Wait(ctx, e, 50*time.Millisecond, func(p Progress) { seen = append(seen, p) }); err != nil {
+	if err := c.Wait(ctx, e, 50*time.Millisecond, func(p Progress) error { seen = append(seen, p); return nil }); err != nil {
 		t.Fatalf("wait: %v (progress %v)", err, seen)
 	}
 	if last := seen[len(seen)-1]; last.Done != 9 || last.Failed != 0 {

@@ -56,7 +56,8 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 
 // schema is the fleet's tables: a job's result file, one per job (the
 // key makes a second completion fail), and the agent and attempt that
-// made it.
+// made it; the agents, by name, with their class and when they were
+// last seen; the programs jobs run, by the SHA-256 of their bytes.
 const schema = `
 CREATE TABLE IF NOT EXISTS benchctl_fleet_result (
 	job_id     bigint PRIMARY KEY,
@@ -67,4 +68,15 @@ CREATE TABLE IF NOT EXISTS benchctl_fleet_result (
 	created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS benchctl_fleet_result_comparison ON benchctl_fleet_result (comparison);
+CREATE TABLE IF NOT EXISTS benchctl_fleet_agent (
+	name    text PRIMARY KEY,
+	class   text NOT NULL,
+	seen_at timestamptz NOT NULL
+);
+CREATE TABLE IF NOT EXISTS benchctl_fleet_artifact (
+	sha256     text PRIMARY KEY,
+	size       bigint NOT NULL,
+	bytes      bytea NOT NULL,
+	created_at timestamptz NOT NULL DEFAULT now()
+);
 `

@@ -9,12 +9,18 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ledgerbench/ledgerbench/internal/engine"
 )
 
-// TestMain runs, when FLEET_TEST_AGENT names a database, the doomed
-// agent of TestAKilledAgentsJobIsRescued: it claims a job, says so in the
+// TestMain runs a fork of abRegistry's benchmarks when it is one (the
+// program TestTwoAgentsMeasureAnAB publishes); when FLEET_TEST_AGENT
+// names a database, the doomed agent of TestAKilledAgentsJobIsRescued: it claims a job, says so in the
 // file FLEET_TEST_MARK and hangs until it is killed.
 func TestMain(m *testing.M) {
+	if engine.IsChild() {
+		os.Exit(engine.ChildMain(abRegistry))
+	}
 	if url := os.Getenv("FLEET_TEST_AGENT"); url != "" {
 		os.Exit(doomedAgent(url, os.Getenv("FLEET_TEST_MARK")))
 	}
@@ -86,7 +92,7 @@ func TestAKilledAgentsJobIsRescued(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	var last Progress
-	if err := c.Wait(ctx, e, 200*time.Millisecond, func(p Progress) { last = p }); err != nil {
+	if err := c.Wait(ctx, e, 200*time.Millisecond, func(p Progress) error { last = p; return nil }); err != nil {
 		t.Fatalf("the job was not rescued: %v (%v)", err, last)
 	}
 	rs, err := c.Results(t.Context(), e)

@@ -1,0 +1,98 @@
+package fleet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/riverqueue/river"
+
+	"github.com/ledgerbench/ledgerbench/harness/report"
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/revision"
+	"github.com/ledgerbench/ledgerbench/internal/session"
+)
+
+// Spec is a job's plan, as Rounds.Spec carries it: the engine options
+// its rounds run with (the coordinator's: warmup, measurement, seed,
+// mode) and its cases, described, with the revisions the header names.
+type Spec struct {
+	Engine engine.Options      `json:"engine"`
+	Cases  []engine.Described  `json:"cases"`
+	Revs   []revision.Revision `json:"revs,omitempty"`
+}
+
+// Machine runs jobs on this machine (its Run is an Agent's Runner): each
+// side's program fetched by its hash into Dir, the job's rounds run by
+// the engine on the prepared Session (its host check, CPUs and run
+// lock), the result file kept in memory and the forks' logs in Dir.
+type Machine struct {
+	Pool    *pgxpool.Pool
+	Session *session.Session
+	// CPUs are the CPUs the forks are pinned to (the session's).
+	CPUs []int
+	Dir  string
+	// Name is the agent's, which each result file's header notes with
+	// the job's comparison, rounds and attempt.
+	Name string
+}
+
+// Run runs the job's rounds: rounds First to First+Count-1, as forks 1
+// to Count with the seed moved by First (every job of a comparison
+// orders its sides afresh). A job this machine cannot run (a spec it
+// cannot read, a program it cannot fetch) is cancelled, not retried.
+func (m *Machine) Run(ctx context.Context, job Rounds, attempt int) ([]byte, error) {
+	var spec Spec
+	if err := json.Unmarshal(job.Spec, &spec); err != nil {
+		return nil, river.JobCancel(fmt.Errorf("the job's plan cannot be read: %w", err))
+	}
+	if len(spec.Cases) == 0 || len(job.Sides) == 0 {
+		return nil, river.JobCancel(errors.New("the job has no case or no side"))
+	}
+	var sides []engine.Side
+	for _, a := range job.Sides {
+		exe, err := Fetch(ctx, m.Pool, a.SHA256, filepath.Join(m.Dir, "programs"))
+		if errors.Is(err, ErrArtifact) {
+			return nil, river.JobCancel(fmt.Errorf("side %s: %w", a.Side, err))
+		}
+		if err != nil {
+			return nil, err
+		}
+		sides = append(sides, engine.Side{Name: a.Side, Launch: engine.Program{Executable: exe}})
+	}
+	cases := make([]engine.Case, len(spec.Cases))
+	for i, d := range spec.Cases {
+		cases[i] = d.Runnable()
+	}
+	eo := spec.Engine
+	eo.Forks, eo.Seed, eo.CPUs = job.Count, eo.Seed+uint64(job.First), m.CPUs
+	logs := filepath.Join(m.Dir, "logs", fmt.Sprintf("job-%s-%d-attempt-%d", job.Comparison, job.First, attempt))
+	if err := os.MkdirAll(logs, 0o755); err != nil {
+		return nil, err
+	}
+	out := &memoryFile{}
+	note := fmt.Sprintf("fleet: comparison %s, round(s) %d-%d, attempt %d, agent %s", job.Comparison, job.First, job.First+job.Count-1, attempt, m.Name)
+	r, err := m.Session.Record(ctx, &session.Recording{Options: eo, Cases: cases, Sides: sides, Revs: spec.Revs,
+		Notes: []string{note}, Dir: logs, LogDir: logs, Out: out})
+	if err != nil {
+		return nil, err
+	}
+	if r.Interrupted != nil {
+		return nil, r.Interrupted
+	}
+	return r.Data, nil
+}
+
+// memoryFile is a Recording's Output that keeps the file in memory: the
+// agent commits it with the job.
+type memoryFile struct{ data []byte }
+
+func (f *memoryFile) Write(_ report.Header, _ []*result.Run, data []byte) (string, error) {
+	f.data = data
+	return "(the job's result)", nil
+}

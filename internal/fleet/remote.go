@@ -1,0 +1,182 @@
+package fleet
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/ledgerbench/ledgerbench/internal/ab"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/session"
+)
+
+// DefaultJobTime is the planned length of a job: long enough that an
+// agent's start of a job (fetching, the host check) is small beside it,
+// short enough that a fleet shares a comparison evenly and a lost agent
+// loses little.
+const DefaultJobTime = 3 * time.Minute
+
+// DefaultAbsent is how long a comparison waits for an agent of its
+// class to be seen before it says there is none.
+const DefaultAbsent = time.Minute
+
+// Remote measures an A/B's rounds on the agents of one class: it is
+// ab's Remote. Each job is one round of some cases (as many as fit in
+// JobTime); the programs are published by their hash; a comparison is
+// named by what it measures (the programs, the cases, the plan), so a
+// coordinator started again with the same arguments takes back its
+// jobs, done or not, and measures nothing twice.
+type Remote struct {
+	Pool  *pgxpool.Pool
+	Class string
+	// JobTime is a job's planned length (0: DefaultJobTime); Poll how
+	// often the jobs are looked at (0: a second); Absent how long to
+	// wait for an agent of the class (0: DefaultAbsent).
+	JobTime, Poll, Absent time.Duration
+}
+
+// Measure enqueues r's rounds, waits for them, saying where they stand
+// when it changes, and writes each agent's files, one after another, to
+// r.Dir/<agent>.txt.
+func (f *Remote) Measure(ctx context.Context, env *session.Env, r ab.Rounds) ([]string, error) {
+	jobs, err := f.plan(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	c, err := NewCoordinator(f.Pool)
+	if err != nil {
+		return nil, err
+	}
+	e, err := c.Enqueue(ctx, jobs)
+	if err != nil {
+		return nil, err
+	}
+	env.Say("fleet: comparison %.12s, %d job(s) on class %s (%d taken back from an earlier start)", e.Comparison, len(jobs), f.Class, e.Resumed)
+	last, moved := "", time.Now()
+	err = c.Wait(ctx, e, cmp.Or(f.Poll, time.Second), func(p Progress) error {
+		if s := p.String(); s != last {
+			env.Say("fleet: %s", s)
+			last, moved = s, time.Now()
+		}
+		if p.Running > 0 {
+			moved = time.Now()
+		}
+		return f.present(ctx, moved)
+	})
+	if err != nil {
+		return nil, session.FailedError{Msg: err.Error()}
+	}
+	results, err := c.Results(ctx, e)
+	if err != nil {
+		return nil, session.FailedError{Msg: err.Error()}
+	}
+	return writeByAgent(r.Dir, results)
+}
+
+// plan publishes r's programs and cuts its rounds into jobs.
+func (f *Remote) plan(ctx context.Context, r ab.Rounds) ([]Rounds, error) {
+	var sides []Artifact
+	for _, s := range r.Sides {
+		p, ok := s.Launch.(engine.Program)
+		if !ok || p.Executable == "" {
+			return nil, session.Input("side %s is not a built program: a fleet runs programs", s.Name)
+		}
+		hash, err := Publish(ctx, f.Pool, p.Executable)
+		if err != nil {
+			return nil, session.FailedError{Msg: err.Error()}
+		}
+		sides = append(sides, Artifact{Side: s.Name, SHA256: hash})
+	}
+	spec := Spec{Engine: r.Engine, Revs: r.Revs}
+	spec.Engine.CPUs, spec.Engine.Forks = nil, 1 // each agent's own; a job's rounds are its own
+	var names []string
+	for _, c := range r.Cases {
+		d, err := engine.Describe(c)
+		if err != nil {
+			return nil, session.Input("%v", err)
+		}
+		spec.Cases = append(spec.Cases, d)
+		names = append(names, c.Name())
+	}
+	whole, err := json.Marshal(struct {
+		Sides  []Artifact
+		Spec   Spec
+		Rounds int
+	}{sides, spec, r.Engine.Forks})
+	if err != nil {
+		return nil, err
+	}
+	id := hashOf(whole)[:24]
+	per := max(1, int(cmp.Or(f.JobTime, DefaultJobTime)/engine.FirstRounds(spec.Engine, 1)))
+	var jobs []Rounds
+	for round := 1; round <= r.Engine.Forks; round++ {
+		for lo := 0; lo < len(spec.Cases); lo += per {
+			hi := min(lo+per, len(spec.Cases))
+			js := spec
+			js.Cases = spec.Cases[lo:hi]
+			data, err := json.Marshal(js)
+			if err != nil {
+				return nil, err
+			}
+			jobs = append(jobs, Rounds{Comparison: id, Class: f.Class, Sides: sides, Cases: names[lo:hi], First: round, Count: 1,
+				Spec: data, Timeout: 4 * cmp.Or(f.JobTime, DefaultJobTime)})
+		}
+	}
+	return jobs, nil
+}
+
+// writeByAgent writes each agent's result files, in job order, to
+// dir/<agent>.txt: one file a machine, a stratum of the comparison.
+func writeByAgent(dir string, results []Result) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, session.FailedError{Msg: err.Error()}
+	}
+	var order []string
+	by := map[string][]byte{}
+	for _, r := range results {
+		if _, ok := by[r.Agent]; !ok {
+			order = append(order, r.Agent)
+		}
+		by[r.Agent] = append(by[r.Agent], r.File...)
+	}
+	var paths []string
+	for _, a := range order {
+		p := filepath.Join(dir, fileName(a)+".txt")
+		if _, err := session.ReplaceFile(p, by[a]); err != nil {
+			return nil, session.FailedError{Msg: err.Error()}
+		}
+		paths = append(paths, p)
+	}
+	return paths, nil
+}
+
+// fileName is an agent's name made safe for a file name.
+func fileName(agent string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == 0 {
+			return '_'
+		}
+		return r
+	}, agent)
+}
+
+// present fails when no agent of the class has been seen for Absent
+// while none of the comparison's jobs ran since moved.
+func (f *Remote) present(ctx context.Context, moved time.Time) error {
+	absent := cmp.Or(f.Absent, DefaultAbsent)
+	if time.Since(moved) < absent {
+		return nil
+	}
+	n, err := Seen(ctx, f.Pool, f.Class, absent)
+	if err != nil || n > 0 {
+		return err
+	}
+	return fmt.Errorf("no agent of class %s has been seen in the last %s: start one on a machine of that class (its jobs stay queued)", f.Class, absent)
+}
