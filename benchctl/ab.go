@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
+	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/harness/verdict"
 	"github.com/ledgerbench/ledgerbench/internal/ab"
@@ -27,6 +29,7 @@ type abFlags struct {
 	detect                      string
 	explain                     string
 	explainRounds               int
+	fleet, class                string
 }
 
 func (a *app) abCmd() *cobra.Command {
@@ -99,6 +102,8 @@ func (af *abFlags) bind(fl *pflag.FlagSet, f *runFlags) {
 	fl.IntVar(&af.explainRounds, "explain-rounds", ab.DefaultExplainRounds, "the CPU profiling forks of each side of an explained row (the pairs of its functions' intervals)")
 	fl.Float64Var(&af.minChange, "min-change", compare.DefaultMinChange, "the margin of the verdicts, in percent: a smaller change is none, and an interval within ± it is \"same\"")
 	fl.Float64Var(&af.alpha, "alpha", compare.DefaultAlpha, "the verdicts' false-discovery rate across a unit's rows")
+	fl.StringVar(&af.fleet, "fleet", "", "measure the rounds on a fleet's agents: its PostgreSQL database (postgres://USER@HOST:PORT/DB); the programs are built here, each machine's pairs are a stratum, and the same arguments started again take back their jobs (docs/fleet.md)")
+	fl.StringVar(&af.class, "class", "", "with --fleet, the class of machines to measure on (default: this host's machine-id)")
 }
 
 // ab runs ab with the bound flags: plans, compares, shows the result.
@@ -126,6 +131,12 @@ func (a *app) ab(cmd *cobra.Command, f *runFlags, af *abFlags, args []string) er
 	opts := ab.Options{Base: af.base, Head: af.head, AllowDirty: af.allowDirty, Program: af.cmd, Packages: args, Cases: cases,
 		Engine: o, Alpha: af.alpha, MinChange: af.minChange, Confirm: af.confirm, Dir: a.dir, Out: f.out, Host: f.hostOptions(),
 		Explain: explain, ExplainRounds: af.explainRounds, Policy: policy}
+	if opts.Remote, err = a.remote(cmd, af); err != nil {
+		return err
+	}
+	if c, ok := opts.Remote.(io.Closer); ok {
+		defer c.Close()
+	}
 	res, err := ab.Run(cmd.Context(), a.env(), opts)
 	if res != nil {
 		if perr := a.showAB(res, af); perr != nil {
@@ -133,6 +144,34 @@ func (a *app) ab(cmd *cobra.Command, f *runFlags, af *abFlags, args []string) er
 		}
 	}
 	return err
+}
+
+// remote is ab's measurement on the fleet --fleet names (nil without
+// it), closed by the caller when it is an io.Closer.
+func (a *app) remote(cmd *cobra.Command, af *abFlags) (ab.Remote, error) {
+	switch {
+	case af.fleet == "" && af.class != "":
+		return nil, usageError(errors.New("--class goes with --fleet"))
+	case af.fleet == "":
+		return nil, nil
+	case a.fleet == nil:
+		return nil, usageError(fmt.Errorf("--fleet: %s links no fleet client; ledgerbench's cmd/benchctl does", a.name))
+	}
+	class := af.class
+	if class == "" {
+		class = hostcheck.Check(a.env().LocalHost()).MachineID
+	}
+	r, c, err := a.fleet(cmd.Context(), af.fleet, class)
+	if err != nil {
+		return nil, err
+	}
+	return closingRemote{r, c}, nil
+}
+
+// closingRemote is a fleet's Remote with what closes its connection.
+type closingRemote struct {
+	ab.Remote
+	io.Closer
 }
 
 // adaptive binds --detect, --anyway and --budget into o: --detect plans

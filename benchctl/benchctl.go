@@ -11,6 +11,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/compare"
+	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 )
 
@@ -73,7 +74,7 @@ func (c Config) Main() int {
 		<-ctx.Done()
 		stop()
 	}()
-	a := &app{name: name, registry: reg, stdout: os.Stdout, stderr: os.Stderr, commands: c.Commands, home: c.Home, charts: c.Charts}
+	a := &app{name: name, registry: reg, stdout: os.Stdout, stderr: os.Stderr, commands: c.Commands, home: c.Home, charts: c.Charts, fleet: ab.Fleets}
 	return a.main(ctx, os.Args[1:])
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
 	"github.com/ledgerbench/ledgerbench/harness/report"
+	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/session"
 )
 
@@ -56,6 +57,9 @@ type app struct {
 	home string
 	// charts draw, when set (Config.Charts).
 	charts *Charts
+	// fleet connects ab --fleet, when the program links a fleet client
+	// (ab.Fleets).
+	fleet func(ctx context.Context, url, class string) (ab.Remote, io.Closer, error)
 }
 
 // srcDir is the user's source tree.

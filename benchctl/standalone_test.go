@@ -78,14 +78,14 @@ func TestNamesNothingOfThisRepository(t *testing.T) {
 }
 
 // TestLibraryErrorsNameNoFlag: no error that the library makes (harness,
-// internal and impl, but the server's commands) names a command-line
+// internal and impl, but the server's and the fleet's commands) names a command-line
 // flag: the CLI words its own advice.
 func TestLibraryErrorsNameNoFlag(t *testing.T) {
 	flag := regexp.MustCompile(`(^|[ "(])--[a-z][a-z-]+`)
 	for _, dir := range []string{"../harness", "../internal", "../impl"} {
 		err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") ||
-				strings.HasPrefix(filepath.ToSlash(path), "../internal/servecmd/") {
+				strings.HasPrefix(filepath.ToSlash(path), "../internal/servecmd/") || strings.HasPrefix(filepath.ToSlash(path), "../internal/fleetcmd/") {
 				return err
 			}
 			f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)

@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/spf13/cobra"
+
 	_ "github.com/ledgerbench/ledgerbench/bench/catchup"
 	_ "github.com/ledgerbench/ledgerbench/bench/cursor"
 	_ "github.com/ledgerbench/ledgerbench/bench/dedup"
@@ -19,15 +21,17 @@ import (
 	_ "github.com/ledgerbench/ledgerbench/bench/self"
 	"github.com/ledgerbench/ledgerbench/benchctl"
 	"github.com/ledgerbench/ledgerbench/benchctl/charts"
+	"github.com/ledgerbench/ledgerbench/internal/fleetcmd"
 	"github.com/ledgerbench/ledgerbench/internal/servecmd"
 )
 
 // main is benchctl's CLI with the results server's commands (serve,
-// token) and the charts, which a benchmark program's own main leaves out. Its registered
+// token), the fleet's (agent, fleet migrate, ab --fleet) and the charts, which a benchmark program's own main leaves out. Its registered
 // benchmarks are this repository's: run elsewhere, it measures them only
 // when asked for by --suite or --bench.
 func main() {
-	os.Exit(benchctl.Config{Commands: servecmd.Commands, Charts: charts.Draw, Home: home()}.Main())
+	commands := func(name string) []*cobra.Command { return append(servecmd.Commands(name), fleetcmd.Commands(name)...) }
+	os.Exit(benchctl.Config{Commands: commands, Charts: charts.Draw, Home: home()}.Main())
 }
 
 // home is the module of this program's package (cmd/benchctl of it),

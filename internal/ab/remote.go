@@ -3,6 +3,7 @@ package ab
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,6 +23,13 @@ type Remote interface {
 	// round).
 	Measure(ctx context.Context, env *session.Env, r Rounds) ([]string, error)
 }
+
+// Fleets connects to the fleet whose database is url, to measure on its
+// agents of class; the caller closes the Closer. It is set by the
+// package that links the fleet's queue (internal/fleetcmd, imported by
+// the programs that run fleets, as database/sql's drivers register
+// themselves) and nil in a program without it.
+var Fleets func(ctx context.Context, url, class string) (Remote, io.Closer, error)
 
 // Rounds are the rounds an A/B asks of a Remote: Engine.Forks rounds
 // from Engine.Seed of Cases on the two Sides (programs built here).

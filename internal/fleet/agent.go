@@ -144,3 +144,21 @@ func Seen(ctx context.Context, pool *pgxpool.Pool, class string, within time.Dur
 	}
 	return n, nil
 }
+
+// Drain stops the agent: the job it runs may finish within timeout, and
+// no other is claimed; past timeout the job is cancelled, and River gives
+// it to another agent (its attempt's results are not kept).
+func (a *Agent) Drain(timeout time.Duration) error {
+	if a.client == nil {
+		return nil
+	}
+	a.stopBeat()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := a.client.Stop(ctx); err == nil {
+		return nil
+	}
+	hard, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	return a.client.StopAndCancel(hard)
+}

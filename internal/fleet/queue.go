@@ -80,3 +80,18 @@ CREATE TABLE IF NOT EXISTS benchctl_fleet_artifact (
 	created_at timestamptz NOT NULL DEFAULT now()
 );
 `
+
+// Check refuses a database whose fleet tables are missing (never
+// migrated, or by an older benchctl).
+func Check(ctx context.Context, pool *pgxpool.Pool) error {
+	for _, table := range []string{"river_job", "benchctl_fleet_result", "benchctl_fleet_agent", "benchctl_fleet_artifact"} {
+		var ok bool
+		if err := pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, table).Scan(&ok); err != nil {
+			return fmt.Errorf("fleet database: %w", err)
+		}
+		if !ok {
+			return fmt.Errorf("fleet database: no table %s: it was not migrated, or by an older benchctl", table)
+		}
+	}
+	return nil
+}

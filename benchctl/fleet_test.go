@@ -1,0 +1,96 @@
+package benchctl
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/internal/ab"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/fleet"
+	_ "github.com/ledgerbench/ledgerbench/internal/fleetcmd" // sets ab.Fleets
+	"github.com/ledgerbench/ledgerbench/internal/session"
+	"github.com/ledgerbench/ledgerbench/internal/testenv"
+)
+
+// TestABOnAFleet: ab --fleet of the tiny module's regression, measured
+// by two agents of one class, each a stratum: the regression is found as
+// on one machine, each agent's rounds are a file of their own, and ab.txt
+// holds them one after another.
+func TestABOnAFleet(t *testing.T) {
+	needGit(t)
+	url := testenv.PostgresDB(t)
+	pool, err := fleet.Open(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if err := fleet.Migrate(t.Context(), pool); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"agent-1", "agent-2"} {
+		startFleetAgent(t, pool, "tiny", name)
+	}
+	dir, c := tinyRepo(t)
+	out := filepath.Join(t.TempDir(), "ab")
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	var stdout, stderr strings.Builder
+	a := &app{name: "bench", registry: harness.Default, stdout: &stdout, stderr: &stderr, dir: dir, fleet: ab.Fleets}
+	code := a.main(t.Context(), []string{"ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[2], "--bench", "^BenchmarkTinyWork$",
+		"--forks", "6", "--warmup", "1x30ms", "--measure", "3x30ms", "--out", out, "--fleet", url, "--class", "tiny"})
+	if code != 1 || !strings.Contains(stderr.String(), "REGRESSION TinyWork") {
+		t.Fatalf("exit %d, want 1 with the regression\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	machines, _ := filepath.Glob(filepath.Join(out, "ab-machines", "*.txt"))
+	if len(machines) != 2 {
+		t.Errorf("files by machine %v, want agent-1's and agent-2's", machines)
+	}
+	if !strings.Contains(stderr.String(), "fleet: comparison ") || !strings.Contains(stderr.String(), "6 job(s) on class tiny") {
+		t.Errorf("no fleet progress:\n%s", stderr.String())
+	}
+}
+
+// startFleetAgent starts an agent of class measuring on this machine,
+// stopped at the test's end.
+func startFleetAgent(t *testing.T, pool *pgxpool.Pool, class, name string) {
+	t.Helper()
+	eo := engine.DefaultOptions()
+	env := &session.Env{Name: name, Stderr: os.Stderr}
+	s, err := session.Prepare(t.Context(), env, session.HostOptions{IgnoreLock: true}, &eo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &fleet.Machine{Pool: pool, Session: s, Dir: t.TempDir(), Name: name}
+	ag := &fleet.Agent{Pool: pool, Class: class, Name: name, Run: m.Run}
+	if err := ag.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ag.Drain(10 * time.Second)
+		s.Release()
+	})
+}
+
+// TestFleetFlagsRefused: --fleet in a program without a fleet client,
+// --class without --fleet, and --fleet with what a fleet does not run
+// exit 2 before building anything.
+func TestFleetFlagsRefused(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ab", "--base", "HEAD", "--fleet", "postgres://x@127.0.0.1:1/db"}, "--fleet: bench links no fleet client"},
+		{[]string{"ab", "--base", "HEAD", "--class", "a"}, "--class goes with --fleet"},
+	} {
+		code, _, stderr := abApp(t, t.TempDir(), tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%q: exit %d, want 2 saying %q\n%s", tc.args, code, tc.want, stderr)
+		}
+	}
+}

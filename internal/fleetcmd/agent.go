@@ -1,0 +1,107 @@
+package fleetcmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/fleet"
+	"github.com/ledgerbench/ledgerbench/internal/session"
+)
+
+// agentFlags are agent's flags.
+type agentFlags struct {
+	db, class, name, dir, cpus, lock string
+	ignoreLock                       bool
+	drain, rescueAfter               time.Duration
+}
+
+func agentCmd(name string) *cobra.Command {
+	var f agentFlags
+	c := &cobra.Command{
+		Use:   "agent --db URL [--class C] [--name N] [--cpus LIST]",
+		Short: "Work a fleet's queue on this machine: run the rounds of the comparisons of its class",
+		Long: `agent runs on each benchmark machine of a fleet. It checks the host, holds its run lock, and
+works the queue of its class (by default the host's machine-id: machines of one hardware
+fingerprint form a class, and a job never runs on another), one job at a time: it fetches the job's
+two programs by their SHA-256 (a program whose bytes do not hash to it is refused, and the job
+failed with the reason), runs the job's rounds with the engine (forks pinned to --cpus) and commits
+the results file with the job, in one transaction. It needs no Go toolchain and no checkout.
+
+On SIGTERM or SIGINT it drains: the job it runs finishes, within --drain, and no other is taken;
+past --drain the job is cancelled and River gives it to another agent. An agent that dies (SIGKILL,
+a lost machine) has its job rescued by River after the job's timeout and --rescue-after.`,
+		Example: fmt.Sprintf(`  %[1]s fleet migrate --db postgres://bench@db.internal:5432/results
+  %[1]s agent --db postgres://bench@db.internal:5432/results --cpus 2-3`, name),
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return f.run(cmd.Context(), name, strings.Join(os.Args, " "))
+		},
+	}
+	fl := c.Flags()
+	fl.StringVar(&f.db, "db", "", "the fleet's PostgreSQL database (postgres://USER@HOST:PORT/DB), migrated by fleet migrate")
+	fl.StringVar(&f.class, "class", "", "the class of machines whose jobs to run (default: this host's machine-id)")
+	fl.StringVar(&f.name, "name", "", "the agent's name in progress and results, unique in the fleet (default: the host name and machine-id)")
+	fl.StringVar(&f.dir, "dir", "", "where programs are cached and fork logs kept (default: the user cache directory's benchctl/agent)")
+	fl.StringVar(&f.cpus, "cpus", "", "pin every fork to these CPUs (2,3 or 2-3) and set GOMAXPROCS to their number")
+	fl.StringVar(&f.lock, "lock", hostcheck.DefaultLockPath(), "the host's run lock, held while the agent works")
+	fl.BoolVar(&f.ignoreLock, "ignore-lock", false, "work without the host's run lock (two agents on one host, each on its own --cpus)")
+	fl.DurationVar(&f.drain, "drain", 10*time.Minute, "on SIGTERM, how long the running job may take to finish before it is cancelled and retried elsewhere")
+	fl.DurationVar(&f.rescueAfter, "rescue-after", time.Hour, "how long past its timeout a running job whose agent died is left before it is given to another")
+	return c
+}
+
+// run checks the host and works the queue until ctx ends, then drains.
+func (f *agentFlags) run(ctx context.Context, name, command string) error {
+	if f.db == "" {
+		return usageError(errors.New("--db is required: the fleet's PostgreSQL database"))
+	}
+	if f.drain <= 0 || f.rescueAfter <= 0 {
+		return usageError(errors.New("--drain and --rescue-after must be positive"))
+	}
+	env := &session.Env{Name: name, Command: command, Stderr: os.Stderr}
+	eo := engine.DefaultOptions()
+	s, err := session.Prepare(ctx, env, session.HostOptions{CPUs: f.cpus, Lock: f.lock, IgnoreLock: f.ignoreLock}, &eo)
+	if err != nil {
+		return exitOf(err)
+	}
+	defer s.Release()
+	if f.class == "" {
+		f.class = s.Check.MachineID
+	}
+	if f.name == "" {
+		host, _ := os.Hostname()
+		f.name = host + "-" + s.Check.MachineID
+	}
+	if f.dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return usageError(fmt.Errorf("no cache directory (%v): give --dir", err))
+		}
+		f.dir = filepath.Join(cache, "benchctl", "agent")
+	}
+	pool, err := openFleet(ctx, f.db)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	m := &fleet.Machine{Pool: pool, Session: s, CPUs: eo.CPUs, Dir: f.dir, Name: f.name}
+	a := &fleet.Agent{Pool: pool, Class: f.class, Name: f.name, Run: m.Run, RescueAfter: f.rescueAfter}
+	// River stops at once when Start's context ends: the agent's ends
+	// only when it has drained.
+	if err := a.Start(context.WithoutCancel(ctx)); err != nil {
+		return usageError(err)
+	}
+	env.Say("agent %s works the queue of class %s (host %s; CPUs %v)", f.name, f.class, s.Check.Verdict(), eo.CPUs)
+	<-ctx.Done()
+	env.Say("agent %s draining: the running job may take %s to finish", f.name, f.drain)
+	return a.Drain(f.drain)
+}

@@ -1,0 +1,11 @@
+// Package fleetcmd is the fleet's commands, agent and fleet migrate, as
+// cobra commands a program adds to benchctl's CLI through
+// benchctl.Config's Commands, and [Remote], the client of a fleet that
+// ab --fleet connects with: importing the package sets ab.Fleets. It is the only package
+// between the CLI and River's PostgreSQL driver, so the driver is linked
+// into the programs that run a fleet (this repository's cmd/benchctl)
+// and into no benchmark program.
+//
+// A command's error carries its exit code (ExitCode: 1 failed, 2 bad
+// usage), which benchctl's Main returns.
+package fleetcmd

@@ -1,0 +1,119 @@
+package fleetcmd
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/spf13/cobra"
+
+	"github.com/ledgerbench/ledgerbench/internal/ab"
+	"github.com/ledgerbench/ledgerbench/internal/fleet"
+	"github.com/ledgerbench/ledgerbench/internal/session"
+)
+
+// Commands are agent and fleet of the program named name, made anew for
+// each command tree: add them to benchctl.Config's Commands.
+func Commands(name string) []*cobra.Command { return []*cobra.Command{agentCmd(name), fleetCmd(name)} }
+
+func fleetCmd(name string) *cobra.Command {
+	c := &cobra.Command{Use: "fleet", Short: "Manage a fleet's database"}
+	var db string
+	m := &cobra.Command{
+		Use:     "migrate --db URL",
+		Short:   "Create or upgrade the fleet's tables (River's, with River's migrator, and the fleet's own)",
+		Example: fmt.Sprintf(`  %s fleet migrate --db postgres://bench@db.internal:5432/results`, name),
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if db == "" {
+				return usageError(errors.New("--db is required: the fleet's PostgreSQL database"))
+			}
+			pool, err := fleet.Open(cmd.Context(), db)
+			if err != nil {
+				return usageError(err)
+			}
+			defer pool.Close()
+			if err := fleet.Migrate(cmd.Context(), pool); err != nil {
+				return failedError(err.Error())
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "the fleet's tables are up to date in %s\n", redact(db))
+			return nil
+		},
+	}
+	m.Flags().StringVar(&db, "db", "", "the fleet's PostgreSQL database (postgres://USER@HOST:PORT/DB)")
+	c.AddCommand(m)
+	return c
+}
+
+// Importing the package lets ab --fleet connect.
+func init() { ab.Fleets = Remote }
+
+// Remote is ab's measurement on the agents of class of the fleet whose
+// database is url (ab.Fleets). Close the Closer after.
+func Remote(ctx context.Context, url, class string) (ab.Remote, io.Closer, error) {
+	pool, err := openFleet(ctx, url)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &fleet.Remote{Pool: pool, Class: class}, closer{pool}, nil
+}
+
+type closer struct{ pool *pgxpool.Pool }
+
+func (c closer) Close() error { c.pool.Close(); return nil }
+
+// openFleet connects to a migrated fleet database: one that is not is a
+// usage error saying to migrate it.
+func openFleet(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	pool, err := fleet.Open(ctx, url)
+	if err != nil {
+		return nil, usageError(err)
+	}
+	if err := fleet.Check(ctx, pool); err != nil {
+		pool.Close()
+		return nil, usageError(err)
+	}
+	return pool, nil
+}
+
+// redact is a database URL without its password.
+func redact(url string) string {
+	if at := strings.LastIndex(url, "@"); at > 0 {
+		if scheme := strings.Index(url, "://"); scheme > 0 {
+			user := url[scheme+3 : at]
+			if u, _, ok := strings.Cut(user, ":"); ok {
+				return url[:scheme+3] + u + ":***" + url[at:]
+			}
+		}
+	}
+	return url
+}
+
+// exitError is an error with the exit code benchctl's Main returns.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string { return e.err.Error() }
+func (e exitError) Unwrap() error { return e.err }
+
+// ExitCode is 1 for a command that ran and failed, 2 for bad usage.
+func (e exitError) ExitCode() int { return e.code }
+
+func usageError(err error) error   { return exitError{2, err} }
+func failedError(msg string) error { return exitError{1, errors.New(msg)} }
+
+// exitOf is a session error, its options named by agent's flags, with
+// its exit code: 2 for bad input.
+func exitOf(err error) error {
+	msg := errors.New(session.Words(err, func(option string) string { return "--" + strings.ToLower(option) }))
+	var in session.UsageError
+	if errors.As(err, &in) {
+		return usageError(msg)
+	}
+	return exitError{1, msg}
+}
