@@ -51,9 +51,27 @@ func TestABOnAFleet(t *testing.T) {
 	if len(machines) != 2 {
 		t.Errorf("files by machine %v, want agent-1's and agent-2's", machines)
 	}
-	if !strings.Contains(stderr.String(), "fleet: comparison ") || !strings.Contains(stderr.String(), "6 job(s) on class tiny") {
+	if !strings.Contains(stderr.String(), "fleet: comparison ") || !strings.Contains(stderr.String(), "6 job(s) on class tiny (0 taken back") {
 		t.Errorf("no fleet progress:\n%s", stderr.String())
 	}
+	// Started again with the same arguments (the programs rebuilt, to the
+	// same bytes): every job is taken back, none measured again.
+	before := fleetResults(t, pool)
+	stderr.Reset()
+	code = a.main(t.Context(), []string{"ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[2], "--bench", "^BenchmarkTinyWork$",
+		"--forks", "6", "--warmup", "1x30ms", "--measure", "3x30ms", "--out", out + "-again", "--fleet", url, "--class", "tiny"})
+	if code != 1 || !strings.Contains(stderr.String(), "6 job(s) on class tiny (6 taken back") || fleetResults(t, pool) != before {
+		t.Errorf("started again: exit %d, %d results before and %d after; want the 6 jobs taken back and the regression\n%s", code, before, fleetResults(t, pool), stderr.String())
+	}
+}
+
+// fleetResults counts the jobs' results in the fleet's database.
+func fleetResults(t *testing.T, pool *pgxpool.Pool) int {
+	var n int
+	if err := pool.QueryRow(t.Context(), `SELECT count(*) FROM benchctl_fleet_result`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
 
 // startFleetAgent starts an agent of class measuring on this machine,

@@ -29,9 +29,12 @@ func (b *Built) Has(id string) bool {
 }
 
 // BuildProgram builds the main package pkgRel of the module in modDir
-// into bin, with the overlay file when one is given.
+// into bin, with the overlay file when one is given. The build is
+// reproducible (-trimpath): the same source gives the same bytes in any
+// directory, so a program's hash names its source and toolchain, not the
+// worktree that built it.
 func BuildProgram(modDir, pkgRel, bin, overlay string) error {
-	args := []string{"build", "-o", bin}
+	args := []string{"build", "-trimpath", "-o", bin}
 	if overlay != "" {
 		args = append(args, "-overlay", overlay)
 	}

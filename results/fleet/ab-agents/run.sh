@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# An A/A of the self suite measured three ways with the same rounds:
+# on this machine (forks on CPU 0), on a fleet of one agent (CPU 0) and
+# on a fleet of two agents (CPUs 0 and 1), each against the local
+# PostgreSQL database named by DB. Prints one line a run: mode, seed,
+# wall seconds, and the rows changed / same / unknown.
+#
+#   DB=postgres://bench@127.0.0.1:54329/fleetm bash results/fleet/ab-agents/run.sh SEEDS...
+set -euo pipefail
+: "${DB:?the fleet database, postgres://...}"
+root=$(git rev-parse --show-toplevel)
+work=$(mktemp -d /tmp/fleet-ab.XXXXXX)
+go build -o "$work/benchctl" "$root/cmd/benchctl"
+bc="$work/benchctl"
+"$bc" fleet migrate --db "$DB" >/dev/null
+common=(ab --base HEAD --head HEAD --suite self --forks 10 --warmup 1x300ms --measure 3x300ms --explain off --json)
+
+verdicts() { # the JSON answer's verdict counts
+	python3 -c 'import json,sys
+rows=json.load(open(sys.argv[1]))["rows"]
+v=[r["verdict"] for r in rows if r.get("unit")=="sec/op" and "verdict" in r]
+print("%d changed, %d same, %d unknown of %d" % (v.count("changed"), v.count("same"), v.count("unknown"), len(v)))' "$1"
+}
+
+agents() { # start N agents, pinned to CPUs 0..N-1
+	pids=()
+	for i in $(seq 0 $(($1 - 1))); do
+		"$bc" agent --db "$DB" --class aa --name "agent-$i" --cpus "$i" --ignore-lock --dir "$work/agent-$i" 2>"$work/agent-$i.log" &
+		pids+=($!)
+	done
+	sleep 2
+}
+
+stop_agents() {
+	kill -TERM "${pids[@]}" 2>/dev/null || true
+	wait "${pids[@]}" 2>/dev/null || true
+}
+
+for seed in "$@"; do
+	for mode in one fleet1 fleet2; do
+		out="$work/$mode-$seed"
+		args=("${common[@]}" --seed "$seed" --out "$out")
+		case $mode in
+		one) args+=(--cpus 0) ;;
+		fleet1) agents 1; args+=(--fleet "$DB" --class aa) ;;
+		fleet2) agents 2; args+=(--fleet "$DB" --class aa) ;;
+		esac
+		start=$(date +%s.%N)
+		"$bc" "${args[@]}" >"$out.json" 2>"$out.err" || true
+		end=$(date +%s.%N)
+		[ "$mode" = one ] || stop_agents
+		printf '%s\tseed=%s\t%.0f s\t%s\n' "$mode" "$seed" "$(python3 -c "print($end - $start)")" "$(verdicts "$out.json")"
+	done
+done
+echo "work directory: $work"
