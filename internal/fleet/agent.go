@@ -146,8 +146,9 @@ func Seen(ctx context.Context, pool *pgxpool.Pool, class string, within time.Dur
 }
 
 // Drain stops the agent: the job it runs may finish within timeout, and
-// no other is claimed; past timeout the job is cancelled, and River gives
-// it to another agent (its attempt's results are not kept).
+// no other is claimed; past timeout the job is cancelled and River
+// releases it (available again at once, the interrupted attempt not
+// counted) for another agent; nothing of the cancelled run is kept.
 func (a *Agent) Drain(timeout time.Duration) error {
 	if a.client == nil {
 		return nil

@@ -37,7 +37,7 @@ failed with the reason), runs the job's rounds with the engine (forks pinned to 
 the results file with the job, in one transaction. It needs no Go toolchain and no checkout.
 
 On SIGTERM or SIGINT it drains: the job it runs finishes, within --drain, and no other is taken;
-past --drain the job is cancelled and River gives it to another agent. An agent that dies (SIGKILL,
+past --drain the job is cancelled and River releases it to another agent. An agent that dies (SIGKILL,
 a lost machine) has its job rescued by River after the job's timeout and --rescue-after.`,
 		Example: fmt.Sprintf(`  %[1]s fleet migrate --db postgres://bench@db.internal:5432/results
   %[1]s agent --db postgres://bench@db.internal:5432/results --cpus 2-3`, name),
