@@ -2,7 +2,10 @@ package bisect
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/internal/revision"
@@ -79,6 +82,9 @@ type Step struct {
 	Took   time.Duration `json:"tookNs"`
 	// Dir holds the step's raw A/B files.
 	Dir string `json:"dir,omitempty"`
+	// Batch is the step of the search the probe was made in: probes of
+	// one batch ran at once (see SearchParallel).
+	Batch int `json:"batch,omitempty"`
 }
 
 // Prober measures commit i of the range (0 the first after the good end)
@@ -110,38 +116,52 @@ type Result struct {
 }
 
 // Search bisects commits (the range, oldest first; its last commit is
-// the bad end, already known to be bad) with p. The error is p's, with
-// the steps made before it in the result.
+// the bad end, already known to be bad) with p, one commit at a time. The
+// error is p's, with the steps made before it in the result.
 func Search(ctx context.Context, commits []revision.Commit, p Prober) (*Result, error) {
+	return SearchParallel(ctx, commits, p, 1)
+}
+
+// SearchParallel bisects commits with up to k probes at once, p called
+// from k goroutines (it must be safe for that): each step probes the k
+// untried commits that cut the commits in doubt into k+1 near-equal
+// parts, then moves the bad end to the first Bad probe and the good end
+// to the last Good probe before it. When every probe decides, a range of
+// N commits takes ⌈log_{k+1} N⌉ steps instead of ⌈log₂ N⌉. A Good probe
+// after a Bad one (noise, or a change undone) moves no end: the search
+// follows the first Bad. With k = 1 it is Search. Steps of one batch
+// carry its number (Step.Batch, from 1), in the order of their commits.
+func SearchParallel(ctx context.Context, commits []revision.Commit, p Prober, k int) (*Result, error) {
 	if len(commits) == 0 {
 		return nil, fmt.Errorf("bisect: an empty range")
+	}
+	if k < 1 {
+		return nil, fmt.Errorf("bisect: %d probes at once", k)
 	}
 	r := &Result{}
 	good, bad := -1, len(commits)-1 // the good end is before the range
 	tried := map[int]bool{}
-	for {
-		i, ok := next(good, bad, tried)
-		if !ok {
+	for batch := 1; ; batch++ {
+		picks := pick(good, bad, k, tried)
+		if len(picks) == 0 {
 			break
 		}
-		tried[i] = true
 		if n, ok := p.(Narrowing); ok {
 			n.Narrowed(bad - good)
 		}
-		s, err := p.Probe(ctx, i, commits[i])
+		steps, err := probeAll(ctx, p, commits, picks)
+		for _, s := range steps {
+			if s != nil {
+				s.Batch = batch
+				r.Steps = append(r.Steps, *s)
+			}
+		}
 		if err != nil {
 			r.Stopped = err.Error()
 			r.Suspects = commits[good+1 : bad+1]
 			return r, err
 		}
-		s.Index, s.Commit = i, commits[i]
-		r.Steps = append(r.Steps, s)
-		switch s.Verdict {
-		case Good:
-			good = i
-		case Bad:
-			bad = i
-		}
+		good, bad = moveEnds(good, bad, steps)
 	}
 	if bad == good+1 {
 		c := commits[bad]
@@ -152,11 +172,65 @@ func Search(ctx context.Context, commits []revision.Commit, p Prober) (*Result, 
 	return r, nil
 }
 
-// next is the untried commit strictly between the ends nearest their
-// middle (the earlier of two as near), if one is left.
-func next(good, bad int, tried map[int]bool) (int, bool) {
-	mid := good + (bad-good)/2
-	for d := 0; d < bad-good; d++ {
+// pick is up to k untried commits strictly between the ends, each the
+// one nearest its cut of the ends into k+1 parts, in index order; it
+// marks them tried.
+func pick(good, bad, k int, tried map[int]bool) []int {
+	var out []int
+	for j := 1; j <= k; j++ {
+		i, ok := nearest(good, bad, good+(bad-good)*j/(k+1), tried)
+		if !ok {
+			break
+		}
+		tried[i] = true
+		out = append(out, i)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// probeAll probes the picked commits at once; the steps are in the
+// picks' order, nil for a probe that failed, with the first failure's
+// error.
+func probeAll(ctx context.Context, p Prober, commits []revision.Commit, picks []int) ([]*Step, error) {
+	steps := make([]*Step, len(picks))
+	errs := make([]error, len(picks))
+	var wg sync.WaitGroup
+	for n, i := range picks {
+		wg.Go(func() {
+			s, err := p.Probe(ctx, i, commits[i])
+			if err != nil {
+				errs[n] = err
+				return
+			}
+			s.Index, s.Commit = i, commits[i]
+			steps[n] = &s
+		})
+	}
+	wg.Wait()
+	return steps, errors.Join(errs...)
+}
+
+// moveEnds moves the bad end to the first Bad step and the good end to
+// the last Good step before it.
+func moveEnds(good, bad int, steps []*Step) (int, int) {
+	for _, s := range steps {
+		if s.Verdict == Bad && s.Index < bad {
+			bad = s.Index
+		}
+	}
+	for _, s := range steps {
+		if s.Verdict == Good && s.Index > good && s.Index < bad {
+			good = s.Index
+		}
+	}
+	return good, bad
+}
+
+// nearest is the untried commit strictly between the ends nearest mid
+// (the earlier of two as near), if one is left.
+func nearest(good, bad, mid int, tried map[int]bool) (int, bool) {
+	for d := 0; d <= bad-good; d++ {
 		for _, i := range []int{mid - d, mid + d} {
 			if i > good && i < bad && !tried[i] {
 				return i, true

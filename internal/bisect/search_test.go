@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/ledgerbench/ledgerbench/internal/revision"
 )
@@ -22,6 +24,7 @@ func history(n int) []revision.Commit {
 // fake places commit i at share(i) with a ±width interval, skips the
 // commits of skip, and answers unknown for those of unknown.
 type fake struct {
+	mu      sync.Mutex // SearchParallel probes from goroutines
 	share   func(i int) float64
 	width   float64
 	skip    map[int]bool
@@ -31,8 +34,11 @@ type fake struct {
 }
 
 func (f *fake) Probe(_ context.Context, i int, c revision.Commit) (Step, error) {
+	f.mu.Lock()
 	f.probed = append(f.probed, i)
-	if len(f.probed) == f.failAt {
+	n := len(f.probed)
+	f.mu.Unlock()
+	if n == f.failAt {
 		return Step{}, errors.New("interrupted")
 	}
 	if f.skip[i] {
@@ -230,5 +236,118 @@ func TestClassify(t *testing.T) {
 		if got := Classify(c.p); got != c.want {
 			t.Errorf("Classify(%+v) = %s, want %s", c.p, got, c.want)
 		}
+	}
+}
+
+// TestSearchParallelFindsEveryCulpritInFewerSteps: with k probes at once
+// the culprit is found, wherever it is, in at most ⌈log_{k+1} n⌉ batches
+// of at most k probes each, never probing the bad end; one at a time
+// (k = 1) it is Search, probe for probe.
+func TestSearchParallelFindsEveryCulpritInFewerSteps(t *testing.T) {
+	for _, k := range []int{1, 2, 3, 7} {
+		for _, n := range []int{1, 2, 5, 16, 64, 100} {
+			limit := int(math.Ceil(math.Log(float64(n))/math.Log(float64(k+1)) - 1e-9))
+			for c := range n {
+				f := &fake{share: step(c), width: 0.1}
+				r, err := SearchParallel(t.Context(), history(n), f, k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.Culprit == nil || r.Culprit.Hash != fmt.Sprintf("c%02d", c) {
+					t.Fatalf("k=%d n=%d culprit %d: got %+v suspects %v", k, n, c, r.Culprit, r.Suspects)
+				}
+				batches := map[int]int{}
+				for _, s := range r.Steps {
+					batches[s.Batch]++
+				}
+				if len(batches) > limit {
+					t.Errorf("k=%d n=%d culprit %d: %d batches, more than ⌈log_%d n⌉ = %d", k, n, c, len(batches), k+1, limit)
+				}
+				for b, m := range batches {
+					if m > k {
+						t.Errorf("k=%d n=%d: batch %d probed %d commits", k, n, b, m)
+					}
+				}
+				if slices.Contains(f.probed, n-1) {
+					t.Errorf("k=%d n=%d: probed the bad end", k, n)
+				}
+				if k == 1 {
+					one := &fake{share: step(c), width: 0.1}
+					Search(t.Context(), history(n), one)
+					if !slices.Equal(one.probed, f.probed) {
+						t.Errorf("n=%d culprit %d: k=1 probed %v, Search %v", n, c, f.probed, one.probed)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSearchParallelFollowsTheFirstBad: a Good probe after a Bad one in
+// the same batch (a change undone, or noise) moves no end; unknown and
+// skipped commits are never guessed, and a 64-commit range with 3
+// probes at once ends in 3 batches.
+func TestSearchParallelFollowsTheFirstBad(t *testing.T) {
+	// Commits 20-29 carry the change, 30-49 lose it, 50 on have it again.
+	share := func(i int) float64 {
+		if i >= 20 && i < 30 || i >= 50 {
+			return 1
+		}
+		return 0
+	}
+	f := &fake{share: share, width: 0.1}
+	r, err := SearchParallel(t.Context(), history(64), f, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first batch probes 15, 31 and 47: all good, so the search moves
+	// past the first change to the second; it never claims a commit it
+	// did not see bad after a good parent.
+	if r.Culprit == nil || r.Culprit.Hash != "c50" {
+		t.Errorf("culprit %+v, probed %v; want c50 (the first batch saw 15, 31 and 47 good)", r.Culprit, f.probed)
+	}
+	g := &fake{share: step(40), width: 0.1, unknown: map[int]bool{39: true}, skip: map[int]bool{40: true}}
+	r, err = SearchParallel(t.Context(), history(64), g, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Culprit != nil || len(r.Suspects) != 3 || r.Suspects[0].Hash != "c39" {
+		t.Errorf("with 39 unknown and 40 skipped: culprit %+v suspects %v, want c39, c40 and c41 (the first seen bad) as suspects", r.Culprit, r.Suspects)
+	}
+	if _, err := SearchParallel(t.Context(), history(4), g, 0); err == nil {
+		t.Error("0 probes at once accepted")
+	}
+}
+
+// gate is a prober whose probes wait until k of them run at once.
+type gate struct {
+	fake
+	k       int
+	arrived chan struct{}
+}
+
+func (g *gate) Probe(ctx context.Context, i int, c revision.Commit) (Step, error) {
+	g.arrived <- struct{}{}
+	deadline := time.After(10 * time.Second)
+	for len(g.arrived) < g.k {
+		select {
+		case <-deadline:
+			return Step{}, fmt.Errorf("probe of %d alone after 10 s", i)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	return g.fake.Probe(ctx, i, c)
+}
+
+// TestSearchParallelProbesAtOnce: the first batch's k probes run at the
+// same time (each waits for the others).
+func TestSearchParallelProbesAtOnce(t *testing.T) {
+	g := &gate{fake: fake{share: step(30), width: 0.1}, k: 3, arrived: make(chan struct{}, 64)}
+	r, err := SearchParallel(t.Context(), history(64), g, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Culprit == nil || r.Culprit.Hash != "c30" {
+		t.Errorf("culprit %+v", r.Culprit)
 	}
 }
