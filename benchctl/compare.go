@@ -30,6 +30,7 @@ func (a *app) compareCmd() *cobra.Command {
 	fl.StringVar(&o.Row, "row", ".fullname", "split rows by this projection")
 	fl.StringVar(&o.Table, "table", ".config", "split tables by this projection")
 	fl.StringVar(&o.Filter, "filter", "*", "benchproc filter of the results to compare")
+	fl.StringVar(&o.Ignore, "ignore", "", "ignore variations in these keys when grouping (machine,env-id,host-pinned: the files of several hosts of one class, whose pairs are then strata of one row)")
 	fl.Float64Var(&o.Alpha, "alpha", compare.DefaultAlpha, "significance level: the verdicts' false-discovery rate across a unit's rows, and the level of benchstat's test in the text output")
 	fl.Float64Var(&o.Confidence, "confidence", 0.95, "confidence level of the text format's (benchstat's) summary intervals")
 	fl.Float64Var(&o.MinChange, "min-change", compare.DefaultMinChange, "the margin of the verdicts, in percent: a smaller change is none, and an interval within ± it is \"same\"")

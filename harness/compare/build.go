@@ -51,7 +51,17 @@ type Options struct {
 	// baseline every other column is compared with), whatever the sort
 	// order of the column projection.
 	Baseline string
+	// Ignore is a projection of keys whose variations are ignored when
+	// results are grouped (benchstat's -ignore): HostKeys, say, for the
+	// files of several hosts of one class, whose pairs are strata of one
+	// row rather than tables of their own.
+	Ignore string
 }
+
+// HostKeys are the header keys that differ between machines of one class
+// (one hardware fingerprint): the host's name, its environment and
+// whether it was pinned.
+const HostKeys = "machine,env-id,host-pinned"
 
 // The units of replication of Options.Samples.
 const (
@@ -349,6 +359,12 @@ func newCollector(o Options, markers map[string]map[int]int) (*collector, error)
 	}
 	if c.colBy, err = pp.Parse(o.Col, c.filter); err != nil {
 		return nil, fmt.Errorf("column projection: %w", err)
+	}
+	if o.Ignore != "" {
+		// Parsed, the keys leave .config; the projection itself is unused.
+		if _, err = pp.Parse(o.Ignore, c.filter); err != nil {
+			return nil, fmt.Errorf("ignored keys: %w", err)
+		}
 	}
 	return c, nil
 }

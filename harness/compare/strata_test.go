@@ -50,3 +50,43 @@ func TestHostsAsStrata(t *testing.T) {
 		t.Errorf("three hosts at +5 %%: %+v", d.Change)
 	}
 }
+
+// TestHostKeysIgnored: the files of three hosts of one class differ in
+// their machine, env-id and host-pinned keys. Grouped by the whole
+// configuration they are three tables of 5 pairs; with HostKeys ignored
+// they are one row of 15 pairs, the hosts its strata.
+func TestHostKeysIgnored(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(5, 6))
+	var paths []string
+	for i, host := range []string{"box-a", "box-b", "box-c"} {
+		p := filepath.Join(dir, host+".txt")
+		head := "goos: linux\nmachine: " + host + "\nenv-id: e" + string(rune('0'+i)) + "\nhost-pinned: " + []string{"yes", "no", "yes"}[i] + "\nmachine-id: m1\n"
+		if err := os.WriteFile(p, append([]byte(head), abFile(rng, 5, 3, 0.02, 0.002, 1.05)...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	ts, err := Build(paths, Options{Col: "toolchain"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts.Tables) != 3 {
+		t.Errorf("without Ignore: %d tables, want one a host", len(ts.Tables))
+	}
+	ts, err = Build(paths, Options{Col: "toolchain", Ignore: HostKeys})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ts.Tables) != 1 {
+		t.Fatalf("with HostKeys ignored: %d tables, want 1", len(ts.Tables))
+	}
+	tab := ts.Tables[0]
+	d := tab.Decision(tab.Rows[0], tab.Cols[1])
+	if d == nil || d.Change.N != 15 || d.Hosts == nil || d.Hosts.Hosts != 3 {
+		t.Errorf("one row over the hosts: %+v, want 15 pairs in 3 strata", d)
+	}
+	if strings.Contains(tab.Config, "machine: ") || !strings.Contains(tab.Config, "machine-id: m1") {
+		t.Errorf("the table's configuration %q: want the class's machine-id and no host's name", tab.Config)
+	}
+}

@@ -81,6 +81,7 @@ func measureRemote(ctx context.Context, s *session.Session, o Options, set *Side
 		r.Data = append(r.Data, data...)
 	}
 	r.Failed = bytes.Count(r.Data, []byte("\n"+failedPrefix))
+	co.Ignore = compare.HostKeys
 	ts, err := compare.Build(paths, co)
 	if err != nil {
 		return nil, nil, session.FailedError{Msg: err.Error()}
