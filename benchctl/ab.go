@@ -131,7 +131,7 @@ func (a *app) ab(cmd *cobra.Command, f *runFlags, af *abFlags, args []string) er
 	opts := ab.Options{Base: af.base, Head: af.head, AllowDirty: af.allowDirty, Program: af.cmd, Packages: args, Cases: cases,
 		Engine: o, Alpha: af.alpha, MinChange: af.minChange, Confirm: af.confirm, Dir: a.dir, Out: f.out, Host: f.hostOptions(),
 		Explain: explain, ExplainRounds: af.explainRounds, Policy: policy}
-	if opts.Remote, err = a.remote(cmd, af); err != nil {
+	if opts.Remote, err = a.remote(cmd, af.fleet, af.class); err != nil {
 		return err
 	}
 	if c, ok := opts.Remote.(io.Closer); ok {
@@ -146,22 +146,22 @@ func (a *app) ab(cmd *cobra.Command, f *runFlags, af *abFlags, args []string) er
 	return err
 }
 
-// remote is ab's measurement on the fleet --fleet names (nil without
-// it), closed by the caller when it is an io.Closer.
-func (a *app) remote(cmd *cobra.Command, af *abFlags) (ab.Remote, error) {
+// remote is the measurement on the fleet --fleet names (nil without
+// it), on its agents of class (default: this host's machine-id), closed
+// by the caller when it is an io.Closer.
+func (a *app) remote(cmd *cobra.Command, fleet, class string) (ab.Remote, error) {
 	switch {
-	case af.fleet == "" && af.class != "":
+	case fleet == "" && class != "":
 		return nil, usageError(errors.New("--class goes with --fleet"))
-	case af.fleet == "":
+	case fleet == "":
 		return nil, nil
 	case a.fleet == nil:
 		return nil, usageError(fmt.Errorf("--fleet: %s links no fleet client; ledgerbench's cmd/benchctl does", a.name))
 	}
-	class := af.class
 	if class == "" {
 		class = hostcheck.Check(a.env().LocalHost()).MachineID
 	}
-	r, c, err := a.fleet(cmd.Context(), af.fleet, class)
+	r, c, err := a.fleet(cmd.Context(), fleet, class)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package benchctl
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -12,7 +13,7 @@ import (
 
 func (a *app) bisectCmd() *cobra.Command {
 	var f runFlags
-	var explain string
+	var explain, fleet, class string
 	b := bisect.Defaults()
 	c := &cobra.Command{
 		Use:   "bisect --good REV --bad REV [--bench RE] [--cmd ./path/to/main] [run flags] [PACKAGES...]",
@@ -59,6 +60,12 @@ interrupted, a failed fork), 2 on bad usage.`,
 			if b.Explain, err = ab.ParseExplain(explain); err != nil {
 				return err
 			}
+			if b.Remote, err = a.remote(cmd, fleet, class); err != nil {
+				return err
+			}
+			if c, ok := b.Remote.(io.Closer); ok {
+				defer c.Close()
+			}
 			rep, err := bisect.Run(cmd.Context(), a.env(), b)
 			if rep != nil {
 				rep.Markdown(a.stdout)
@@ -78,6 +85,9 @@ interrupted, a failed fork), 2 on bad usage.`,
 	fl.BoolVar(&f.duet, "duet", false, "run each step's two forks at the same time, each pinned to half of the CPUs (swapped every round)")
 	fl.Float64Var(&b.MinChange, "min-change", b.MinChange, "the smallest change, in percent, the confirmation counts as one")
 	fl.Float64Var(&b.Alpha, "alpha", b.Alpha, "significance level of each A/B")
+	fl.StringVar(&fleet, "fleet", "", "measure every A/B on a fleet's agents: its PostgreSQL database (postgres://USER@HOST:PORT/DB); the programs are built here (docs/fleet.md)")
+	fl.StringVar(&class, "class", "", "with --fleet, the class of machines to measure on (default: this host's machine-id)")
+	fl.IntVar(&b.Parallel, "parallel", 1, "with --fleet, the commits each step probes at once, each on its own agent: a (k+1)-ary search, ⌈log_(k+1) N⌉ steps instead of ⌈log₂ N⌉")
 	fl.StringVar(&explain, "explain", "changed", "explain the culprit's own change by its functions, from CPU profiles of it and its parent: when its time changed (changed), even when not (all: a B/op culprit), or never (off)")
 	fl.IntVar(&b.ExplainRounds, "explain-rounds", ab.DefaultExplainRounds, "the CPU profiling forks of each side of the culprit's own row")
 	return c

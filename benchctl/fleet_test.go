@@ -112,3 +112,46 @@ func TestFleetFlagsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestParallelBisectOnAFleet: a history of 16 commits, the 11th 4×
+// slower, bisected on a fleet of three agents probing 3 commits at once:
+// the culprit in at most ⌈log₄ 16⌉ = 2 search steps (4 one at a time),
+// each step's commits probed in one batch, the report saying so.
+func TestParallelBisectOnAFleet(t *testing.T) {
+	needGit(t)
+	url := testenv.PostgresDB(t)
+	pool, err := fleet.Open(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	if err := fleet.Migrate(t.Context(), pool); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"agent-1", "agent-2", "agent-3"} {
+		startFleetAgent(t, pool, "hist", name)
+	}
+	dir, c := historyRepo(t, 16, 11, 4)
+	out := filepath.Join(t.TempDir(), "bisect")
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	var stdout, stderr strings.Builder
+	a := &app{name: "bench", registry: harness.Default, stdout: &stdout, stderr: &stderr, dir: dir, fleet: ab.Fleets}
+	args := append([]string{"bisect", "--good", c[0], "--bad", c[16], "--build-cache", "off", "--out", out, "--fleet", url, "--class", "hist", "--parallel", "3"}, bisectTiming...)
+	if code := a.main(t.Context(), args); code != 0 {
+		t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	r := readBisect(t, out)
+	if r.Culprit == nil || r.Culprit.Hash != c[11] {
+		t.Fatalf("culprit %+v, want %s\n%s", r.Culprit, c[11], stderr.String())
+	}
+	batches := map[int]int{}
+	for _, s := range r.Steps {
+		batches[s.Batch]++
+	}
+	if r.Parallel != 3 || r.Batches != len(batches) || r.Batches > 2 {
+		t.Errorf("parallel %d, %d batches (%v); want 3 at once in at most 2", r.Parallel, r.Batches, batches)
+	}
+	if !strings.Contains(stdout.String(), "up to 3 commits probed at once: the search took") {
+		t.Errorf("the report does not say how the search went:\n%s", stdout.String())
+	}
+}

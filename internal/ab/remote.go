@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
@@ -68,27 +69,40 @@ func measureRemote(ctx context.Context, s *session.Session, o Options, set *Side
 	eo := o.Engine
 	eo.Seed = seed
 	dir := filepath.Join(o.Out, strings.TrimSuffix(file, ".txt")+"-machines")
-	paths, err := o.Remote.Measure(ctx, s.Env, Rounds{Engine: eo, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs, Dir: dir})
+	ts, _, r, err := Remotely(ctx, s.Env, o.Remote, Rounds{Engine: eo, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs, Dir: dir}, nil, filepath.Join(o.Out, file), co)
+	return ts, r, err
+}
+
+// Remotely measures r on remote and decides its rows together with the
+// files of earlier batches of the same comparison (their paths), each
+// machine's pairs of each batch a stratum, the keys in which machines of
+// a class differ ignored (compare.HostKeys). Every file, earlier ones
+// first, is written one after another to path. It returns the tables,
+// the paths of every batch so far, and what was written (Failed counts
+// the failed forks the files name).
+func Remotely(ctx context.Context, env *session.Env, remote Remote, r Rounds, earlier []string, path string, co compare.Options) (*compare.Tables, []string, *session.Recorded, error) {
+	paths, err := remote.Measure(ctx, env, r)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	r := &session.Recorded{Path: filepath.Join(o.Out, file)}
+	paths = append(slices.Clone(earlier), paths...)
+	rec := &session.Recorded{Path: path}
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {
-			return nil, nil, session.FailedError{Msg: err.Error()}
+			return nil, nil, nil, session.FailedError{Msg: err.Error()}
 		}
-		r.Data = append(r.Data, data...)
+		rec.Data = append(rec.Data, data...)
 	}
-	r.Failed = bytes.Count(r.Data, []byte("\n"+failedPrefix))
+	rec.Failed = bytes.Count(rec.Data, []byte("\n"+failedPrefix))
 	co.Ignore = compare.HostKeys
 	ts, err := compare.Build(paths, co)
 	if err != nil {
-		return nil, nil, session.FailedError{Msg: err.Error()}
+		return nil, nil, nil, session.FailedError{Msg: err.Error()}
 	}
-	if _, err := session.ReplaceFile(r.Path, r.Data); err != nil {
-		return ts, r, session.FailedError{Msg: err.Error()}
+	if _, err := session.ReplaceFile(rec.Path, rec.Data); err != nil {
+		return ts, paths, rec, session.FailedError{Msg: err.Error()}
 	}
-	s.Env.Say("%d machine(s) measured; their files, one after another, are %s", len(paths), r.Path)
-	return ts, r, nil
+	env.Say("%d file(s) of the machines that measured, one after another, are %s", len(paths), rec.Path)
+	return ts, paths, rec, nil
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
@@ -39,6 +40,10 @@ type bisector struct {
 	// stands (see Narrowing), and searching when it began.
 	suspects  int
 	searching time.Time
+	// mu guards the counts and the builds of probes made at once
+	// (Options.Parallel): worktrees and the build cache are one at a
+	// time, the measurements on the fleet at once.
+	mu sync.Mutex
 }
 
 // tracked is the row a bisection follows and the whole change of it.
@@ -88,9 +93,16 @@ func (bs *bisector) run(ctx context.Context) error {
 		return bs.finish(err)
 	}
 	bs.searching = time.Now()
-	res, err := Search(ctx, bs.commits, bs)
+	k := max(bs.opts.Parallel, 1)
+	res, err := SearchParallel(ctx, bs.commits, bs, k)
 	if res != nil {
 		bs.rep.Steps, bs.rep.Culprit, bs.rep.Suspects, bs.rep.Stopped = res.Steps, res.Culprit, res.Suspects, res.Stopped
+		if k > 1 {
+			bs.rep.Parallel = k
+			for _, s := range res.Steps {
+				bs.rep.Batches = max(bs.rep.Batches, s.Batch)
+			}
+		}
 	}
 	if err != nil {
 		return bs.finish(err)
@@ -138,16 +150,23 @@ type stepRun struct {
 // what add asks (or the budget is spent).
 func (bs *bisector) ab(ctx context.Context, name string, base, head revision.Commit, add adding) (*stepRun, error) {
 	start := time.Now()
-	bs.steps++
 	sr := &stepRun{dir: filepath.Join(bs.opts.Out, StepsDir, name)}
+	bs.mu.Lock() // worktrees and the build cache: one step at a time
+	bs.steps++
 	ws, err := ab.NewWorkspace(bs.s, bs.repo, "bisect")
 	if err != nil {
+		bs.mu.Unlock()
 		return nil, err
 	}
-	defer ws.Close()
+	defer func() {
+		bs.mu.Lock()
+		ws.Close()
+		bs.mu.Unlock()
+	}()
 	ws.Cache = bs.opts.buildCache()
 	revs := [2]revision.Revision{{Name: "baseline", Rev: revision.Short(base.Hash), Commit: base.Hash}, {Name: "experiment", Rev: revision.Short(head.Hash), Commit: head.Hash}}
 	set, err := ab.BuildPair(ctx, bs.env, ws, bs.opts.Dir, revs, bs.prog, nil, bs.opts.Cases, bs.o, bs.opts.Packages)
+	bs.mu.Unlock()
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, bisectError("interrupted while building %s", revision.Short(base.Hash))
@@ -162,6 +181,15 @@ func (bs *bisector) ab(ctx context.Context, name string, base, head revision.Com
 	if len(set.Cases) == 0 {
 		sr.unbuilt, sr.took = unbuiltReason(set, base), time.Since(start)
 		return sr, nil
+	}
+	if bs.opts.Remote != nil {
+		o := bs.o
+		o.Budget = bs.opts.Budget
+		if err := bs.measureRemote(ctx, sr, set, o, add); err != nil {
+			return nil, err
+		}
+		sr.took = time.Since(start)
+		return sr, bs.explainStep(ctx, sr, add)
 	}
 	o := bs.o
 	o.Precision, o.Budget = add.precision, bs.opts.Budget
@@ -194,12 +222,18 @@ func (bs *bisector) ab(ctx context.Context, name string, base, head revision.Com
 	if len(r.Runs) > 0 && len(r.Runs[0].Cases) > 0 {
 		sr.rounds = len(r.Runs[0].Cases[0].ForkScores())
 	}
+	return sr, bs.explainStep(ctx, sr, add)
+}
+
+// explainStep explains the step's changed rows by their functions when
+// add asks it, while the step's builds are at hand (the workspace goes
+// with the step): profiling forks on this machine.
+func (bs *bisector) explainStep(ctx context.Context, sr *stepRun, add adding) error {
 	if add.explain && bs.opts.Explain != ab.ExplainOff {
-		// While the step's builds are at hand: the workspace goes with it.
-		sr.explained = ab.ExplainRows(ctx, bs.s, set, bs.repo.Root, ts, ab.Explaining{Mode: bs.opts.Explain, Rounds: bs.opts.ExplainRounds,
+		sr.explained = ab.ExplainRows(ctx, bs.s, sr.set, bs.repo.Root, sr.ts, ab.Explaining{Mode: bs.opts.Explain, Rounds: bs.opts.ExplainRounds,
 			Alpha: bs.opts.Alpha, Engine: bs.o, Dir: filepath.Join(sr.dir, ab.ExplainDir)})
 	}
-	return sr, nil
+	return nil
 }
 
 // adding is what an A/B is run for: rows decided (by the anytime-valid
@@ -435,7 +469,7 @@ func (bs *bisector) Narrowed(suspects int) { bs.suspects = suspects }
 // change, the steps left with this one (log2 of them), and from the
 // second step the time those take at the pace of the steps so far.
 func (bs *bisector) progress() string {
-	left := max(1, int(math.Ceil(math.Log2(float64(bs.suspects)))))
+	left := max(1, ceilLog(bs.suspects, max(bs.opts.Parallel, 1)+1))
 	s := fmt.Sprintf("%d commits may hold the change, about %d step(s) left with this one", bs.suspects, left)
 	if done := bs.probes - 1; done > 0 {
 		per := time.Since(bs.searching) / time.Duration(done)
@@ -448,10 +482,14 @@ func (bs *bisector) progress() string {
 // against c is what c lacks of the whole change, so c carries
 // 1 − log(bad/c) / log(bad/good) of it.
 func (bs *bisector) Probe(ctx context.Context, i int, c revision.Commit) (Step, error) {
+	bs.mu.Lock()
 	bs.probes++
 	bs.env.Say("step %d: commit %d of %d, %s %s; %s", bs.probes, i+1, len(bs.commits), revision.Short(c.Hash), c.Subject, bs.progress())
 	name := fmt.Sprintf("%02d-%s", bs.steps, revision.Short(c.Hash))
-	sr, err := bs.ab(ctx, name, c, bs.bad, adding{precision: math.Abs(bs.track.logTotal()) / 4, explain: true})
+	bs.mu.Unlock()
+	// On a fleet only the culprit's own step explains: the profiling
+	// forks run here, and probes run at once.
+	sr, err := bs.ab(ctx, name, c, bs.bad, adding{precision: math.Abs(bs.track.logTotal()) / 4, explain: bs.opts.Remote == nil})
 	if err != nil {
 		return Step{}, err
 	}

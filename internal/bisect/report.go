@@ -27,6 +27,10 @@ type Report struct {
 	Commits   int             `json:"commits"` // in the range
 	Log2      int             `json:"log2"`    // ⌈log₂ commits⌉
 	Direction string          `json:"direction"`
+	// Parallel is how many commits each search step probed at once (on
+	// a fleet), and Batches how many steps the search made.
+	Parallel int `json:"parallel,omitempty"`
+	Batches  int `json:"batches,omitempty"`
 	// The row followed, and its change from good to bad.
 	Benchmark string     `json:"benchmark,omitempty"`
 	Unit      string     `json:"unit,omitempty"`
@@ -174,6 +178,9 @@ func (r *Report) Markdown(w io.Writer) {
 	fmt.Fprintf(w, "# Bisection of %s\n\n`%s`\n\n", what, r.Command)
 	fmt.Fprintf(w, "- good: %s\n- bad: %s\n- %d commits along bad's first parents (⌈log₂⌉ = %d); %d A/B runs, %s of machine time\n",
 		commitLine(r.Good), commitLine(r.Bad), r.Commits, r.Log2, r.ABRuns, r.Took.Round(time.Second))
+	if r.Parallel > 1 {
+		fmt.Fprintf(w, "- on a fleet, up to %d commits probed at once: the search took %d step(s) (⌈log_%d⌉ = %d)\n", r.Parallel, r.Batches, r.Parallel+1, ceilLog(r.Commits, r.Parallel+1))
+	}
 	if r.Total != nil {
 		fmt.Fprintf(w, "- the whole change, bad against good: %s (%d rounds)\n", r.Total, r.Total.N)
 	}
@@ -273,4 +280,13 @@ func (r *Report) stepsTable(w io.Writer) {
 	}
 	_ = t.Render()
 	fmt.Fprintln(w)
+}
+
+// ceilLog is ⌈log_base n⌉, for n ≥ 1.
+func ceilLog(n, base int) int {
+	k := 0
+	for p := 1; p < n; p *= base {
+		k++
+	}
+	return k
 }

@@ -47,6 +47,11 @@ type Options struct {
 	// side of the row followed, against its parent).
 	Explain       ab.Explain
 	ExplainRounds int
+	// Remote, when set, measures every A/B on a fleet (ab.Remote) in
+	// batches of rounds; Parallel commits are then probed at once, each
+	// by its own agent (SearchParallel; 0 or 1: one at a time).
+	Remote   ab.Remote
+	Parallel int
 }
 
 // Defaults are a bisection's defaults beside the engine's: the worse
@@ -74,6 +79,9 @@ func (o *Options) Check() error {
 		return session.Input("{Forks} %d: a bisection's steps add rounds, starting from at least %d", o.Engine.Forks, engine.PrecisionForks)
 	}
 	if err := ab.CheckExplainRounds(o.ExplainRounds); err != nil {
+		return err
+	}
+	if err := o.checkRemote(); err != nil {
 		return err
 	}
 	return session.CheckVerdicts(o.Alpha, o.MinChange)

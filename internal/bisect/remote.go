@@ -1,0 +1,74 @@
+package bisect
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/ledgerbench/ledgerbench/harness/compare"
+	"github.com/ledgerbench/ledgerbench/internal/ab"
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/revision"
+	"github.com/ledgerbench/ledgerbench/internal/session"
+)
+
+// measureRemote is a step's A/B on Options.Remote (a fleet): batches of
+// the step's rounds (Forks each, a new seed each), decided after every
+// batch with all before it by the anytime-valid test (rounds were added
+// by looking), until what add asks is met, the step has spent its budget
+// or MaxForks rounds were measured.
+func (bs *bisector) measureRemote(ctx context.Context, sr *stepRun, set *ab.Sides, o engine.Options, add adding) error {
+	co := ab.Verdicts(bs.opts.Alpha, bs.opts.MinChange, true)
+	batch := o
+	batch.Precision, batch.UntilDecided, batch.Detect, batch.Budget = 0, false, 0, 0
+	start := time.Now()
+	var paths []string
+	for b := 1; ; b++ {
+		batch.Seed = o.Seed + uint64(b-1)<<20
+		r := ab.Rounds{Engine: batch, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs, Dir: filepath.Join(sr.dir, fmt.Sprintf("batch-%d", b))}
+		ts, all, rec, err := ab.Remotely(ctx, bs.env, bs.opts.Remote, r, paths, filepath.Join(sr.dir, "ab.txt"), co)
+		if err != nil {
+			return err
+		}
+		if rec.Failed > 0 {
+			return bisectError("%d fork(s) of the A/B of %s against %s failed; its results are in %s", rec.Failed, revision.Short(set.Revs[0].Commit), revision.Short(set.Revs[1].Commit), rec.Path)
+		}
+		paths, sr.ts, sr.m = all, ts, rec
+		sr.rounds += batch.Forks
+		if bs.met(ts, set, add) || sr.rounds+batch.Forks > engine.MaxForks || o.Budget > 0 && time.Since(start) >= o.Budget {
+			return nil
+		}
+	}
+}
+
+// met says whether a step's tables are what add asks: every row decided,
+// or the followed row's interval within ±add.precision (of the log).
+func (bs *bisector) met(ts *compare.Tables, set *ab.Sides, add adding) bool {
+	if add.decided {
+		for _, c := range set.Cases {
+			if !ts.Decided(c.Name()) {
+				return false
+			}
+		}
+	}
+	if add.precision > 0 && bs.track != nil {
+		d := bs.decision(ts)
+		return d != nil && engine.HalfWidth(d.Change) <= add.precision
+	}
+	return true
+}
+
+// checkRemote refuses what a bisection on a fleet cannot do: go test
+// packages, and probes at once without one.
+func (o *Options) checkRemote() error {
+	switch {
+	case o.Parallel < 0:
+		return session.Input("{Parallel} %d: the commits probed at once, at least 1", o.Parallel)
+	case o.Remote == nil && o.Parallel > 1:
+		return session.Input("{Parallel} %d probes at once need a fleet: on one machine they would measure each other", o.Parallel)
+	case o.Remote != nil && len(o.Packages) > 0:
+		return session.Input("{Fleet} runs benchmark programs; a package's go test benchmarks need its directory on the agent, which a fleet does not ship yet")
+	}
+	return nil
+}
