@@ -21,7 +21,7 @@ import (
 	_ "github.com/ledgerbench/ledgerbench/bench/self"
 	"github.com/ledgerbench/ledgerbench/benchctl"
 	"github.com/ledgerbench/ledgerbench/benchctl/charts"
-	"github.com/ledgerbench/ledgerbench/internal/fleetcmd"
+	"github.com/ledgerbench/ledgerbench/benchctl/fleet"
 	"github.com/ledgerbench/ledgerbench/internal/servecmd"
 )
 
@@ -30,7 +30,7 @@ import (
 // benchmarks are this repository's: run elsewhere, it measures them only
 // when asked for by --suite or --bench.
 func main() {
-	commands := func(name string) []*cobra.Command { return append(servecmd.Commands(name), fleetcmd.Commands(name)...) }
+	commands := func(name string) []*cobra.Command { return append(servecmd.Commands(name), fleet.Commands(name)...) }
 	os.Exit(benchctl.Config{Commands: commands, Charts: charts.Draw, Home: home()}.Main())
 }
 

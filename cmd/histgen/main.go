@@ -1,7 +1,7 @@
 // Command histgen writes the synthetic git histories that measure
 // benchctl bisect, and summarizes the bisections run over them.
 //
-//	histgen write --dir D --commits 64 --change 40:1.03 [--broken 5,9] [--rounds 1000] [--noise 0.2]
+//	histgen write --dir D --commits 64 --change 40:1.03 [--broken 5,9] [--rounds 1000] [--noise 0.2] [--fleet]
 //	histgen summarize TRUTH.json...
 //	histgen explain --dir D [--aa 20]
 //	histgen explain-summary D.truth.json RUNS
@@ -71,6 +71,7 @@ func write(args []string) error {
 	commits := fs.Int("commits", 32, "commits after the good end")
 	rounds := fs.Int("rounds", 1000, "Work's rounds at the good end")
 	noise := fs.Float64("noise", 0, "each process runs Work's rounds times a factor drawn in [1-noise, 1+noise]")
+	withFleet := fs.Bool("fleet", false, "the history's program links the fleet (bisect --fleet, the agent command)")
 	var changes, broken multi
 	fs.Var(&changes, "change", "AT:FACTOR, a planted change (repeatable)")
 	fs.Var(&broken, "broken", "a commit that does not compile (repeatable)")
@@ -79,7 +80,7 @@ func write(args []string) error {
 	if err != nil {
 		return err
 	}
-	s := histgen.Spec{Commits: *commits, Rounds: *rounds, Noise: *noise, Harness: harness}
+	s := histgen.Spec{Commits: *commits, Rounds: *rounds, Noise: *noise, Harness: harness, Fleet: *withFleet}
 	for _, c := range changes {
 		at, f, ok := strings.Cut(c, ":")
 		n, err1 := strconv.Atoi(at)

@@ -34,6 +34,10 @@ type Spec struct {
 	// in place of Work's rounds: the history of a fixture of its own (see
 	// ExplainFixture). Changes, Rounds and Noise are then unused.
 	Sources, Subjects []string
+	// Fleet makes the history's benchmark program a fleet's coordinator
+	// and agent too (the package benchctl/fleet linked: ab and bisect
+	// --fleet, the agent command).
+	Fleet bool
 }
 
 // Change is a planted change: from commit At on, Work runs Factor times
@@ -110,6 +114,20 @@ import (
 func main() { os.Exit(benchctl.Main()) }
 `
 
+// fleetProgram is program with the fleet's commands.
+const fleetProgram = `package main
+
+import (
+	"os"
+
+	"github.com/ledgerbench/ledgerbench/benchctl"
+	"github.com/ledgerbench/ledgerbench/benchctl/fleet"
+	_ "tiny/bench"
+)
+
+func main() { os.Exit(benchctl.Config{Commands: fleet.Commands}.Main()) }
+`
+
 // Write writes the history into dir (a new git repository) and returns
 // its commits, the good end first.
 func Write(dir string, s Spec) ([]string, error) {
@@ -123,7 +141,11 @@ func Write(dir string, s Spec) ([]string, error) {
 	}
 	g := &gitter{dir: dir}
 	g.run("init", "-q")
-	if err := vendor(s.Harness, filepath.Join(dir, "ledgerbench")); err != nil {
+	prog, pkgs := program, []string{"./benchctl"}
+	if s.Fleet {
+		prog, pkgs = fleetProgram, append(pkgs, "./benchctl/fleet")
+	}
+	if err := vendor(s.Harness, filepath.Join(dir, "ledgerbench"), pkgs...); err != nil {
 		return nil, err
 	}
 	gomod, err := os.ReadFile(filepath.Join(s.Harness, "go.mod"))
@@ -134,7 +156,7 @@ func Write(dir string, s Spec) ([]string, error) {
 	g.write("go.mod", mod+"\nrequire github.com/ledgerbench/ledgerbench v0.0.0\n\nreplace github.com/ledgerbench/ledgerbench => ./ledgerbench\n")
 	g.copy(filepath.Join(s.Harness, "go.sum"), "go.sum")
 	g.write("bench/bench.go", bench)
-	g.write("cmd/bench/main.go", program)
+	g.write("cmd/bench/main.go", prog)
 	if s.Sources != nil {
 		return g.sources(s)
 	}
@@ -228,11 +250,10 @@ func (g *gitter) copy(from, name string) {
 	g.write(name, string(b))
 }
 
-// vendor copies the packages of root's module that package benchctl
-// links (their Go and assembly files, without tests), with go.mod and
-// go.sum, into dst.
-func vendor(root, dst string) error {
-	cmd := exec.Command("go", "list", "-deps", "-f", "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}", "./benchctl")
+// vendor copies the packages of root's module that pkgs link (their Go
+// and assembly files, without tests), with go.mod and go.sum, into dst.
+func vendor(root, dst string, pkgs ...string) error {
+	cmd := exec.Command("go", append([]string{"list", "-deps", "-f", "{{if .Module}}{{if .Module.Main}}{{.Dir}}{{end}}{{end}}"}, pkgs...)...)
 	cmd.Dir = root
 	out, err := cmd.Output()
 	if err != nil {
