@@ -151,29 +151,16 @@ type stepRun struct {
 func (bs *bisector) ab(ctx context.Context, name string, base, head revision.Commit, add adding) (*stepRun, error) {
 	start := time.Now()
 	sr := &stepRun{dir: filepath.Join(bs.opts.Out, StepsDir, name)}
-	bs.mu.Lock() // worktrees and the build cache: one step at a time
-	bs.steps++
-	ws, err := ab.NewWorkspace(bs.s, bs.repo, "bisect")
+	b, done, err := bs.build(ctx, base, head)
 	if err != nil {
-		bs.mu.Unlock()
 		return nil, err
 	}
-	defer func() {
-		bs.mu.Lock()
-		ws.Close()
-		bs.mu.Unlock()
-	}()
-	ws.Cache = bs.opts.buildCache()
-	revs := [2]revision.Revision{{Name: "baseline", Rev: revision.Short(base.Hash), Commit: base.Hash}, {Name: "experiment", Rev: revision.Short(head.Hash), Commit: head.Hash}}
-	set, err := ab.BuildPair(ctx, bs.env, ws, bs.opts.Dir, revs, bs.prog, nil, bs.opts.Cases, bs.o, bs.opts.Packages)
-	bs.mu.Unlock()
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, bisectError("interrupted while building %s", revision.Short(base.Hash))
-		}
-		sr.unbuilt, sr.took = err, time.Since(start)
+	defer done()
+	if b.unbuilt != nil {
+		sr.unbuilt, sr.took = b.unbuilt, time.Since(start)
 		return sr, nil
 	}
+	set := b.Sides
 	sr.set = set
 	if bs.track != nil {
 		set.Cases = trackedCases(set.Cases, bs.track.row)
@@ -234,6 +221,42 @@ func (bs *bisector) explainStep(ctx context.Context, sr *stepRun, add adding) er
 			Alpha: bs.opts.Alpha, Engine: bs.o, Dir: filepath.Join(sr.dir, ab.ExplainDir)})
 	}
 	return nil
+}
+
+// built is a step's sides, or why they could not be built.
+type built struct {
+	*ab.Sides
+	unbuilt error
+}
+
+// build builds base and head in a workspace of its own, one step at a
+// time (worktrees and the build cache are shared by the probes of a
+// batch); done removes the workspace. A revision that does not build is
+// built.unbuilt; an interrupt is the error.
+func (bs *bisector) build(ctx context.Context, base, head revision.Commit) (built, func(), error) {
+	bs.mu.Lock()
+	defer bs.mu.Unlock()
+	bs.steps++
+	ws, err := ab.NewWorkspace(bs.s, bs.repo, "bisect")
+	if err != nil {
+		return built{}, nil, err
+	}
+	done := func() {
+		bs.mu.Lock()
+		ws.Close()
+		bs.mu.Unlock()
+	}
+	ws.Cache = bs.opts.buildCache()
+	revs := [2]revision.Revision{{Name: "baseline", Rev: revision.Short(base.Hash), Commit: base.Hash}, {Name: "experiment", Rev: revision.Short(head.Hash), Commit: head.Hash}}
+	set, err := ab.BuildPair(ctx, bs.env, ws, bs.opts.Dir, revs, bs.prog, nil, bs.opts.Cases, bs.o, bs.opts.Packages)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		ws.Close()
+		return built{}, nil, bisectError("interrupted while building %s", revision.Short(base.Hash))
+	case err != nil:
+		return built{unbuilt: err}, done, nil
+	}
+	return built{Sides: set}, done, nil
 }
 
 // adding is what an A/B is run for: rows decided (by the anytime-valid
