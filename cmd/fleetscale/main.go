@@ -1,0 +1,160 @@
+// Command fleetscale measures the parts of a fleet that grow with it,
+// for the model in results/fleet/scale.md:
+//
+//   - River's claim rate on the fleet's PostgreSQL: --agents simulated
+//     agents (fleet.Agent, each a River client working one class's queue
+//     one job at a time) complete --jobs jobs whose runner returns a
+//     result file of --file-kb at once; the rate is jobs completed per
+//     second, from the enqueue to the last completion, through the
+//     coordinator's own Enqueue, Wait and Results;
+//
+//   - the coordinator's merge: an A/B of --cases cases × --rounds rounds
+//     measured by --machines machines (one file each, the rounds dealt
+//     round-robin), decided by compare.Build as ab --fleet decides it;
+//     its time and the heap it allocated.
+//
+// For example:
+//
+//	go run ./cmd/fleetscale --db postgres://bench@127.0.0.1:54329/scale --agents 50 --jobs 5000 --cases 5000 --rounds 20 --machines 10
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/ledgerbench/ledgerbench/harness/compare"
+	"github.com/ledgerbench/ledgerbench/internal/ab"
+	"github.com/ledgerbench/ledgerbench/internal/fleet"
+)
+
+func main() {
+	db := flag.String("db", "", "the fleet's PostgreSQL database (its tables are migrated)")
+	agents := flag.Int("agents", 50, "simulated agents")
+	jobs := flag.Int("jobs", 5000, "jobs to claim and complete")
+	fileKB := flag.Int("file-kb", 20, "the size of a job's result file")
+	cases := flag.Int("cases", 5000, "cases of the merged A/B")
+	rounds := flag.Int("rounds", 20, "rounds of the merged A/B")
+	machines := flag.Int("machines", 10, "machines whose files are merged")
+	flag.Parse()
+	if *db != "" {
+		if err := claims(*db, *agents, *jobs, *fileKB); err != nil {
+			fmt.Fprintln(os.Stderr, "fleetscale:", err)
+			os.Exit(1)
+		}
+	}
+	if *cases > 0 {
+		if err := merge(*cases, *rounds, *machines); err != nil {
+			fmt.Fprintln(os.Stderr, "fleetscale:", err)
+			os.Exit(1)
+		}
+	}
+}
+
+// claims runs jobs over agents simulated agents and prints the rate.
+func claims(url string, agents, jobs, fileKB int) error {
+	ctx := context.Background()
+	pool, err := fleet.Open(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := fleet.Migrate(ctx, pool); err != nil {
+		return err
+	}
+	file := bytes.Repeat([]byte("x"), fileKB<<10)
+	class := fmt.Sprintf("scale%d", time.Now().UnixNano())
+	for i := range agents {
+		a := &fleet.Agent{Pool: pool, Class: class, Name: fmt.Sprintf("%s-%d", class, i),
+			Run: func(context.Context, fleet.Rounds, int) ([]byte, error) { return file, nil }}
+		if err := a.Start(ctx); err != nil {
+			return err
+		}
+		defer a.Drain(10 * time.Second)
+	}
+	js := make([]fleet.Rounds, jobs)
+	for i := range js {
+		js[i] = fleet.Rounds{Comparison: class, Class: class, Cases: []string{fmt.Sprintf("BenchmarkCase%d", i)}, First: 1, Count: 1,
+			Sides: []fleet.Artifact{{Side: "baseline", SHA256: "a"}, {Side: "experiment", SHA256: "b"}}}
+	}
+	c, err := fleet.NewCoordinator(pool)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	e, err := c.Enqueue(ctx, js)
+	if err != nil {
+		return err
+	}
+	enqueued := time.Since(start)
+	if err := c.Wait(ctx, e, 100*time.Millisecond, nil); err != nil {
+		return err
+	}
+	took := time.Since(start)
+	rs, err := c.Results(ctx, e)
+	if err != nil {
+		return err
+	}
+	gathered := time.Since(start) - took
+	fmt.Printf("claims: %d agents, %d jobs of %d KiB results: enqueued in %s, all completed in %s: %.0f jobs/s; results gathered (%d) in %s\n",
+		agents, jobs, fileKB, enqueued.Round(time.Millisecond), took.Round(time.Millisecond), float64(jobs)/took.Seconds(), len(rs), gathered.Round(time.Millisecond))
+	return nil
+}
+
+// merge writes the machines' files of an A/B and decides it as ab --fleet
+// does, printing its time and allocations.
+func merge(cases, rounds, machines int) error {
+	dir, err := os.MkdirTemp("", "fleetscale")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	rng := rand.New(rand.NewPCG(1, 2))
+	var paths []string
+	lines := 0
+	for m := range machines {
+		var b bytes.Buffer
+		fmt.Fprintf(&b, "goos: linux\nmachine: host-%d\nmachine-id: class\n", m)
+		for _, side := range []string{"baseline", "experiment"} {
+			fmt.Fprintf(&b, "toolchain: %s\n", side)
+			for r := m; r < rounds; r += machines {
+				for c := range cases {
+					for it := range 3 {
+						fmt.Fprintf(&b, "BenchmarkCase%d-2 1000 %.3f ns/op\n# benchctl: fork=%d iter=%d mode=avgt\n", c, 100*(1+0.02*rng.NormFloat64()), r+1, it)
+						lines++
+					}
+				}
+			}
+		}
+		p := filepath.Join(dir, fmt.Sprintf("host-%d.txt", m))
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+			return err
+		}
+		paths = append(paths, p)
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	start := time.Now()
+	co := ab.Verdicts(compare.DefaultAlpha, compare.DefaultMinChange, false)
+	co.Ignore = compare.HostKeys
+	ts, err := compare.Build(paths, co)
+	if err != nil {
+		return err
+	}
+	took := time.Since(start)
+	runtime.ReadMemStats(&after)
+	rows := 0
+	for _, t := range ts.Tables {
+		rows += len(t.Rows)
+	}
+	fmt.Printf("merge: %d cases × %d rounds on %d machines (%d result lines): decided %d rows in %s, %d MiB allocated\n",
+		cases, rounds, machines, lines, rows, took.Round(time.Millisecond), (after.TotalAlloc-before.TotalAlloc)>>20)
+	return nil
+}
