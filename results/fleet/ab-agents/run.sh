@@ -6,6 +6,10 @@
 # wall seconds, and the rows changed / same / unknown.
 #
 #   DB=postgres://bench@127.0.0.1:54329/fleetm bash results/fleet/ab-agents/run.sh SEEDS...
+#
+# MODES (default "one fleet1 fleet2") picks the modes. Each fleet mode
+# has a class of its own: the same comparison on one class would take
+# back the jobs of the mode before it and measure nothing.
 set -euo pipefail
 : "${DB:?the fleet database, postgres://...}"
 root=$(git rev-parse --show-toplevel)
@@ -25,7 +29,7 @@ print("%d changed, %d same, %d unknown of %d" % (v.count("changed"), v.count("sa
 agents() { # start N agents, pinned to CPUs 0..N-1
 	pids=()
 	for i in $(seq 0 $(($1 - 1))); do
-		"$bc" agent --db "$DB" --class aa --name "agent-$i" --cpus "$i" --ignore-lock --dir "$work/agent-$i" 2>"$work/agent-$i.log" &
+		"$bc" agent --db "$DB" --class "$class" --name "agent-$i" --cpus "$i" --ignore-lock --dir "$work/agent-$i" 2>"$work/agent-$i.log" &
 		pids+=($!)
 	done
 	sleep 2
@@ -37,13 +41,14 @@ stop_agents() {
 }
 
 for seed in "$@"; do
-	for mode in one fleet1 fleet2; do
+	for mode in ${MODES:-one fleet1 fleet2}; do
+		class="aa-$mode-$$"
 		out="$work/$mode-$seed"
 		args=("${common[@]}" --seed "$seed" --out "$out")
 		case $mode in
 		one) args+=(--cpus 0) ;;
-		fleet1) agents 1; args+=(--fleet "$DB" --class aa) ;;
-		fleet2) agents 2; args+=(--fleet "$DB" --class aa) ;;
+		fleet1) agents 1; args+=(--fleet "$DB" --class "$class") ;;
+		fleet2) agents 2; args+=(--fleet "$DB" --class "$class") ;;
 		esac
 		start=$(date +%s.%N)
 		"$bc" "${args[@]}" >"$out.json" 2>"$out.err" || true
