@@ -136,7 +136,7 @@ func TestParallelBisectOnAFleet(t *testing.T) {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	var stdout, stderr strings.Builder
 	a := &app{name: "bench", registry: harness.Default, stdout: &stdout, stderr: &stderr, dir: dir, fleet: ab.Fleets}
-	args := append([]string{"bisect", "--good", c[0], "--bad", c[16], "--build-cache", "off", "--out", out, "--fleet", url, "--class", "hist", "--parallel", "3"}, bisectTiming...)
+	args := append([]string{"bisect", "--good", c[0], "--bad", c[16], "--build-cache", filepath.Join(t.TempDir(), "cache"), "--out", out, "--fleet", url, "--class", "hist", "--parallel", "3"}, bisectTiming...)
 	if code := a.main(t.Context(), args); code != 0 {
 		t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout.String(), stderr.String())
 	}
@@ -153,5 +153,24 @@ func TestParallelBisectOnAFleet(t *testing.T) {
 	}
 	if !strings.Contains(stdout.String(), "up to 3 commits probed at once: the search took") {
 		t.Errorf("the report does not say how the search went:\n%s", stdout.String())
+	}
+}
+
+// TestFleetDatabaseRefused: a fleet database that cannot be reached, or
+// one never migrated, exits 2 with a clear error before anything is
+// built.
+func TestFleetDatabaseRefused(t *testing.T) {
+	fresh := testenv.PostgresDB(t) // a database of its own, never migrated
+	for _, tc := range []struct{ url, want string }{
+		{"postgres://bench@127.0.0.1:1/none", "fleet database: "},
+		{fresh, "fleet database: no table river_job: it was not migrated"},
+	} {
+		t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+		var stdout, stderr strings.Builder
+		a := &app{name: "bench", registry: harness.Default, stdout: &stdout, stderr: &stderr, dir: t.TempDir(), fleet: ab.Fleets}
+		code := a.main(t.Context(), []string{"ab", "--base", "HEAD", "--fleet", tc.url, "--class", "c"})
+		if code != 2 || !strings.Contains(stderr.String(), tc.want) || strings.Contains(stderr.String(), "building") {
+			t.Errorf("--fleet %s: exit %d, want 2 saying %q before building\n%s", tc.url, code, tc.want, stderr.String())
+		}
 	}
 }

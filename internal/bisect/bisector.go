@@ -151,6 +151,9 @@ type stepRun struct {
 func (bs *bisector) ab(ctx context.Context, name string, base, head revision.Commit, add adding) (*stepRun, error) {
 	start := time.Now()
 	sr := &stepRun{dir: filepath.Join(bs.opts.Out, StepsDir, name)}
+	bs.mu.Lock()
+	bs.steps++
+	bs.mu.Unlock()
 	b, done, err := bs.build(ctx, base, head)
 	if err != nil {
 		return nil, err
@@ -170,13 +173,7 @@ func (bs *bisector) ab(ctx context.Context, name string, base, head revision.Com
 		return sr, nil
 	}
 	if bs.opts.Remote != nil {
-		o := bs.o
-		o.Budget = bs.opts.Budget
-		if err := bs.measureRemote(ctx, sr, set, o, add); err != nil {
-			return nil, err
-		}
-		sr.took = time.Since(start)
-		return sr, bs.explainStep(ctx, sr, add)
+		return bs.remoteStep(ctx, sr, set, add, start)
 	}
 	o := bs.o
 	o.Precision, o.Budget = add.precision, bs.opts.Budget
@@ -223,6 +220,23 @@ func (bs *bisector) explainStep(ctx context.Context, sr *stepRun, add adding) er
 	return nil
 }
 
+// Batch builds the commits a search step is about to probe at once into
+// the build cache, one after another, before any is measured: the
+// probes then start from the cache, and no build runs beside a probe's
+// measurement (on a host the coordinator shares with agents, a build
+// would be the measurement's noise). Without a cache, or one commit at
+// a time, it does nothing.
+func (bs *bisector) Batch(ctx context.Context, commits []revision.Commit) {
+	if bs.opts.Remote == nil || bs.opts.buildCache() == nil || len(commits) < 2 {
+		return
+	}
+	for _, c := range commits {
+		if _, done, err := bs.build(ctx, c, bs.bad); err == nil {
+			done()
+		}
+	}
+}
+
 // built is a step's sides, or why they could not be built.
 type built struct {
 	*ab.Sides
@@ -236,7 +250,6 @@ type built struct {
 func (bs *bisector) build(ctx context.Context, base, head revision.Commit) (built, func(), error) {
 	bs.mu.Lock()
 	defer bs.mu.Unlock()
-	bs.steps++
 	ws, err := ab.NewWorkspace(bs.s, bs.repo, "bisect")
 	if err != nil {
 		return built{}, nil, err

@@ -13,6 +13,18 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/session"
 )
 
+// remoteStep is the rest of a step begun at start whose sides are built:
+// its A/B on the fleet, and its explanation.
+func (bs *bisector) remoteStep(ctx context.Context, sr *stepRun, set *ab.Sides, add adding, start time.Time) (*stepRun, error) {
+	o := bs.o
+	o.Budget = bs.opts.Budget
+	if err := bs.measureRemote(ctx, sr, set, o, add); err != nil {
+		return nil, err
+	}
+	sr.took = time.Since(start)
+	return sr, bs.explainStep(ctx, sr, add)
+}
+
 // measureRemote is a step's A/B on Options.Remote (a fleet): batches of
 // the step's rounds (Forks each, a new seed each), decided after every
 // batch with all before it by the anytime-valid test (rounds were added

@@ -100,6 +100,12 @@ type Narrowing interface {
 	Narrowed(suspects int)
 }
 
+// Batching is a Prober told, before each step of SearchParallel, the
+// commits it is about to probe at once, to prepare them together.
+type Batching interface {
+	Batch(ctx context.Context, commits []revision.Commit)
+}
+
 // Result is what a search found.
 type Result struct {
 	// Culprit is the first bad commit, when the search decided it: the
@@ -148,6 +154,13 @@ func SearchParallel(ctx context.Context, commits []revision.Commit, p Prober, k 
 		}
 		if n, ok := p.(Narrowing); ok {
 			n.Narrowed(bad - good)
+		}
+		if b, ok := p.(Batching); ok {
+			var cs []revision.Commit
+			for _, i := range picks {
+				cs = append(cs, commits[i])
+			}
+			b.Batch(ctx, cs)
 		}
 		steps, err := probeAll(ctx, p, commits, picks)
 		for _, s := range steps {

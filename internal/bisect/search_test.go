@@ -351,3 +351,41 @@ func TestSearchParallelProbesAtOnce(t *testing.T) {
 		t.Errorf("culprit %+v", r.Culprit)
 	}
 }
+
+// batching is a fake told each step's commits before they are probed.
+type batching struct {
+	fake
+	batches [][]int
+}
+
+func (b *batching) Batch(_ context.Context, cs []revision.Commit) {
+	var idx []int
+	for _, c := range cs {
+		var i int
+		fmt.Sscanf(c.Hash, "c%d", &i)
+		idx = append(idx, i)
+	}
+	b.batches = append(b.batches, idx)
+}
+
+// TestSearchParallelTellsEachBatch: a Batching prober hears each step's
+// commits, all of them, before any is probed.
+func TestSearchParallelTellsEachBatch(t *testing.T) {
+	b := &batching{fake: fake{share: step(30), width: 0.1}}
+	r, err := SearchParallel(t.Context(), history(64), b, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[int][]int{}
+	for _, s := range r.Steps {
+		by[s.Batch-1] = append(by[s.Batch-1], s.Index)
+	}
+	if len(b.batches) != len(by) {
+		t.Fatalf("told %d batches, probed %d", len(b.batches), len(by))
+	}
+	for i, told := range b.batches {
+		if !slices.Equal(told, by[i]) {
+			t.Errorf("batch %d: told %v, probed %v", i+1, told, by[i])
+		}
+	}
+}

@@ -6,8 +6,9 @@
 # agents and the coordinator are the history's own benchmark program
 # (built with the fleet: histgen write --fleet), against the PostgreSQL
 # database DB. Each bisection: 1 warmup and 3 measured iterations of
-# 100 ms, from 5 rounds a step, --budget 2m, --min-change 1, no build
-# cache (each bisection builds what it probes). Prints a
+# 100 ms, from 5 rounds a step, --budget 2m, --min-change 1, a build
+# cache of its own (each bisection builds what it probes, the commits of
+# a step before any is measured). Prints a
 # line a bisection: seed, culprit planted, culprit named, search steps,
 # A/B runs, wall seconds.
 #
@@ -41,7 +42,7 @@ for seed in "$@"; do
 		out="$d.bisect-k$k"
 		start=$(date +%s.%N)
 		(cd "$d" && "$work/bench-$seed" bisect --good "$good" --bad "$bad" --cmd ./cmd/bench --bench '^BenchmarkWorkLoop$' \
-			--forks 5 --warmup 1x100ms --measure 3x100ms --budget 2m --min-change 1 --build-cache off \
+			--forks 5 --warmup 1x100ms --measure 3x100ms --budget 2m --min-change 1 --build-cache "$out.cache" \
 			--fleet "$DB" --class h --parallel "$k" --seed "$seed" --explain off --out "$out" >"$out.md" 2>"$out.log") || true
 		end=$(date +%s.%N)
 		kill -TERM "${pids[@]}" 2>/dev/null || true
