@@ -25,15 +25,7 @@ import (
 // holds them one after another.
 func TestABOnAFleet(t *testing.T) {
 	needGit(t)
-	url := testenv.PostgresDB(t)
-	pool, err := fleet.Open(t.Context(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	if err := fleet.Migrate(t.Context(), pool); err != nil {
-		t.Fatal(err)
-	}
+	url, pool := fleetDatabase(t)
 	for _, name := range []string{"agent-1", "agent-2"} {
 		startFleetAgent(t, pool, "tiny", name)
 	}
@@ -72,6 +64,22 @@ func fleetResults(t *testing.T, pool *pgxpool.Pool) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// fleetDatabase is a migrated fleet database of the test's own: its URL
+// and a pool, closed at the test's end.
+func fleetDatabase(t *testing.T) (string, *pgxpool.Pool) {
+	t.Helper()
+	url := testenv.PostgresDB(t)
+	pool, err := fleet.Open(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	if err := fleet.Migrate(t.Context(), pool); err != nil {
+		t.Fatal(err)
+	}
+	return url, pool
 }
 
 // startFleetAgent starts an agent of class measuring on this machine,
@@ -119,15 +127,7 @@ func TestFleetFlagsRefused(t *testing.T) {
 // each step's commits probed in one batch, the report saying so.
 func TestParallelBisectOnAFleet(t *testing.T) {
 	needGit(t)
-	url := testenv.PostgresDB(t)
-	pool, err := fleet.Open(t.Context(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	if err := fleet.Migrate(t.Context(), pool); err != nil {
-		t.Fatal(err)
-	}
+	url, pool := fleetDatabase(t)
 	for _, name := range []string{"agent-1", "agent-2", "agent-3"} {
 		startFleetAgent(t, pool, "hist", name)
 	}

@@ -6,6 +6,6 @@
 // into the programs that run a fleet (this repository's cmd/benchctl)
 // and into no benchmark program.
 //
-// A command's error carries its exit code (ExitCode: 1 failed, 2 bad
-// usage), which benchctl's Main returns.
+// A command's error is a session.UsageError (exit 2) or
+// session.FailedError (exit 1), whose ExitCode benchctl's Main returns.
 package fleetcmd

@@ -92,20 +92,8 @@ func redact(url string) string {
 	return url
 }
 
-// exitError is an error with the exit code benchctl's Main returns.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e exitError) Error() string { return e.err.Error() }
-func (e exitError) Unwrap() error { return e.err }
-
-// ExitCode is 1 for a command that ran and failed, 2 for bad usage.
-func (e exitError) ExitCode() int { return e.code }
-
-func usageError(err error) error   { return exitError{2, err} }
-func failedError(msg string) error { return exitError{1, errors.New(msg)} }
+func usageError(err error) error   { return session.UsageError{Err: err} }
+func failedError(msg string) error { return session.FailedError{Msg: msg} }
 
 // exitOf is a session error, its options named by agent's flags, with
 // its exit code: 2 for bad input.
@@ -115,5 +103,5 @@ func exitOf(err error) error {
 	if errors.As(err, &in) {
 		return usageError(msg)
 	}
-	return exitError{1, msg}
+	return failedError(msg.Error())
 }
