@@ -30,7 +30,8 @@ type Spec struct {
 // Machine runs jobs on this machine (its Run is an Agent's Runner): each
 // side's program fetched by its hash into Dir, the job's rounds run by
 // the engine on the prepared Session (its host check, CPUs and run
-// lock), the result file kept in memory and the forks' logs in Dir.
+// lock), the result file kept in memory and the logs of a job whose
+// forks failed in Dir.
 type Machine struct {
 	Pool    *pgxpool.Pool
 	Session *session.Session
@@ -75,24 +76,25 @@ func (m *Machine) Run(ctx context.Context, job Rounds, attempt int) ([]byte, err
 	if err := os.MkdirAll(logs, 0o755); err != nil {
 		return nil, err
 	}
-	out := &memoryFile{}
 	note := fmt.Sprintf("fleet: comparison %s, round(s) %d-%d, attempt %d, agent %s", job.Comparison, job.First, job.First+job.Count-1, attempt, m.Name)
 	r, err := m.Session.Record(ctx, &session.Recording{Options: eo, Cases: cases, Sides: sides, Revs: spec.Revs,
-		Notes: []string{note}, Dir: logs, LogDir: logs, Out: out})
+		Notes: []string{note}, Dir: logs, LogDir: logs, Out: withTheJob{}})
 	if err != nil {
 		return nil, err
 	}
 	if r.Interrupted != nil {
 		return nil, r.Interrupted
 	}
+	if r.Failed == 0 {
+		os.RemoveAll(logs) // kept only to tell what a failed fork said
+	}
 	return r.Data, nil
 }
 
-// memoryFile is a Recording's Output that keeps the file in memory: the
-// agent commits it with the job.
-type memoryFile struct{ data []byte }
+// withTheJob is a Recording's Output that writes nothing: the results
+// file (Recorded.Data) is committed with the job.
+type withTheJob struct{}
 
-func (f *memoryFile) Write(_ report.Header, _ []*result.Run, data []byte) (string, error) {
-	f.data = data
-	return "(the job's result)", nil
+func (withTheJob) Write(report.Header, []*result.Run, []byte) (string, error) {
+	return "(kept with the job)", nil
 }
