@@ -74,35 +74,75 @@ func measureRemote(ctx context.Context, s *session.Session, o Options, set *Side
 }
 
 // Remotely measures r on remote and decides its rows together with the
-// files of earlier batches of the same comparison (their paths), each
-// machine's pairs of each batch a stratum, the keys in which machines of
-// a class differ ignored (compare.HostKeys). Every file, earlier ones
-// first, is written one after another to path. It returns the tables,
-// the paths of every batch so far, and what was written (Failed counts
-// the failed forks the files name).
+// files of earlier batches of the same comparison (their paths): each
+// machine's files of every batch are one file, a stratum (a machine's
+// pairs are one sample of its noise however many batches they came in),
+// written to the directory "machines" beside path, and the keys in which
+// machines of a class differ are ignored (compare.HostKeys). Every
+// machine's file is written one after another to path. It returns the
+// tables, the paths of every batch's files so far, and what was written
+// (Failed counts the failed forks the files name).
 func Remotely(ctx context.Context, env *session.Env, remote Remote, r Rounds, earlier []string, path string, co compare.Options) (*compare.Tables, []string, *session.Recorded, error) {
 	paths, err := remote.Measure(ctx, env, r)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	paths = append(slices.Clone(earlier), paths...)
-	rec := &session.Recorded{Path: path}
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return nil, nil, nil, session.FailedError{Msg: err.Error()}
-		}
-		rec.Data = append(rec.Data, data...)
+	machines, data, err := byMachine(paths, filepath.Join(filepath.Dir(path), "machines"))
+	if err != nil {
+		return nil, nil, nil, session.FailedError{Msg: err.Error()}
 	}
+	rec := &session.Recorded{Path: path, Data: data}
 	rec.Failed = bytes.Count(rec.Data, []byte("\n"+failedPrefix))
 	co.Ignore = compare.HostKeys
-	ts, err := compare.Build(paths, co)
+	ts, err := compare.Build(machines, co)
 	if err != nil {
 		return nil, nil, nil, session.FailedError{Msg: err.Error()}
 	}
 	if _, err := session.ReplaceFile(rec.Path, rec.Data); err != nil {
 		return ts, paths, rec, session.FailedError{Msg: err.Error()}
 	}
-	env.Say("%d file(s) of the machines that measured, one after another, are %s", len(paths), rec.Path)
+	env.Say("%d machine(s) measured; their files, one after another, are %s", len(machines), rec.Path)
 	return ts, paths, rec, nil
+}
+
+// byMachine joins the files of one machine (one base name, in whatever
+// batch directory) into dir/<name>, in the order given, and returns
+// their paths, first seen first, and all of them one after another.
+// One batch's files are returned as they are.
+func byMachine(paths []string, dir string) ([]string, []byte, error) {
+	var order []string
+	by := map[string][]string{}
+	for _, p := range paths {
+		name := filepath.Base(p)
+		if _, ok := by[name]; !ok {
+			order = append(order, name)
+		}
+		by[name] = append(by[name], p)
+	}
+	var out []string
+	var all []byte
+	for _, name := range order {
+		var joined []byte
+		for _, p := range by[name] {
+			data, err := os.ReadFile(p)
+			if err != nil {
+				return nil, nil, err
+			}
+			joined = append(joined, data...)
+		}
+		all = append(all, joined...)
+		p := by[name][0]
+		if len(by[name]) > 1 {
+			p = filepath.Join(dir, name)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return nil, nil, err
+			}
+			if _, err := session.ReplaceFile(p, joined); err != nil {
+				return nil, nil, err
+			}
+		}
+		out = append(out, p)
+	}
+	return out, all, nil
 }
