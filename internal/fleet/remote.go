@@ -23,6 +23,11 @@ import (
 // loses little.
 const DefaultJobTime = 3 * time.Minute
 
+// MinJobTimeout is the least a job may run before River cancels it: four
+// times its planned length, but never less (a loaded machine, a -race
+// build, runs a short job several times longer than planned).
+const MinJobTimeout = 10 * time.Minute
+
 // DefaultAbsent is how long a comparison waits for an agent of its
 // class to be seen before it says there is none.
 const DefaultAbsent = time.Minute
@@ -126,7 +131,7 @@ func (f *Remote) plan(ctx context.Context, r ab.Rounds) ([]Rounds, error) {
 				return nil, err
 			}
 			jobs = append(jobs, Rounds{Comparison: id, Class: f.Class, Sides: sides, Cases: names[lo:hi], First: round, Count: 1,
-				Spec: data, Timeout: 4 * cmp.Or(f.JobTime, DefaultJobTime)})
+				Spec: data, Timeout: max(4*cmp.Or(f.JobTime, DefaultJobTime), MinJobTimeout)})
 		}
 	}
 	return jobs, nil

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
 	"github.com/ledgerbench/ledgerbench/harness/report"
@@ -56,9 +57,18 @@ func SourceDir(dir string) string {
 	return dir
 }
 
-// Say prints one line of the program's commentary to Stderr.
+// sayMu keeps the lines of Say whole, and a Stderr that is no file
+// (a test's buffer) safe, when steps run at once (a bisection's probes
+// on a fleet).
+var sayMu sync.Mutex
+
+// Say prints one line of the program's commentary to Stderr; it may be
+// called from several goroutines.
 func (e *Env) Say(format string, args ...any) {
-	fmt.Fprintf(e.stderr(), e.Name+": "+format+"\n", args...)
+	line := fmt.Sprintf(e.Name+": "+format+"\n", args...)
+	sayMu.Lock()
+	defer sayMu.Unlock()
+	io.WriteString(e.stderr(), line)
 }
 
 func (e *Env) stderr() io.Writer {
