@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -137,12 +138,19 @@ func TestParallelBisectOnAFleet(t *testing.T) {
 	var stdout, stderr strings.Builder
 	a := &app{name: "bench", registry: harness.Default, stdout: &stdout, stderr: &stderr, dir: dir, fleet: ab.Fleets}
 	args := append([]string{"bisect", "--good", c[0], "--bad", c[16], "--build-cache", filepath.Join(t.TempDir(), "cache"), "--out", out, "--fleet", url, "--class", "hist", "--parallel", "3"}, bisectTiming...)
+	args = append(args, "--budget", "45s") // the last value wins: three agents share 2 CPUs under -race
 	if code := a.main(t.Context(), args); code != 0 {
 		t.Fatalf("exit %d, want 0\n%s\n%s", code, stdout.String(), stderr.String())
 	}
 	r := readBisect(t, out)
 	if r.Culprit == nil || r.Culprit.Hash != c[11] {
 		t.Fatalf("culprit %+v, want %s\n%s", r.Culprit, c[11], stderr.String())
+	}
+	for _, m := range regexp.MustCompile(`\((\d+) taken back from an earlier start\)`).FindAllStringSubmatch(stderr.String(), -1) {
+		if m[1] != "0" {
+			t.Errorf("an A/B of the bisection took back %s jobs of another (the ends measured again must be measured afresh):\n%s", m[1], stderr.String())
+			break
+		}
 	}
 	batches := map[int]int{}
 	for _, s := range r.Steps {

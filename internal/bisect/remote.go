@@ -3,6 +3,7 @@ package bisect
 import (
 	"context"
 	"fmt"
+	"hash/fnv"
 	"path/filepath"
 	"time"
 
@@ -26,7 +27,8 @@ func (bs *bisector) remoteStep(ctx context.Context, sr *stepRun, set *ab.Sides, 
 }
 
 // measureRemote is a step's A/B on Options.Remote (a fleet): batches of
-// the step's rounds (Forks each, a new seed each), decided after every
+// the step's rounds (Forks each, a seed of the step's and the batch's
+// own), decided after every
 // batch with all before it by the anytime-valid test (rounds were added
 // by looking), until what add asks is met, the step has spent its budget
 // or MaxForks rounds were measured.
@@ -35,9 +37,15 @@ func (bs *bisector) measureRemote(ctx context.Context, sr *stepRun, set *ab.Side
 	batch := o
 	batch.Precision, batch.UntilDecided, batch.Detect, batch.Budget = 0, false, 0, 0
 	start := time.Now()
+	// Every A/B of the bisection measures afresh: the ends measured again
+	// and a commit's second A/B are other comparisons than the first,
+	// not the same one taken back from the fleet.
+	h := fnv.New64a()
+	h.Write([]byte(filepath.Base(sr.dir)))
+	seed := o.Seed + h.Sum64()
 	var paths []string
 	for b := 1; ; b++ {
-		batch.Seed = o.Seed + uint64(b-1)<<20
+		batch.Seed = seed + uint64(b-1)<<20
 		r := ab.Rounds{Engine: batch, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs, Dir: filepath.Join(sr.dir, fmt.Sprintf("batch-%d", b))}
 		ts, all, rec, err := ab.Remotely(ctx, bs.env, bs.opts.Remote, r, paths, filepath.Join(sr.dir, "ab.txt"), co)
 		if err != nil {
