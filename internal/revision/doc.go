@@ -22,7 +22,9 @@
 //     newer revision's _test.go files where the older lacks a benchmark.
 //
 // Every build sets GOTOOLCHAIN=local and -buildvcs=false, so both sides
-// of a comparison are compiled by the same toolchain. Errors that come
+// of a comparison are compiled by the same toolchain; a program is built
+// with -trimpath, so its bytes name its source, not the worktree that
+// built it (a fleet publishes programs by their hash). Errors that come
 // from the caller's input (a revision that does not exist, a pattern that
 // matches nothing) are [*UsageError]s; the rest are failures of the
 // repository or the build. Progress is told through a Say function, never
