@@ -131,11 +131,12 @@ func (a *app) ab(cmd *cobra.Command, f *runFlags, af *abFlags, args []string) er
 	opts := ab.Options{Base: af.base, Head: af.head, AllowDirty: af.allowDirty, Program: af.cmd, Packages: args, Cases: cases,
 		Engine: o, Alpha: af.alpha, MinChange: af.minChange, Confirm: af.confirm, Dir: a.dir, Out: f.out, Host: f.hostOptions(),
 		Explain: explain, ExplainRounds: af.explainRounds, Policy: policy}
-	if opts.Remote, err = a.remote(cmd, af.fleet, af.class); err != nil {
+	var closer io.Closer
+	if opts.Remote, closer, err = a.remote(cmd, af.fleet, af.class); err != nil {
 		return err
 	}
-	if c, ok := opts.Remote.(io.Closer); ok {
-		defer c.Close()
+	if closer != nil {
+		defer closer.Close()
 	}
 	res, err := ab.Run(cmd.Context(), a.env(), opts)
 	if res != nil {
@@ -147,31 +148,21 @@ func (a *app) ab(cmd *cobra.Command, f *runFlags, af *abFlags, args []string) er
 }
 
 // remote is the measurement on the fleet --fleet names (nil without
-// it), on its agents of class (default: this host's machine-id), closed
-// by the caller when it is an io.Closer.
-func (a *app) remote(cmd *cobra.Command, fleet, class string) (ab.Remote, error) {
+// it), on its agents of class (default: this host's machine-id), and
+// what the caller closes after.
+func (a *app) remote(cmd *cobra.Command, fleet, class string) (ab.Remote, io.Closer, error) {
 	switch {
 	case fleet == "" && class != "":
-		return nil, usageError(errors.New("--class goes with --fleet"))
+		return nil, nil, usageError(errors.New("--class goes with --fleet"))
 	case fleet == "":
-		return nil, nil
+		return nil, nil, nil
 	case a.fleet == nil:
-		return nil, usageError(fmt.Errorf("--fleet: %s links no fleet client; ledgerbench's cmd/benchctl does", a.name))
+		return nil, nil, usageError(fmt.Errorf("--fleet: %s links no fleet client; ledgerbench's cmd/benchctl does", a.name))
 	}
 	if class == "" {
 		class = hostcheck.Check(a.env().LocalHost()).MachineID
 	}
-	r, c, err := a.fleet(cmd.Context(), fleet, class)
-	if err != nil {
-		return nil, err
-	}
-	return closingRemote{r, c}, nil
-}
-
-// closingRemote is a fleet's Remote with what closes its connection.
-type closingRemote struct {
-	ab.Remote
-	io.Closer
+	return a.fleet(cmd.Context(), fleet, class)
 }
 
 // adaptive binds --detect, --anyway and --budget into o: --detect plans

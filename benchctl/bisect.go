@@ -61,11 +61,12 @@ interrupted, a failed fork), 2 on bad usage.`,
 			if b.Explain, err = ab.ParseExplain(explain); err != nil {
 				return err
 			}
-			if b.Remote, err = a.remote(cmd, fleet, class); err != nil {
+			var closer io.Closer
+			if b.Remote, closer, err = a.remote(cmd, fleet, class); err != nil {
 				return err
 			}
-			if c, ok := b.Remote.(io.Closer); ok {
-				defer c.Close()
+			if closer != nil {
+				defer closer.Close()
 			}
 			rep, err := bisect.Run(cmd.Context(), a.env(), b)
 			if rep != nil {

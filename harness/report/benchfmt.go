@@ -241,7 +241,7 @@ func (c *caseWriter) notes(pinned bool) {
 		c.comment("%s %s", cr.Case.Name(), n)
 	}
 	for _, f := range cr.Failures {
-		c.comment("FAILED %s", f.Error())
+		c.comment(strings.TrimPrefix(result.FailedMarker, telemetryPrefix)+"%s", f.Error())
 	}
 }
 

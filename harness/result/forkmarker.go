@@ -19,6 +19,11 @@ const ForkMarker = "# benchctl: fork="
 // runs) holds several sets of processes, each numbered from fork 1.
 const RunMarker = "# benchctl: made by "
 
+// FailedMarker starts the comment benchctl writes for each failed fork
+// of a case ("# benchctl: FAILED …"): a file records as many failed forks
+// as it has such lines.
+const FailedMarker = "# benchctl: FAILED "
+
 // forkSpan separates the fork keys of successive runs in one file, and
 // fileSpan those of successive files (see [ForkKey]).
 const (

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
+	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
 	"github.com/ledgerbench/ledgerbench/internal/session"
@@ -42,6 +43,10 @@ type Rounds struct {
 	Dir    string
 }
 
+// ErrFleetPackages refuses go test packages on a fleet (ab's and
+// bisect's).
+var ErrFleetPackages = session.Input("{Fleet} runs benchmark programs; a package's go test benchmarks need its directory on the agent, which a fleet does not ship yet")
+
 // checkRemote refuses what a fleet cannot run yet: go test packages
 // (they run in their package's directory) and the rules that add rounds
 // by looking at them.
@@ -50,7 +55,7 @@ func (o *Options) checkRemote() error {
 	case o.Remote == nil:
 		return nil
 	case len(o.Packages) > 0:
-		return session.Input("{Fleet} runs benchmark programs; a package's go test benchmarks need its directory on the agent, which a fleet does not ship yet")
+		return ErrFleetPackages
 	case e.UntilDecided || e.Detect > 0 || e.Precision > 0 || e.Budgeted():
 		return session.Input("{Fleet} runs a fixed number of rounds: {UntilDecided}, {Detect}, {Precision} and {Budget} run on one machine")
 	case len(e.Profiles) > 0:
@@ -58,9 +63,6 @@ func (o *Options) checkRemote() error {
 	}
 	return nil
 }
-
-// failedPrefix starts the comment a results file gives each failed fork.
-const failedPrefix = "# benchctl: FAILED "
 
 // measureRemote is measure on o.Remote: the machines' files, one after
 // another, are file in o.Out, and the rows are decided with each
@@ -93,7 +95,7 @@ func Remotely(ctx context.Context, env *session.Env, remote Remote, r Rounds, ea
 		return nil, nil, nil, session.FailedError{Msg: err.Error()}
 	}
 	rec := &session.Recorded{Path: path, Data: data}
-	rec.Failed = bytes.Count(rec.Data, []byte("\n"+failedPrefix))
+	rec.Failed = bytes.Count(rec.Data, []byte("\n"+result.FailedMarker))
 	co.Ignore = compare.HostKeys
 	ts, err := compare.Build(machines, co)
 	if err != nil {

@@ -83,7 +83,7 @@ func (bs *bisector) resolve() error {
 // against its parent and writes the report.
 func (bs *bisector) run(ctx context.Context) error {
 	bs.rep = Report{Command: bs.env.Command, Good: bs.good, Bad: bs.bad, Commits: len(bs.commits),
-		Log2: int(math.Ceil(math.Log2(float64(len(bs.commits))))), Direction: bs.opts.Direction}
+		Log2: ceilLog(len(bs.commits), 2), Direction: bs.opts.Direction}
 	cache := "none"
 	if c := bs.opts.buildCache(); c != nil {
 		cache = c.Dir

@@ -88,7 +88,7 @@ func (o *Options) checkRemote() error {
 	case o.Remote == nil && o.Parallel > 1:
 		return session.Input("{Parallel} %d probes at once need a fleet: on one machine they would measure each other", o.Parallel)
 	case o.Remote != nil && len(o.Packages) > 0:
-		return session.Input("{Fleet} runs benchmark programs; a package's go test benchmarks need its directory on the agent, which a fleet does not ship yet")
+		return ab.ErrFleetPackages
 	}
 	return nil
 }

@@ -36,7 +36,7 @@ type Agent struct {
 	stopBeat context.CancelFunc
 }
 
-// Start starts working the class's queue until ctx ends or Stop.
+// Start starts working the class's queue until ctx ends or Drain.
 func (a *Agent) Start(ctx context.Context) error {
 	if err := checkClass(a.Class); err != nil {
 		return err
@@ -72,16 +72,6 @@ func (a *Agent) Start(ctx context.Context) error {
 	a.stopBeat = stop
 	go a.beat(beat)
 	return nil
-}
-
-// Stop drains the agent: the job it runs finishes (or ctx ends it, and
-// River retries it elsewhere), and no other is claimed.
-func (a *Agent) Stop(ctx context.Context) error {
-	if a.client == nil {
-		return nil
-	}
-	a.stopBeat()
-	return a.client.Stop(ctx)
 }
 
 // roundsWorker runs a job and records its result with the job's

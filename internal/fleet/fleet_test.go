@@ -40,9 +40,7 @@ func startAgent(t *testing.T, pool *pgxpool.Pool, class, name string, run Runner
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		a.Stop(ctx)
+		a.Drain(10 * time.Second)
 	})
 	return a
 }

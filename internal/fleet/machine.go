@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
@@ -41,6 +42,29 @@ type Machine struct {
 	// Name is the agent's, which each result file's header notes with
 	// the job's comparison, rounds and attempt.
 	Name string
+
+	mu      sync.Mutex
+	fetched map[string]string // hash → a program checked this agent's life
+}
+
+// program is the path of the program whose bytes hash to hash: fetched
+// and checked once (Fetch), then taken as it is by the jobs that follow
+// (a program is tens of MiB, and a comparison's jobs name the same two).
+func (m *Machine) program(ctx context.Context, hash string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p, ok := m.fetched[hash]; ok {
+		return p, nil
+	}
+	p, err := Fetch(ctx, m.Pool, hash, filepath.Join(m.Dir, "programs"))
+	if err != nil {
+		return "", err
+	}
+	if m.fetched == nil {
+		m.fetched = map[string]string{}
+	}
+	m.fetched[hash] = p
+	return p, nil
 }
 
 // Run runs the job's rounds: rounds First to First+Count-1, as forks 1
@@ -57,7 +81,7 @@ func (m *Machine) Run(ctx context.Context, job Rounds, attempt int) ([]byte, err
 	}
 	var sides []engine.Side
 	for _, a := range job.Sides {
-		exe, err := Fetch(ctx, m.Pool, a.SHA256, filepath.Join(m.Dir, "programs"))
+		exe, err := m.program(ctx, a.SHA256)
 		if errors.Is(err, ErrArtifact) {
 			return nil, river.JobCancel(fmt.Errorf("side %s: %w", a.Side, err))
 		}

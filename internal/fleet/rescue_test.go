@@ -86,7 +86,7 @@ func TestAKilledAgentsJobIsRescued(t *testing.T) {
 	if err := rescuer.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	defer rescuer.Stop(context.Background())
+	defer rescuer.Drain(10 * time.Second)
 	// River's rescuer runs on the leader every 30 s, first at its start;
 	// leadership passes to the rescuer once the killed leader's expires.
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -79,17 +80,12 @@ func openFleet(ctx context.Context, url string) (*pgxpool.Pool, error) {
 	return pool, nil
 }
 
-// redact is a database URL without its password.
-func redact(url string) string {
-	if at := strings.LastIndex(url, "@"); at > 0 {
-		if scheme := strings.Index(url, "://"); scheme > 0 {
-			user := url[scheme+3 : at]
-			if u, _, ok := strings.Cut(user, ":"); ok {
-				return url[:scheme+3] + u + ":***" + url[at:]
-			}
-		}
+// redact is a database URL without its password (url.URL.Redacted).
+func redact(db string) string {
+	if u, err := url.Parse(db); err == nil {
+		return u.Redacted()
 	}
-	return url
+	return db
 }
 
 func usageError(err error) error   { return session.UsageError{Err: err} }

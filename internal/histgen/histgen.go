@@ -102,30 +102,18 @@ func init() {
 }
 `
 
+// program is the history's benchmark program: its Config's fields and an
+// import for them go in the two %s (none: benchctl.Main's).
 const program = `package main
 
 import (
 	"os"
 
-	"github.com/ledgerbench/ledgerbench/benchctl"
+	"github.com/ledgerbench/ledgerbench/benchctl"%s
 	_ "tiny/bench"
 )
 
-func main() { os.Exit(benchctl.Main()) }
-`
-
-// fleetProgram is program with the fleet's commands.
-const fleetProgram = `package main
-
-import (
-	"os"
-
-	"github.com/ledgerbench/ledgerbench/benchctl"
-	"github.com/ledgerbench/ledgerbench/benchctl/fleet"
-	_ "tiny/bench"
-)
-
-func main() { os.Exit(benchctl.Config{Commands: fleet.Commands}.Main()) }
+func main() { os.Exit(benchctl.Config{%s}.Main()) }
 `
 
 // Write writes the history into dir (a new git repository) and returns
@@ -141,9 +129,10 @@ func Write(dir string, s Spec) ([]string, error) {
 	}
 	g := &gitter{dir: dir}
 	g.run("init", "-q")
-	prog, pkgs := program, []string{"./benchctl"}
-	if s.Fleet {
-		prog, pkgs = fleetProgram, append(pkgs, "./benchctl/fleet")
+	prog, pkgs := fmt.Sprintf(program, "", ""), []string{"./benchctl"}
+	if s.Fleet { // the program with the fleet's commands
+		prog = fmt.Sprintf(program, "\n\t\"github.com/ledgerbench/ledgerbench/benchctl/fleet\"", "Commands: fleet.Commands")
+		pkgs = append(pkgs, "./benchctl/fleet")
 	}
 	if err := vendor(s.Harness, filepath.Join(dir, "ledgerbench"), pkgs...); err != nil {
 		return nil, err
