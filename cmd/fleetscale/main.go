@@ -8,6 +8,10 @@
 //     second, from the enqueue to the last completion, through the
 //     coordinator's own Enqueue, Wait and Results;
 //
+//   - a program's way to the agents: a random file of --artifact-mb MiB
+//     published (fleet.Publish) and fetched --fetches times, each into an
+//     empty cache (fleet.Fetch, its hash checked), one after another;
+//
 //   - the coordinator's merge: an A/B of --cases cases × --rounds rounds
 //     measured by --machines machines (one file each, the rounds dealt
 //     round-robin), decided by compare.Build as ab --fleet decides it;
@@ -42,9 +46,17 @@ func main() {
 	cases := flag.Int("cases", 5000, "cases of the merged A/B")
 	rounds := flag.Int("rounds", 20, "rounds of the merged A/B")
 	machines := flag.Int("machines", 10, "machines whose files are merged")
+	artifactMB := flag.Int("artifact-mb", 64, "the size of the published program (0: not measured)")
+	fetches := flag.Int("fetches", 5, "fetches of the published program")
 	flag.Parse()
-	if *db != "" {
+	if *db != "" && *jobs > 0 {
 		if err := claims(*db, *agents, *jobs, *fileKB); err != nil {
+			fmt.Fprintln(os.Stderr, "fleetscale:", err)
+			os.Exit(1)
+		}
+	}
+	if *db != "" && *artifactMB > 0 {
+		if err := artifacts(*db, *artifactMB, *fetches); err != nil {
 			fmt.Fprintln(os.Stderr, "fleetscale:", err)
 			os.Exit(1)
 		}
@@ -104,6 +116,49 @@ func claims(url string, agents, jobs, fileKB int) error {
 	gathered := time.Since(start) - took
 	fmt.Printf("claims: %d agents, %d jobs of %d KiB results: enqueued in %s, all completed in %s: %.0f jobs/s; results gathered (%d) in %s\n",
 		agents, jobs, fileKB, enqueued.Round(time.Millisecond), took.Round(time.Millisecond), float64(jobs)/took.Seconds(), len(rs), gathered.Round(time.Millisecond))
+	return nil
+}
+
+// artifacts publishes a random program of mb MiB and fetches it n
+// times, printing the rates.
+func artifacts(url string, mb, n int) error {
+	ctx := context.Background()
+	pool, err := fleet.Open(ctx, url)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	if err := fleet.Migrate(ctx, pool); err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp("", "fleetscale")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	data := make([]byte, mb<<20)
+	var seed [32]byte
+	copy(seed[:], time.Now().String())
+	rand.NewChaCha8(seed).Read(data) // a program never published before
+	src := filepath.Join(dir, "program")
+	if err := os.WriteFile(src, data, 0o755); err != nil {
+		return err
+	}
+	start := time.Now()
+	hash, err := fleet.Publish(ctx, pool, src)
+	if err != nil {
+		return err
+	}
+	published := time.Since(start)
+	start = time.Now()
+	for i := range n {
+		if _, err := fleet.Fetch(ctx, pool, hash, filepath.Join(dir, fmt.Sprint("agent", i))); err != nil {
+			return err
+		}
+	}
+	fetched := time.Since(start) / time.Duration(max(n, 1))
+	fmt.Printf("artifacts: a %d MiB program published in %s (%.0f MiB/s), fetched and checked in %s each (%.0f MiB/s, %d fetches)\n",
+		mb, published.Round(time.Millisecond), float64(mb)/published.Seconds(), fetched.Round(time.Millisecond), float64(mb)/fetched.Seconds(), n)
 	return nil
 }
 
