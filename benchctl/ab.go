@@ -29,7 +29,7 @@ type abFlags struct {
 	detect                      string
 	explain                     string
 	explainRounds               int
-	fleet, class                string
+	fleet                       fleetFlags
 }
 
 func (a *app) abCmd() *cobra.Command {
@@ -102,8 +102,7 @@ func (af *abFlags) bind(fl *pflag.FlagSet, f *runFlags) {
 	fl.IntVar(&af.explainRounds, "explain-rounds", ab.DefaultExplainRounds, "the CPU profiling forks of each side of an explained row (the pairs of its functions' intervals)")
 	fl.Float64Var(&af.minChange, "min-change", compare.DefaultMinChange, "the margin of the verdicts, in percent: a smaller change is none, and an interval within ± it is \"same\"")
 	fl.Float64Var(&af.alpha, "alpha", compare.DefaultAlpha, "the verdicts' false-discovery rate across a unit's rows")
-	fl.StringVar(&af.fleet, "fleet", "", "measure the rounds on a fleet's agents: its PostgreSQL database (postgres://USER@HOST:PORT/DB); the programs are built here, each machine's pairs are a stratum, and the same arguments started again take back their jobs (docs/fleet.md)")
-	fl.StringVar(&af.class, "class", "", "with --fleet, the class of machines to measure on (default: this host's machine-id)")
+	af.fleet.bind(fl, "measure the rounds on a fleet's agents: its PostgreSQL database (postgres://USER@HOST:PORT/DB); the programs are built here, each machine's pairs are a stratum, and the same arguments started again take back their jobs (docs/fleet.md)")
 }
 
 // ab runs ab with the bound flags: plans, compares, shows the result.
@@ -132,7 +131,7 @@ func (a *app) ab(cmd *cobra.Command, f *runFlags, af *abFlags, args []string) er
 		Engine: o, Alpha: af.alpha, MinChange: af.minChange, Confirm: af.confirm, Dir: a.dir, Out: f.out, Host: f.hostOptions(),
 		Explain: explain, ExplainRounds: af.explainRounds, Policy: policy}
 	var closer io.Closer
-	if opts.Remote, closer, err = a.remote(cmd, af.fleet, af.class); err != nil {
+	if opts.Remote, closer, err = a.remote(cmd, af.fleet); err != nil {
 		return err
 	}
 	if closer != nil {
@@ -147,22 +146,38 @@ func (a *app) ab(cmd *cobra.Command, f *runFlags, af *abFlags, args []string) er
 	return err
 }
 
+// fleetFlags are --fleet, --class and --job-time.
+type fleetFlags struct {
+	url, class string
+	jobTime    time.Duration
+}
+
+// bind declares the flags in fl, --fleet's usage being what it does.
+func (f *fleetFlags) bind(fl *pflag.FlagSet, usage string) {
+	fl.StringVar(&f.url, "fleet", "", usage)
+	fl.StringVar(&f.class, "class", "", "with --fleet, the class of machines to measure on (default: this host's machine-id)")
+	fl.DurationVar(&f.jobTime, "job-time", ab.DefaultJobTime, "with --fleet, a job's planned machine time: a job holds all the rounds of as many cases as fit, a case's rounds cut over jobs of at least 3 when they do not; shorter spreads a comparison of few cases over more agents")
+}
+
 // remote is the measurement on the fleet --fleet names (nil without
-// it), on its agents of class (default: this host's machine-id), and
+// it), on its agents of --class (default: this host's machine-id), and
 // what the caller closes after.
-func (a *app) remote(cmd *cobra.Command, fleet, class string) (ab.Remote, io.Closer, error) {
+func (a *app) remote(cmd *cobra.Command, f fleetFlags) (ab.Remote, io.Closer, error) {
+	set := cmd.Flags().Changed
 	switch {
-	case fleet == "" && class != "":
-		return nil, nil, usageError(errors.New("--class goes with --fleet"))
-	case fleet == "":
+	case f.url == "" && (set("class") || set("job-time")):
+		return nil, nil, usageError(errors.New("--class and --job-time go with --fleet"))
+	case f.url == "":
 		return nil, nil, nil
+	case f.jobTime <= 0:
+		return nil, nil, usageError(fmt.Errorf("--job-time %s: want a positive duration", f.jobTime))
 	case a.fleet == nil:
 		return nil, nil, usageError(fmt.Errorf("--fleet: %s links no fleet client; ledgerbench's cmd/benchctl does", a.name))
 	}
-	if class == "" {
-		class = hostcheck.Check(a.env().LocalHost()).MachineID
+	if f.class == "" {
+		f.class = hostcheck.Check(a.env().LocalHost()).MachineID
 	}
-	return a.fleet(cmd.Context(), fleet, class)
+	return a.fleet(cmd.Context(), ab.FleetOptions{URL: f.url, Class: f.class, JobTime: f.jobTime})
 }
 
 // adaptive binds --detect, --anyway and --budget into o: --detect plans

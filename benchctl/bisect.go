@@ -14,7 +14,8 @@ import (
 
 func (a *app) bisectCmd() *cobra.Command {
 	var f runFlags
-	var explain, fleet, class string
+	var explain string
+	var fleet fleetFlags
 	b := bisect.Defaults()
 	c := &cobra.Command{
 		Use:   "bisect --good REV --bad REV [--bench RE] [--cmd ./path/to/main] [run flags] [PACKAGES...]",
@@ -62,7 +63,7 @@ interrupted, a failed fork), 2 on bad usage.`,
 				return err
 			}
 			var closer io.Closer
-			if b.Remote, closer, err = a.remote(cmd, fleet, class); err != nil {
+			if b.Remote, closer, err = a.remote(cmd, fleet); err != nil {
 				return err
 			}
 			if closer != nil {
@@ -77,12 +78,12 @@ interrupted, a failed fork), 2 on bad usage.`,
 	}
 	a.addRunFlags(c, &f, engine.ABOptions())
 	c.Flags().Lookup("budget").Usage = "the most machine time one step (the confirmation, a commit, the culprit's own A/B) may spend adding rounds"
-	bindBisect(c.Flags(), &b, &f, &explain, &fleet, &class)
+	bindBisect(c.Flags(), &b, &f, &explain, &fleet)
 	return c
 }
 
 // bindBisect defines bisect's own flags in fl.
-func bindBisect(fl *pflag.FlagSet, b *bisect.Options, f *runFlags, explain, fleet, class *string) {
+func bindBisect(fl *pflag.FlagSet, b *bisect.Options, f *runFlags, explain *string, fleet *fleetFlags) {
 	fl.StringVar(&b.Good, "good", "", "a revision without the change")
 	fl.StringVar(&b.Bad, "bad", "", "a revision with the change, on whose first-parent history good lies")
 	fl.StringVar(&b.Program, "cmd", "", "the benchmark program's main package (default: the one this binary was built from)")
@@ -92,8 +93,7 @@ func bindBisect(fl *pflag.FlagSet, b *bisect.Options, f *runFlags, explain, flee
 	fl.BoolVar(&f.duet, "duet", false, "run each step's two forks at the same time, each pinned to half of the CPUs (swapped every round)")
 	fl.Float64Var(&b.MinChange, "min-change", b.MinChange, "the smallest change, in percent, the confirmation counts as one")
 	fl.Float64Var(&b.Alpha, "alpha", b.Alpha, "significance level of each A/B")
-	fl.StringVar(fleet, "fleet", "", "measure every A/B on a fleet's agents: its PostgreSQL database (postgres://USER@HOST:PORT/DB); the programs are built here (docs/fleet.md)")
-	fl.StringVar(class, "class", "", "with --fleet, the class of machines to measure on (default: this host's machine-id)")
+	fleet.bind(fl, "measure every A/B on a fleet's agents: its PostgreSQL database (postgres://USER@HOST:PORT/DB); the programs are built here (docs/fleet.md)")
 	fl.IntVar(&b.Parallel, "parallel", 1, "with --fleet, the commits each step probes at once, each on its own agent: a (k+1)-ary search, ⌈log_(k+1) N⌉ steps instead of ⌈log₂ N⌉")
 	fl.StringVar(explain, "explain", "changed", "explain the culprit's own change by its functions, from CPU profiles of it and its parent: when its time changed (changed), even when not (all: a B/op culprit), or never (off)")
 	fl.IntVar(&b.ExplainRounds, "explain-rounds", ab.DefaultExplainRounds, "the CPU profiling forks of each side of the culprit's own row")

@@ -36,7 +36,7 @@ func TestABOnAFleet(t *testing.T) {
 	var stdout, stderr strings.Builder
 	a := &app{name: "bench", registry: harness.Default, stdout: &stdout, stderr: &stderr, dir: dir, fleet: ab.Fleets}
 	code := a.main(t.Context(), []string{"ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[2], "--bench", "^BenchmarkTinyWork$",
-		"--forks", "6", "--warmup", "1x30ms", "--measure", "3x30ms", "--out", out, "--fleet", url, "--class", "tiny"})
+		"--forks", "6", "--warmup", "1x30ms", "--measure", "3x30ms", "--out", out, "--fleet", url, "--class", "tiny", "--job-time", "1ms"})
 	if code != 1 || !strings.Contains(stderr.String(), "REGRESSION TinyWork") {
 		t.Fatalf("exit %d, want 1 with the regression\n%s\n%s", code, stdout.String(), stderr.String())
 	}
@@ -44,7 +44,7 @@ func TestABOnAFleet(t *testing.T) {
 	if len(machines) != 2 {
 		t.Errorf("files by machine %v, want agent-1's and agent-2's", machines)
 	}
-	if !strings.Contains(stderr.String(), "fleet: comparison ") || !strings.Contains(stderr.String(), "6 job(s) on class tiny (0 taken back") {
+	if !strings.Contains(stderr.String(), "fleet: comparison ") || !strings.Contains(stderr.String(), "2 job(s) on class tiny (0 taken back") {
 		t.Errorf("no fleet progress:\n%s", stderr.String())
 	}
 	// Started again with the same arguments (the programs rebuilt, to the
@@ -52,9 +52,9 @@ func TestABOnAFleet(t *testing.T) {
 	before := fleetResults(t, pool)
 	stderr.Reset()
 	code = a.main(t.Context(), []string{"ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", c[1], "--head", c[2], "--bench", "^BenchmarkTinyWork$",
-		"--forks", "6", "--warmup", "1x30ms", "--measure", "3x30ms", "--out", out + "-again", "--fleet", url, "--class", "tiny"})
-	if code != 1 || !strings.Contains(stderr.String(), "6 job(s) on class tiny (6 taken back") || fleetResults(t, pool) != before {
-		t.Errorf("started again: exit %d, %d results before and %d after; want the 6 jobs taken back and the regression\n%s", code, before, fleetResults(t, pool), stderr.String())
+		"--forks", "6", "--warmup", "1x30ms", "--measure", "3x30ms", "--out", out + "-again", "--fleet", url, "--class", "tiny", "--job-time", "1ms"})
+	if code != 1 || !strings.Contains(stderr.String(), "2 job(s) on class tiny (2 taken back") || fleetResults(t, pool) != before {
+		t.Errorf("started again: exit %d, %d results before and %d after; want the 2 jobs taken back and the regression\n%s", code, before, fleetResults(t, pool), stderr.String())
 	}
 }
 
@@ -113,7 +113,9 @@ func TestFleetFlagsRefused(t *testing.T) {
 		want string
 	}{
 		{[]string{"ab", "--base", "HEAD", "--fleet", "postgres://x@127.0.0.1:1/db"}, "--fleet: bench links no fleet client"},
-		{[]string{"ab", "--base", "HEAD", "--class", "a"}, "--class goes with --fleet"},
+		{[]string{"ab", "--base", "HEAD", "--class", "a"}, "--class and --job-time go with --fleet"},
+		{[]string{"bisect", "--good", "HEAD~1", "--bad", "HEAD", "--job-time", "1m"}, "--class and --job-time go with --fleet"},
+		{[]string{"ab", "--base", "HEAD", "--fleet", "postgres://x@127.0.0.1:1/db", "--job-time", "0s"}, "--job-time 0s: want a positive duration"},
 	} {
 		code, _, stderr := abApp(t, t.TempDir(), tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {

@@ -59,7 +59,7 @@ type app struct {
 	charts *Charts
 	// fleet connects ab --fleet, when the program links a fleet client
 	// (ab.Fleets).
-	fleet func(ctx context.Context, url, class string) (ab.Remote, io.Closer, error)
+	fleet func(ctx context.Context, o ab.FleetOptions) (ab.Remote, io.Closer, error)
 }
 
 // srcDir is the user's source tree.

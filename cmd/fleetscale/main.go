@@ -6,15 +6,20 @@
 //     one job at a time) complete --jobs jobs whose runner returns a
 //     result file of --file-kb at once; the rate is jobs completed per
 //     second, from the enqueue to the last completion, through the
-//     coordinator's own Enqueue, Wait and Results;
+//     coordinator's own Enqueue, Wait and Results; the agents share one
+//     connection pool (as behind PgBouncer) unless --pool-per-agent
+//     gives each its own (as separate machines have), and LISTEN unless
+//     --poll-only; the database's connections are counted when the last
+//     job is done;
 //
 //   - a program's way to the agents: a random file of --artifact-mb MiB
 //     published (fleet.Publish) and fetched --fetches times, each into an
 //     empty cache (fleet.Fetch, its hash checked), one after another;
 //
 //   - the coordinator's merge: an A/B of --cases cases × --rounds rounds
-//     measured by --machines machines (one file each, the rounds dealt
-//     round-robin), decided by compare.Build as ab --fleet decides it;
+//     measured by --machines machines (one file each, the cases dealt
+//     round-robin with all their rounds, as a fleet's jobs hold them),
+//     decided by compare.Build as ab --fleet decides it;
 //     its time and the heap it allocated.
 //
 // For example:
@@ -43,6 +48,8 @@ func main() {
 	agents := flag.Int("agents", 50, "simulated agents")
 	jobs := flag.Int("jobs", 5000, "jobs to claim and complete")
 	fileKB := flag.Int("file-kb", 20, "the size of a job's result file")
+	pollOnly := flag.Bool("poll-only", false, "the agents poll for jobs instead of LISTEN")
+	perAgent := flag.Bool("pool-per-agent", false, "each agent has a connection pool of its own")
 	cases := flag.Int("cases", 5000, "cases of the merged A/B")
 	rounds := flag.Int("rounds", 20, "rounds of the merged A/B")
 	machines := flag.Int("machines", 10, "machines whose files are merged")
@@ -50,7 +57,7 @@ func main() {
 	fetches := flag.Int("fetches", 5, "fetches of the published program")
 	flag.Parse()
 	if *db != "" && *jobs > 0 {
-		if err := claims(*db, *agents, *jobs, *fileKB); err != nil {
+		if err := claims(*db, *agents, *jobs, *fileKB, *pollOnly, *perAgent); err != nil {
 			fmt.Fprintln(os.Stderr, "fleetscale:", err)
 			os.Exit(1)
 		}
@@ -70,7 +77,7 @@ func main() {
 }
 
 // claims runs jobs over agents simulated agents and prints the rate.
-func claims(url string, agents, jobs, fileKB int) error {
+func claims(url string, agents, jobs, fileKB int, pollOnly, perAgent bool) error {
 	ctx := context.Background()
 	pool, err := fleet.Open(ctx, url)
 	if err != nil {
@@ -83,7 +90,14 @@ func claims(url string, agents, jobs, fileKB int) error {
 	file := bytes.Repeat([]byte("x"), fileKB<<10)
 	class := fmt.Sprintf("scale%d", time.Now().UnixNano())
 	for i := range agents {
-		a := &fleet.Agent{Pool: pool, Class: class, Name: fmt.Sprintf("%s-%d", class, i),
+		own := pool
+		if perAgent {
+			if own, err = fleet.Open(ctx, url); err != nil {
+				return err
+			}
+			defer own.Close()
+		}
+		a := &fleet.Agent{Pool: own, Class: class, Name: fmt.Sprintf("%s-%d", class, i), PollOnly: pollOnly,
 			Run: func(context.Context, fleet.Rounds, int) ([]byte, error) { return file, nil }}
 		if err := a.Start(ctx); err != nil {
 			return err
@@ -109,13 +123,17 @@ func claims(url string, agents, jobs, fileKB int) error {
 		return err
 	}
 	took := time.Since(start)
+	var conns int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()`).Scan(&conns); err != nil {
+		return err
+	}
 	rs, err := c.Results(ctx, e)
 	if err != nil {
 		return err
 	}
 	gathered := time.Since(start) - took
-	fmt.Printf("claims: %d agents, %d jobs of %d KiB results: enqueued in %s, all completed in %s: %.0f jobs/s; results gathered (%d) in %s\n",
-		agents, jobs, fileKB, enqueued.Round(time.Millisecond), took.Round(time.Millisecond), float64(jobs)/took.Seconds(), len(rs), gathered.Round(time.Millisecond))
+	fmt.Printf("claims: %d agents (poll-only %v, a pool each %v), %d jobs of %d KiB results: enqueued in %s, all completed in %s: %.0f jobs/s; results gathered (%d) in %s; %d connections to the database\n",
+		agents, pollOnly, perAgent, jobs, fileKB, enqueued.Round(time.Millisecond), took.Round(time.Millisecond), float64(jobs)/took.Seconds(), len(rs), gathered.Round(time.Millisecond), conns)
 	return nil
 }
 
@@ -178,8 +196,8 @@ func merge(cases, rounds, machines int) error {
 		fmt.Fprintf(&b, "goos: linux\nmachine: host-%d\nmachine-id: class\n", m)
 		for _, side := range []string{"baseline", "experiment"} {
 			fmt.Fprintf(&b, "toolchain: %s\n", side)
-			for r := m; r < rounds; r += machines {
-				for c := range cases {
+			for r := range rounds {
+				for c := m; c < cases; c += machines {
 					for it := range 3 {
 						fmt.Fprintf(&b, "BenchmarkCase%d-2 1000 %.3f ns/op\n# benchctl: fork=%d iter=%d mode=avgt\n", c, 100*(1+0.02*rng.NormFloat64()), r+1, it)
 						lines++

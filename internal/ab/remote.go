@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/harness/result"
@@ -26,12 +27,28 @@ type Remote interface {
 	Measure(ctx context.Context, env *session.Env, r Rounds) ([]string, error)
 }
 
-// Fleets connects to the fleet whose database is url, to measure on its
-// agents of class; the caller closes the Closer. It is set by the
-// package that links the fleet's queue (internal/fleetcmd, imported by
-// the programs that run fleets, as database/sql's drivers register
-// themselves) and nil in a program without it.
-var Fleets func(ctx context.Context, url, class string) (Remote, io.Closer, error)
+// Fleets connects to the fleet o names, to measure on its agents of
+// o.Class; the caller closes the Closer. It is set by the package that
+// links the fleet's queue (internal/fleetcmd, imported by the programs
+// that run fleets, as database/sql's drivers register themselves) and
+// nil in a program without it.
+var Fleets func(ctx context.Context, o FleetOptions) (Remote, io.Closer, error)
+
+// DefaultJobTime is the planned length of a fleet's job: long enough
+// that an agent's start of a job (fetching, the host check) is small
+// beside it, short enough that a fleet shares a comparison evenly and a
+// lost agent loses little.
+const DefaultJobTime = 3 * time.Minute
+
+// FleetOptions name a fleet and how its jobs are cut.
+type FleetOptions struct {
+	// URL is the fleet's PostgreSQL database.
+	URL string
+	// Class is the class of machines to measure on.
+	Class string
+	// JobTime is a job's planned machine time (0: the fleet's default).
+	JobTime time.Duration
+}
 
 // Rounds are the rounds an A/B asks of a Remote: Engine.Forks rounds
 // from Engine.Seed of Cases on the two Sides (programs built here).

@@ -29,6 +29,12 @@ type Agent struct {
 	// own Timeout, before the leader's rescuer makes it available again,
 	// its agent presumed dead. 0 is River's default (an hour).
 	RescueAfter time.Duration
+	// PollOnly makes the agent hold no connection of its own for
+	// PostgreSQL's LISTEN (River's poll-only mode): it looks for jobs
+	// every 200 ms instead of being told. A fleet of hundreds of agents
+	// needs it to stay within the database's connections, and an agent
+	// behind PgBouncer in transaction mode cannot LISTEN at all.
+	PollOnly bool
 	// Logger receives River's log; nil discards it.
 	Logger *slog.Logger
 
@@ -59,6 +65,7 @@ func (a *Agent) Start(ctx context.Context) error {
 		JobTimeout:           -1, // each job's own (roundsWorker.Timeout)
 		RescueStuckJobsAfter: a.RescueAfter,
 		FetchPollInterval:    200 * time.Millisecond,
+		PollOnly:             a.PollOnly,
 		Logger:               logger,
 	})
 	if err != nil {

@@ -93,7 +93,7 @@ func TestTwoAgentsMeasureAnAB(t *testing.T) {
 		sides = append(sides, engine.Side{Name: name, Launch: engine.Program{Executable: p}})
 	}
 	eo := engine.DefaultOptions()
-	eo.Forks = 4
+	eo.Forks = 6
 	eo.Warmup = result.IterSpec{Count: 1, Time: 5 * time.Millisecond}
 	eo.Measure = result.IterSpec{Count: 2, Time: 5 * time.Millisecond}
 	cases, err := eo.Plan(abRegistry)
@@ -106,7 +106,8 @@ func TestTwoAgentsMeasureAnAB(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Release()
-	// A job time of one round of one case: 8 jobs, 2 cases × 4 rounds.
+	// A job time of one and a half rounds of one case: each case's 6
+	// rounds cut into two jobs of 3 (MinJobRounds), 4 jobs.
 	one := eo
 	one.Forks = 1
 	remote := &Remote{Pool: pool, Class: "ab", JobTime: engine.FirstRounds(one, 1) * 3 / 2, Poll: 50 * time.Millisecond}
@@ -138,35 +139,31 @@ func TestTwoAgentsMeasureAnAB(t *testing.T) {
 	}
 	for _, c := range cases {
 		for _, side := range []string{"baseline", "experiment"} {
-			// 4 rounds of 2 measured iterations, each a result line.
-			if n := countResults(txt, side, c.Name()); n != 8 {
-				t.Errorf("%s of %s: %d result lines, want 8 (4 rounds of 2)", c.Name(), side, n)
+			// 6 rounds of 2 measured iterations, each a result line.
+			if n := countResults(txt, side, c.Name()); n != 12 {
+				t.Errorf("%s of %s: %d result lines, want 12 (6 rounds of 2)", c.Name(), side, n)
 			}
 		}
-		// Each agent is a stratum; one that measured a single round of
-		// the case has no variance of its own and is named as skipped.
+		// Each agent that measured a case is a stratum of at least 3
+		// pairs: none is left out for want of a variance.
 		ds := res.Tables.CaseDecisions(c.Name())
 		if len(ds) == 0 {
 			t.Errorf("%s: no decision", c.Name())
 			continue
 		}
-		pairs := ds[0].Change.N
-		if h := ds[0].Hosts; h != nil {
-			pairs += len(h.Skipped)
-		}
-		if pairs != 4 {
-			t.Errorf("%s: %+v, want 4 pairs (those of a skipped stratum of one counted)", c.Name(), ds[0])
+		if d := ds[0]; d.Change.N != 6 || (d.Hosts != nil && len(d.Hosts.Skipped) > 0) {
+			t.Errorf("%s: %+v (hosts %+v), want 6 pairs and no stratum left out", c.Name(), d, d.Hosts)
 		}
 	}
-	// Started again: the same 8 jobs, taken back, nothing measured.
+	// Started again: the same 4 jobs, taken back, nothing measured.
 	again, err := remote.plan(t.Context(), ab.Rounds{Engine: eo, Cases: cases, Sides: sides})
-	if err != nil || len(again) != 8 {
+	if err != nil || len(again) != 4 {
 		t.Fatalf("plan again: %d jobs, %v", len(again), err)
 	}
 	c, _ := NewCoordinator(pool)
 	e, err := c.Enqueue(t.Context(), again)
-	if err != nil || e.Resumed != 8 {
-		t.Errorf("enqueued again: %d of 8 taken back (%v)", e.Resumed, err)
+	if err != nil || e.Resumed != 4 {
+		t.Errorf("enqueued again: %d of 4 taken back (%v)", e.Resumed, err)
 	}
 }
 

@@ -17,11 +17,8 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/session"
 )
 
-// DefaultJobTime is the planned length of a job: long enough that an
-// agent's start of a job (fetching, the host check) is small beside it,
-// short enough that a fleet shares a comparison evenly and a lost agent
-// loses little.
-const DefaultJobTime = 3 * time.Minute
+// DefaultJobTime is the planned length of a job (ab.DefaultJobTime).
+const DefaultJobTime = ab.DefaultJobTime
 
 // MinJobTimeout is the least a job may run before River cancels it: four
 // times its planned length, but never less (a loaded machine, a -race
@@ -32,9 +29,17 @@ const MinJobTimeout = 10 * time.Minute
 // class to be seen before it says there is none.
 const DefaultAbsent = time.Minute
 
+// MinJobRounds is the fewest rounds of a case a job holds when the
+// case's rounds are cut over several jobs: each machine's pairs of a
+// case are a stratum whose variance is its own, which one pair does not
+// have and two barely estimate.
+const MinJobRounds = 3
+
 // Remote measures an A/B's rounds on the agents of one class: it is
-// ab's Remote. Each job is one round of some cases (as many as fit in
-// JobTime); the programs are published by their hash; a comparison is
+// ab's Remote. Each job holds all the rounds of as many cases as fit in
+// JobTime, so a case is usually measured on one machine; a case whose
+// rounds do not fit in a job has them cut over several jobs of at least
+// MinJobRounds rounds each (each machine's pairs a stratum); the programs are published by their hash; a comparison is
 // named by what it measures (the programs, the cases, the plan), so a
 // coordinator started again with the same arguments takes back its
 // jobs, done or not, and measures nothing twice.
@@ -119,9 +124,10 @@ func (f *Remote) plan(ctx context.Context, r ab.Rounds) ([]Rounds, error) {
 		return nil, err
 	}
 	id := hashOf(whole)[:24]
-	per := max(1, int(cmp.Or(f.JobTime, DefaultJobTime)/engine.FirstRounds(spec.Engine, 1)))
+	jobTime := cmp.Or(f.JobTime, DefaultJobTime)
+	chunks, per := cut(r.Engine.Forks, len(spec.Cases), engine.FirstRounds(spec.Engine, 1), jobTime)
 	var jobs []Rounds
-	for round := 1; round <= r.Engine.Forks; round++ {
+	for _, ch := range chunks {
 		for lo := 0; lo < len(spec.Cases); lo += per {
 			hi := min(lo+per, len(spec.Cases))
 			js := spec
@@ -130,11 +136,41 @@ func (f *Remote) plan(ctx context.Context, r ab.Rounds) ([]Rounds, error) {
 			if err != nil {
 				return nil, err
 			}
-			jobs = append(jobs, Rounds{Comparison: id, Class: f.Class, Sides: sides, Cases: names[lo:hi], First: round, Count: 1,
-				Spec: data, Timeout: max(4*cmp.Or(f.JobTime, DefaultJobTime), MinJobTimeout)})
+			jobs = append(jobs, Rounds{Comparison: id, Class: f.Class, Sides: sides, Cases: names[lo:hi], First: ch.first, Count: ch.count,
+				Spec: data, Timeout: max(4*jobTime, MinJobTimeout)})
 		}
 	}
 	return jobs, nil
+}
+
+// chunk is rounds first to first+count-1.
+type chunk struct{ first, count int }
+
+// cut plans the jobs of rounds rounds of cases cases, a round of a case
+// taking one: the rounds cut into as few chunks as fit in jobTime (each
+// of at least MinJobRounds, all of them in one when there are fewer),
+// and per cases a job.
+func cut(rounds, cases int, one, jobTime time.Duration) ([]chunk, int) {
+	rounds = max(rounds, 1)
+	k := 1
+	if whole := time.Duration(rounds) * one; whole > jobTime {
+		k = min(int((whole+jobTime-1)/jobTime), max(rounds/MinJobRounds, 1))
+	}
+	var chunks []chunk
+	for i, first := 0, 1; i < k; i++ {
+		n := rounds/k + btoi(i < rounds%k)
+		chunks = append(chunks, chunk{first, n})
+		first += n
+	}
+	per := max(1, int(jobTime/(time.Duration(chunks[0].count)*one)))
+	return chunks, min(per, max(cases, 1))
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // writeByAgent writes each agent's result files, in job order, to

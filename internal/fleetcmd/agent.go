@@ -20,7 +20,7 @@ import (
 // agentFlags are agent's flags.
 type agentFlags struct {
 	db, class, name, dir, cpus, lock string
-	ignoreLock                       bool
+	ignoreLock, pollOnly             bool
 	drain, rescueAfter               time.Duration
 }
 
@@ -55,6 +55,7 @@ a lost machine) has its job rescued by River after the job's timeout and --rescu
 	fl.StringVar(&f.lock, "lock", hostcheck.DefaultLockPath(), "the host's run lock, held while the agent works")
 	fl.BoolVar(&f.ignoreLock, "ignore-lock", false, "work without the host's run lock (two agents on one host, each on its own --cpus)")
 	fl.DurationVar(&f.drain, "drain", 10*time.Minute, "on SIGTERM, how long the running job may take to finish before it is cancelled and retried elsewhere")
+	fl.BoolVar(&f.pollOnly, "poll-only", false, "hold no connection for PostgreSQL's LISTEN, and look for jobs every 200 ms instead: for a fleet of hundreds of agents (each LISTEN holds one of the database's connections), or PgBouncer in transaction mode")
 	fl.DurationVar(&f.rescueAfter, "rescue-after", time.Hour, "how long past its timeout a running job whose agent died is left before it is given to another")
 	return c
 }
@@ -94,7 +95,7 @@ func (f *agentFlags) run(ctx context.Context, name, command string) error {
 	}
 	defer pool.Close()
 	m := &fleet.Machine{Pool: pool, Session: s, CPUs: eo.CPUs, Dir: f.dir, Name: f.name}
-	a := &fleet.Agent{Pool: pool, Class: f.class, Name: f.name, Run: m.Run, RescueAfter: f.rescueAfter}
+	a := &fleet.Agent{Pool: pool, Class: f.class, Name: f.name, Run: m.Run, RescueAfter: f.rescueAfter, PollOnly: f.pollOnly}
 	// River stops at once when Start's context ends: the agent's ends
 	// only when it has drained.
 	if err := a.Start(context.WithoutCancel(ctx)); err != nil {

@@ -52,14 +52,14 @@ func fleetCmd(name string) *cobra.Command {
 // Importing the package lets ab --fleet connect.
 func init() { ab.Fleets = Remote }
 
-// Remote is ab's measurement on the agents of class of the fleet whose
-// database is url (ab.Fleets). Close the Closer after.
-func Remote(ctx context.Context, url, class string) (ab.Remote, io.Closer, error) {
-	pool, err := openFleet(ctx, url)
+// Remote is ab's measurement on the agents of o.Class of the fleet whose
+// database is o.URL (ab.Fleets). Close the Closer after.
+func Remote(ctx context.Context, o ab.FleetOptions) (ab.Remote, io.Closer, error) {
+	pool, err := openFleet(ctx, o.URL)
 	if err != nil {
 		return nil, nil, err
 	}
-	return &fleet.Remote{Pool: pool, Class: class}, closer{pool}, nil
+	return &fleet.Remote{Pool: pool, Class: o.Class, JobTime: o.JobTime}, closer{pool}, nil
 }
 
 type closer struct{ pool *pgxpool.Pool }
