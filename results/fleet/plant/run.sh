@@ -6,8 +6,10 @@
 # ways. The agents and the coordinator are the history's own program
 # (histgen write --fleet), against the PostgreSQL database DB. Each A/B:
 # 10 rounds of 1 warmup and 3 measured iterations of 100 ms a side,
-# --min-change 1. Prints one line an A/B: seed, what, mode, wall seconds,
-# the verdict, the change and its interval.
+# --min-change 1; on the agents --job-time 5s, so that each agent measures
+# 5 of the 10 rounds (two strata of 5 pairs). Prints one line an A/B:
+# seed, what, mode, wall seconds, the verdict, the change and its
+# interval.
 #
 #   DB=postgres://bench@127.0.0.1:54329/fleetm bash results/fleet/plant/run.sh SEEDS...
 #
@@ -44,7 +46,7 @@ for seed in "$@"; do
 				--warmup 1x100ms --measure 3x100ms --min-change 1 --seed "$seed" --explain off --json --out "$out")
 			case $mode in
 			one) args+=(--cpus 0) ;;
-			fleet2) agents 2; args+=(--fleet "$DB" --class "$class") ;;
+			fleet2) agents 2; args+=(--fleet "$DB" --class "$class" --job-time 5s) ;;
 			esac
 			start=$(date +%s.%N)
 			(cd "$d" && "$bc" "${args[@]}" >"$out.json" 2>"$out.err") || true
