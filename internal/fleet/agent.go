@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
@@ -54,10 +55,7 @@ func (a *Agent) Start(ctx context.Context) error {
 	if err := river.AddWorkerSafely(workers, &roundsWorker{a: a}); err != nil {
 		return err
 	}
-	logger := a.Logger
-	if logger == nil {
-		logger = slog.New(slog.DiscardHandler)
-	}
+	logger := a.log()
 	c, err := river.NewClient(riverpgxv5.New(a.Pool), &river.Config{
 		ID:                   a.Name,
 		Queues:               map[string]river.QueueConfig{QueueOf(a.Class): {MaxWorkers: 1}},
@@ -81,6 +79,14 @@ func (a *Agent) Start(ctx context.Context) error {
 	return nil
 }
 
+// log is the agent's Logger, or one that discards.
+func (a *Agent) log() *slog.Logger {
+	if a.Logger == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return a.Logger
+}
+
 // roundsWorker runs a job and records its result with the job's
 // completion, in one transaction.
 type roundsWorker struct {
@@ -98,6 +104,41 @@ func (w *roundsWorker) Work(ctx context.Context, job *river.Job[Rounds]) error {
 	if err != nil {
 		return err
 	}
+	// Minutes of machine time are not lost to a database restarting
+	// while they ran: the result is offered again until it is taken.
+	for wait := time.Second; ; wait = min(2*wait, 30*time.Second) {
+		err = w.complete(ctx, job, file)
+		if err == nil || ctx.Err() != nil || !transient(err) {
+			return err
+		}
+		w.a.log().Warn("fleet agent: recording a job's result failed; trying again", "job", job.ID, "error", err, "in", wait)
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
+}
+
+// transient is whether err is the database's absence rather than its
+// answer: no connection, or PostgreSQL's classes 08 (connection
+// exception), 53 (insufficient resources) and 57 (operator
+// intervention: shutting down, starting up). An answer (a conflict, a
+// constraint) would be the same again.
+func transient(err error) bool {
+	var pg *pgconn.PgError
+	if !errors.As(err, &pg) {
+		return true
+	}
+	switch pg.Code[:2] {
+	case "08", "53", "57":
+		return true
+	}
+	return false
+}
+
+// complete records job's result and completes it, in one transaction.
+func (w *roundsWorker) complete(ctx context.Context, job *river.Job[Rounds], file []byte) error {
 	tx, err := w.a.Pool.Begin(ctx)
 	if err != nil {
 		return err

@@ -78,6 +78,9 @@ type Progress struct {
 	// Agents are the agents running a job now, by the client that
 	// claimed it.
 	Agents []string
+	// Unreachable, when set, is why the jobs could not be read: the
+	// counts are the last ones read, and the wait goes on (see Outage).
+	Unreachable error
 	// failure is the first job failed for good: its cases and error.
 	failure error
 }
@@ -87,18 +90,42 @@ func (p Progress) String() string {
 	if len(p.Agents) > 0 {
 		s += " (on " + strings.Join(p.Agents, ", ") + ")"
 	}
+	if p.Unreachable != nil {
+		s += "; the database is unreachable, still trying: " + p.Unreachable.Error()
+	}
 	return s
 }
 
+// Outage is how long Wait rides out a database it cannot read (a
+// restart, a failover) before it gives up; the jobs stay queued, and the
+// same command started again takes them back.
+const Outage = 5 * time.Minute
+
 // Wait polls the jobs every interval, calling progress with where they
 // stand, until every job is done, one has failed for good, or progress
-// returns an error; it returns the failure, naming the job's cases and
-// its last error, or progress's error.
+// returns an error; a database that does not answer is polled again
+// (progress is told) until it has not for Outage. It returns the
+// failure, naming the job's cases and its last error, or progress's
+// error.
 func (c *Coordinator) Wait(ctx context.Context, e *Enqueued, interval time.Duration, progress func(Progress) error) error {
+	var last Progress
+	var down time.Time // when the database stopped answering
 	for {
 		p, err := c.poll(ctx, e)
-		if err != nil {
-			return err
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return ctx.Err()
+		case err != nil && down.IsZero():
+			down = time.Now()
+			fallthrough
+		case err != nil:
+			if time.Since(down) > Outage {
+				return fmt.Errorf("%w (for %s)", err, time.Since(down).Round(time.Second))
+			}
+			p = last
+			p.Agents, p.Unreachable = nil, err
+		default:
+			last, down = p, time.Time{}
 		}
 		var stop error
 		if progress != nil {

@@ -75,8 +75,9 @@ func (f *Remote) Measure(ctx context.Context, env *session.Env, r ab.Rounds) ([]
 			env.Say("fleet: %s", s)
 			last, moved = s, time.Now()
 		}
-		if p.Running > 0 {
+		if p.Running > 0 || p.Unreachable != nil {
 			moved = time.Now()
+			return nil
 		}
 		return f.present(ctx, moved)
 	})
