@@ -20,7 +20,8 @@ func TestCutKeepsACasesRoundsTogether(t *testing.T) {
 		// ab's defaults: 5 rounds of 3 s warmup and 5 s measured a side.
 		{5, 2000, 16500 * time.Millisecond, 3 * time.Minute, "[{1 5}]", 2},
 		{5, 1, 16500 * time.Millisecond, 3 * time.Minute, "[{1 5}]", 1},
-		{10, 30, 2 * s, 3 * time.Minute, "[{1 10}]", 9},
+		// 9 cases fit a job: 4 jobs, of 8, 8, 8 and 6 rather than 9, 9, 9, 3.
+		{10, 30, 2 * s, 3 * time.Minute, "[{1 10}]", 8},
 		// 600 s of rounds in 180 s jobs: 4 wanted, 3 allowed (10/3).
 		{10, 4, time.Minute, 3 * time.Minute, "[{1 4} {5 3} {8 3}]", 1},
 		// 4 rounds cannot make two chunks of 3.

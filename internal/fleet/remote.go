@@ -150,7 +150,7 @@ type chunk struct{ first, count int }
 // cut plans the jobs of rounds rounds of cases cases, a round of a case
 // taking one: the rounds cut into as few chunks as fit in jobTime (each
 // of at least MinJobRounds, all of them in one when there are fewer),
-// and per cases a job.
+// and per cases a job: as few jobs as fit, of as even a size as can be.
 func cut(rounds, cases int, one, jobTime time.Duration) ([]chunk, int) {
 	rounds = max(rounds, 1)
 	k := 1
@@ -163,8 +163,10 @@ func cut(rounds, cases int, one, jobTime time.Duration) ([]chunk, int) {
 		chunks = append(chunks, chunk{first, n})
 		first += n
 	}
-	per := max(1, int(jobTime/(time.Duration(chunks[0].count)*one)))
-	return chunks, min(per, max(cases, 1))
+	cases = max(cases, 1)
+	per := min(max(1, int(jobTime/(time.Duration(chunks[0].count)*one))), cases)
+	jobs := (cases + per - 1) / per
+	return chunks, (cases + jobs - 1) / jobs // as many jobs, evened out
 }
 
 func btoi(b bool) int {
