@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -95,7 +96,10 @@ func (f *agentFlags) run(ctx context.Context, name, command string) error {
 	}
 	defer pool.Close()
 	m := &fleet.Machine{Pool: pool, Session: s, CPUs: eo.CPUs, Dir: f.dir, Name: f.name}
-	a := &fleet.Agent{Pool: pool, Class: f.class, Name: f.name, Run: m.Run, RescueAfter: f.rescueAfter, PollOnly: f.pollOnly}
+	// River's warnings and errors (a database gone away, a job failed)
+	// and the agent's own go to stderr, as the operator's log.
+	log := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	a := &fleet.Agent{Pool: pool, Class: f.class, Name: f.name, Run: m.Run, RescueAfter: f.rescueAfter, PollOnly: f.pollOnly, Logger: log}
 	// River stops at once when Start's context ends: the agent's ends
 	// only when it has drained.
 	if err := a.Start(context.WithoutCancel(ctx)); err != nil {

@@ -2,9 +2,10 @@
 # PostgreSQL restarted in the middle of an A/B on a fleet: a synthetic
 # history of one commit that makes its benchmark 5 % slower (histgen),
 # compared by ab --fleet on two agents (CPUs 0 and 1; 20 rounds cut into
-# 4 jobs of 5 by --job-time 5s). As soon as a job runs, RESTART (a
-# command that restarts the database, e.g. pg_ctl restart -m fast) is
-# run. Prints one line a seed: ab's exit status, its verdict, the jobs,
+# 4 jobs of 5 by --job-time 5s). DELAY seconds (default 0) after a job
+# starts running, RESTART (a command that restarts the database, e.g.
+# pg_ctl restart -m fast) is run: at 0 it hits the agents fetching the
+# programs, at 3 or so their measuring or the recording of a result. Prints one line a seed: ab's exit status, its verdict, the jobs,
 # their attempts and the results recorded, from the database.
 #
 #   DB=postgres://bench@127.0.0.1:54329/fleetm RESTART='...' bash results/fleet/restart/run.sh SEEDS...
@@ -34,7 +35,7 @@ for seed in "$@"; do
 		--fleet "$DB" --class "$class" --job-time 5s >"$out.json" 2>"$out.err") &
 	abpid=$!
 	until [ "$(q "SELECT count(*) FROM river_job WHERE queue LIKE '%$class%' AND state = 'running'" 2>/dev/null || echo 0)" -gt 0 ]; do sleep 0.2; done
-	restart_at=$(date +%s.%N)
+	sleep "${DELAY:-0}"
 	eval "$RESTART" >/dev/null
 	code=0
 	wait "$abpid" || code=$?
@@ -48,6 +49,6 @@ try:
     print("%s %+.2f %% n=%d" % (r["verdict"], 100*(c["ratio"]-1), c["n"]))
 except Exception as e: print("no verdict (%s)" % e)' "$out.json")
 	unreachable=$(grep -c "database is unreachable" "$out.err" || true)
-	printf 'seed=%s\texit %s\t%s\t%s\t%s results\t%s progress lines said unreachable\n' "$seed" "$code" "$verdict" "$jobs" "$results" "$unreachable"
+	printf 'seed=%s\tdelay %ss\texit %s\t%s\t%s\t%s results\t%s progress lines said unreachable\n' "$seed" "${DELAY:-0}" "$code" "$verdict" "$jobs" "$results" "$unreachable"
 done
 echo "work directory: $work"
