@@ -277,22 +277,21 @@ func (a *app) sayBudgetCut(runs []*result.Run, budget time.Duration) {
 // time, and why each other one is not: its confidence sequence is
 // neither beyond ±min-change nor inside it.
 func (a *app) reportUndecided(res *ab.Result, minChange float64) {
-	run := res.Runs[0]
 	var undecided []string
-	for _, cr := range run.Cases {
-		if res.Tables.Decided(cr.Case.Name()) {
+	for _, name := range res.Cases {
+		if res.Tables.Decided(name) {
 			continue
 		}
 		why := "no decision (failed forks or no ratio)"
-		for _, d := range res.Tables.CaseDecisions(cr.Case.Name()) {
+		for _, d := range res.Tables.CaseDecisions(name) {
 			if d.Err == nil && d.Verdict == verdict.Unknown {
 				ch := d.Change
 				why = fmt.Sprintf("%+.2f %% [%+.2f, %+.2f] after %d rounds: the sequence neither excludes no change beyond ±%g %% nor lies within it", ch.Pct(), (ch.Lo-1)*100, (ch.Hi-1)*100, ch.N, minChange)
 			}
 		}
-		undecided = append(undecided, fmt.Sprintf("%s: %s", cr.Case.Name(), why))
+		undecided = append(undecided, fmt.Sprintf("%s: %s", name, why))
 	}
-	a.say("--until-decided: %d of %d rows decided in %s (budget %s)", len(run.Cases)-len(undecided), len(run.Cases), run.End.Sub(run.Start).Round(time.Second), res.Engine.Budget)
+	a.say("--until-decided: %d of %d rows decided in %s (budget %s)", len(res.Cases)-len(undecided), len(res.Cases), res.Took.Round(time.Second), res.Engine.Budget)
 	for _, u := range undecided {
 		a.say("undecided %s", u)
 	}

@@ -184,3 +184,58 @@ func TestFleetDatabaseRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestABOnAFleetUntilDecided: with --budget (until decided), ab on a
+// fleet measures in batches and gives more rounds only to the rows still
+// undecided: the tiny module's 4× regression is decided by the first
+// batch; the module against itself is not decided within ±1 %, so it is
+// given batch after batch, within the budget.
+func TestABOnAFleetUntilDecided(t *testing.T) {
+	needGit(t)
+	url, pool := fleetDatabase(t)
+	for _, name := range []string{"agent-1", "agent-2"} {
+		startFleetAgent(t, pool, "seq", name)
+	}
+	dir, c := tinyRepo(t)
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	run := func(head, out string) (int, time.Duration, string) {
+		var stdout, stderr strings.Builder
+		a := &app{name: "bench", registry: harness.Default, stdout: &stdout, stderr: &stderr, dir: dir, fleet: ab.Fleets}
+		start := time.Now()
+		code := a.main(t.Context(), []string{"ab", "--explain", "off", "--cmd", "./cmd/bench", "--base", c[1], "--head", head, "--bench", "^BenchmarkTinyWork$",
+			"--warmup", "1x30ms", "--measure", "3x30ms", "--budget", "25s", "--out", out, "--fleet", url, "--class", "seq"})
+		return code, time.Since(start), stderr.String() + stdout.String()
+	}
+	out := filepath.Join(t.TempDir(), "reg")
+	code, _, log := run(c[2], out)
+	if code != 1 || !strings.Contains(log, "REGRESSION TinyWork") || strings.Contains(log, "undecided after") {
+		t.Errorf("the regression: exit %d, want 1, decided by the first batch:\n%s", code, log)
+	}
+	if batches, _ := filepath.Glob(filepath.Join(out, "ab-batch-*")); len(batches) != 1 {
+		t.Errorf("the regression's batches %v, want one", batches)
+	}
+	out = filepath.Join(t.TempDir(), "aa")
+	code, took, log := run(c[1], out)
+	batches, _ := filepath.Glob(filepath.Join(out, "ab-batch-*"))
+	if code != 0 || !strings.Contains(log, "fleet: 1 row(s) undecided after 3 rounds; 3 more rounds of them") || len(batches) < 2 {
+		t.Errorf("the A/A: exit %d, %d batches; want 0, and rounds added to the undecided row:\n%s", code, len(batches), log)
+	}
+	if took > 25*time.Second+10*time.Second { // the builds, and a batch's jobs' polling
+		t.Errorf("the A/A took %s with --budget 25s", took)
+	}
+	data, _ := os.ReadFile(filepath.Join(out, "ab.txt"))
+	if n := countLines(string(data), "BenchmarkTinyWork"); n != 2*3*3*len(batches) {
+		t.Errorf("ab.txt holds %d result lines of TinyWork, want %d (2 sides × 3 rounds × 3 iterations × %d batches)", n, 2*3*3*len(batches), len(batches))
+	}
+}
+
+// countLines counts the lines of data that begin with prefix.
+func countLines(data, prefix string) int {
+	n := 0
+	for line := range strings.Lines(data) {
+		if strings.HasPrefix(line, prefix) {
+			n++
+		}
+	}
+	return n
+}

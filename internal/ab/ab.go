@@ -89,6 +89,10 @@ type Result struct {
 	Broken []string
 	// Explained are the rows explained by their functions.
 	Explained []Explained
+	// Cases name the cases compared; Took is how long the first A/B's
+	// measurement took.
+	Cases []string
+	Took  time.Duration
 }
 
 // Check refuses options ab cannot run.
@@ -196,9 +200,14 @@ func Compare(ctx context.Context, s *session.Session, o Options, set *Sides, roo
 		return nil, err
 	}
 	res := &Result{Revs: set.Revs, Notes: set.Notes, Host: s.Check, Engine: o.Engine, Broken: set.Broken, Out: o.Out, File: filepath.Join(o.Out, "ab.txt")}
+	began := time.Now()
 	ts, r, err := measure(ctx, s, first, set, root, o.Engine.Seed, "ab.txt")
 	if ts == nil {
 		return nil, err
+	}
+	res.Took = time.Since(began)
+	for _, c := range set.Cases {
+		res.Cases = append(res.Cases, c.Name())
 	}
 	res.Tables, res.Runs, res.Failed = ts, r.Runs, r.Failed
 	if err != nil {

@@ -3,6 +3,7 @@ package ab
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -73,8 +74,8 @@ func (o *Options) checkRemote() error {
 		return nil
 	case len(o.Packages) > 0:
 		return ErrFleetPackages
-	case e.UntilDecided || e.Detect > 0 || e.Precision > 0 || e.Budgeted():
-		return session.Input("{Fleet} runs a fixed number of rounds: {UntilDecided}, {Detect}, {Precision} and {Budget} run on one machine")
+	case e.Detect > 0 || e.Precision > 0:
+		return session.Input("{Fleet} adds rounds until every row is decided ({UntilDecided}, {Budget}): {Detect} and {Precision} run on one machine")
 	case len(e.Profiles) > 0:
 		return session.Input("{Fleet} measures time: {Profiles} runs on one machine")
 	}
@@ -83,13 +84,69 @@ func (o *Options) checkRemote() error {
 
 // measureRemote is measure on o.Remote: the machines' files, one after
 // another, are file in o.Out, and the rows are decided with each
-// machine's pairs as a stratum.
+// machine's pairs as a stratum. Until decided, it measures in batches
+// (Sequentially): the first rounds, then as many again of the rows still
+// undecided, while the budget leaves time for a batch.
 func measureRemote(ctx context.Context, s *session.Session, o Options, set *Sides, seed uint64, file string, co compare.Options) (*compare.Tables, *session.Recorded, error) {
 	eo := o.Engine
 	eo.Seed = seed
-	dir := filepath.Join(o.Out, strings.TrimSuffix(file, ".txt")+"-machines")
-	ts, _, r, err := Remotely(ctx, s.Env, o.Remote, Rounds{Engine: eo, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs, Dir: dir}, nil, filepath.Join(o.Out, file), co)
-	return ts, r, err
+	r := Rounds{Engine: eo, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs}
+	path := filepath.Join(o.Out, file)
+	stem := strings.TrimSuffix(file, ".txt")
+	if !eo.UntilDecided {
+		r.Dir = filepath.Join(o.Out, stem+"-machines")
+		ts, _, rec, err := Remotely(ctx, s.Env, o.Remote, r, nil, path, co)
+		return ts, rec, err
+	}
+	r.Engine.UntilDecided, r.Engine.Budget = false, 0
+	start := time.Now()
+	next := func(ts *compare.Tables, rounds int) []engine.Case {
+		var undecided []engine.Case
+		for _, c := range set.Cases {
+			if !ts.Decided(c.Name()) {
+				undecided = append(undecided, c)
+			}
+		}
+		batch := r.Engine
+		if len(undecided) == 0 || rounds+batch.Forks > engine.MaxForks ||
+			eo.Budget > 0 && time.Since(start)+engine.FirstRounds(batch, len(undecided)) > eo.Budget {
+			return nil
+		}
+		s.Env.Say("fleet: %d row(s) undecided after %d rounds; %d more rounds of them", len(undecided), rounds, batch.Forks)
+		return undecided
+	}
+	ts, rec, _, err := Sequentially(ctx, s.Env, o.Remote, r, filepath.Join(o.Out, stem+"-batch"), path, co, next)
+	return ts, rec, err
+}
+
+// Sequentially measures r on remote in batches of r.Engine.Forks rounds,
+// each with a seed of its own (r's moved by the batch), its machines'
+// files in dir-N: after every batch it decides the rows with all the
+// batches before (co, the anytime-valid test: the rounds were added by
+// looking) into path, and next, given those tables and the rounds
+// measured so far, names the cases the next batch measures (none: it
+// stops). It stops too after a batch with a failed fork. It returns the
+// last tables and what was written, and the rounds measured.
+func Sequentially(ctx context.Context, env *session.Env, remote Remote, r Rounds, dir, path string, co compare.Options, next func(*compare.Tables, int) []engine.Case) (*compare.Tables, *session.Recorded, int, error) {
+	seed := r.Engine.Seed
+	var paths []string
+	rounds := 0
+	for b := 1; ; b++ {
+		r.Engine.Seed = seed + uint64(b-1)<<20
+		r.Dir = fmt.Sprintf("%s-%d", dir, b)
+		ts, all, rec, err := Remotely(ctx, env, remote, r, paths, path, co)
+		if err != nil {
+			return ts, rec, rounds, err
+		}
+		paths = all
+		rounds += r.Engine.Forks
+		if rec.Failed > 0 {
+			return ts, rec, rounds, nil
+		}
+		if r.Cases = next(ts, rounds); len(r.Cases) == 0 {
+			return ts, rec, rounds, nil
+		}
+	}
 }
 
 // Remotely measures r on remote and decides its rows together with the

@@ -8,7 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/profile"
 	"github.com/ledgerbench/ledgerbench/internal/session"
 )
 
@@ -62,6 +65,28 @@ func TestRemotelyJoinsAMachinesBatches(t *testing.T) {
 		}
 		if want := 2 * b; len(paths) != want || strings.Count(string(rec.Data), "# benchctl: made by ") != want {
 			t.Errorf("batch %d: %d paths, %d runs in %s; want %d", b, len(paths), strings.Count(string(rec.Data), "# benchctl: made by "), rec.Path, want)
+		}
+	}
+}
+
+// TestCheckRemote: a fleet adds rounds until decided (with or without a
+// budget), and refuses what it cannot run.
+func TestCheckRemote(t *testing.T) {
+	remote := batches{}
+	for i, tc := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{Remote: remote, Engine: engine.Options{UntilDecided: true, Budget: time.Minute}}, ""},
+		{Options{Remote: remote, Engine: engine.Options{Detect: 0.02, Budget: time.Minute}}, "Detect and Precision run on one machine"},
+		{Options{Remote: remote, Engine: engine.Options{Precision: 0.01}}, "Detect and Precision run on one machine"},
+		{Options{Remote: remote, Engine: engine.Options{Profiles: []profile.Kind{profile.CPU}}}, "Profiles runs on one machine"},
+		{Options{Remote: remote, Packages: []string{"./x"}}, "a fleet does not ship yet"},
+		{Options{Engine: engine.Options{Detect: 0.02}}, ""},
+	} {
+		err := tc.o.checkRemote()
+		if got := fmt.Sprint(err); (tc.want == "") != (err == nil) || !strings.Contains(got, tc.want) {
+			t.Errorf("case %d: checkRemote = %v, want %q", i, err, tc.want)
 		}
 	}
 }

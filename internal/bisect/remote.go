@@ -2,7 +2,6 @@ package bisect
 
 import (
 	"context"
-	"fmt"
 	"hash/fnv"
 	"path/filepath"
 	"time"
@@ -43,23 +42,23 @@ func (bs *bisector) measureRemote(ctx context.Context, sr *stepRun, set *ab.Side
 	h := fnv.New64a()
 	h.Write([]byte(filepath.Base(sr.dir)))
 	seed := o.Seed + h.Sum64()
-	var paths []string
-	for b := 1; ; b++ {
-		batch.Seed = seed + uint64(b-1)<<20
-		r := ab.Rounds{Engine: batch, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs, Dir: filepath.Join(sr.dir, fmt.Sprintf("batch-%d", b))}
-		ts, all, rec, err := ab.Remotely(ctx, bs.env, bs.opts.Remote, r, paths, filepath.Join(sr.dir, "ab.txt"), co)
-		if err != nil {
-			return err
-		}
-		if rec.Failed > 0 {
-			return bisectError("%d fork(s) of the A/B of %s against %s failed; its results are in %s", rec.Failed, revision.Short(set.Revs[0].Commit), revision.Short(set.Revs[1].Commit), rec.Path)
-		}
-		paths, sr.ts, sr.m = all, ts, rec
-		sr.rounds += batch.Forks
-		if bs.met(ts, set, add) || sr.rounds+batch.Forks > engine.MaxForks || o.Budget > 0 && time.Since(start) >= o.Budget {
+	r := ab.Rounds{Engine: batch, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs}
+	r.Engine.Seed = seed
+	next := func(ts *compare.Tables, rounds int) []engine.Case {
+		if bs.met(ts, set, add) || rounds+batch.Forks > engine.MaxForks || o.Budget > 0 && time.Since(start) >= o.Budget {
 			return nil
 		}
+		return set.Cases
 	}
+	ts, rec, rounds, err := ab.Sequentially(ctx, bs.env, bs.opts.Remote, r, filepath.Join(sr.dir, "batch"), filepath.Join(sr.dir, "ab.txt"), co, next)
+	if err != nil {
+		return err
+	}
+	if rec.Failed > 0 {
+		return bisectError("%d fork(s) of the A/B of %s against %s failed; its results are in %s", rec.Failed, revision.Short(set.Revs[0].Commit), revision.Short(set.Revs[1].Commit), rec.Path)
+	}
+	sr.ts, sr.m, sr.rounds = ts, rec, sr.rounds+rounds
+	return nil
 }
 
 // met says whether a step's tables are what add asks: every row decided,
