@@ -14,8 +14,7 @@ import (
 
 func (a *app) bisectCmd() *cobra.Command {
 	var f runFlags
-	var explain string
-	var fleet fleetFlags
+	explain, fleet := "", fleetFlags{}
 	b := bisect.Defaults()
 	c := &cobra.Command{
 		Use:   "bisect --good REV --bad REV [--bench RE] [--cmd ./path/to/main] [run flags] [PACKAGES...]",

@@ -38,6 +38,8 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/fleet"
@@ -76,17 +78,27 @@ func main() {
 	}
 }
 
+// migrated opens the fleet's database at url and migrates it.
+func migrated(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	pool, err := fleet.Open(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	if err := fleet.Migrate(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return pool, nil
+}
+
 // claims runs jobs over agents simulated agents and prints the rate.
 func claims(url string, agents, jobs, fileKB int, pollOnly, perAgent bool) error {
 	ctx := context.Background()
-	pool, err := fleet.Open(ctx, url)
+	pool, err := migrated(ctx, url)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	if err := fleet.Migrate(ctx, pool); err != nil {
-		return err
-	}
 	file := bytes.Repeat([]byte("x"), fileKB<<10)
 	class := fmt.Sprintf("scale%d", time.Now().UnixNano())
 	for i := range agents {
@@ -141,14 +153,11 @@ func claims(url string, agents, jobs, fileKB int, pollOnly, perAgent bool) error
 // times, printing the rates.
 func artifacts(url string, mb, n int) error {
 	ctx := context.Background()
-	pool, err := fleet.Open(ctx, url)
+	pool, err := migrated(ctx, url)
 	if err != nil {
 		return err
 	}
 	defer pool.Close()
-	if err := fleet.Migrate(ctx, pool); err != nil {
-		return err
-	}
 	dir, err := os.MkdirTemp("", "fleetscale")
 	if err != nil {
 		return err
