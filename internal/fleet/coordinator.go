@@ -91,7 +91,7 @@ func (p Progress) String() string {
 		s += " (on " + strings.Join(p.Agents, ", ") + ")"
 	}
 	if p.Unreachable != nil {
-		s += "; the database is unreachable, still trying: " + p.Unreachable.Error()
+		s += "; the database is unreachable, still trying: " + strings.Join(strings.Fields(p.Unreachable.Error()), " ")
 	}
 	return s
 }
@@ -103,10 +103,10 @@ const Outage = 5 * time.Minute
 
 // Wait polls the jobs every interval, calling progress with where they
 // stand, until every job is done, one has failed for good, or progress
-// returns an error; a database that does not answer is polled again
-// (progress is told) until it has not for Outage. It returns the
-// failure, naming the job's cases and its last error, or progress's
-// error.
+// returns an error; a database that does not answer (transient) is
+// polled again (progress is told) until it has not for Outage, one that
+// answers with an error is not. It returns the failure, naming the job's
+// cases and its last error, or progress's error.
 func (c *Coordinator) Wait(ctx context.Context, e *Enqueued, interval time.Duration, progress func(Progress) error) error {
 	var last Progress
 	var down time.Time // when the database stopped answering
@@ -115,6 +115,8 @@ func (c *Coordinator) Wait(ctx context.Context, e *Enqueued, interval time.Durat
 		switch {
 		case err != nil && ctx.Err() != nil:
 			return ctx.Err()
+		case err != nil && !transient(err):
+			return err // the database's answer, not its absence
 		case err != nil && down.IsZero():
 			down = time.Now()
 			fallthrough

@@ -172,3 +172,28 @@ func TestTransientErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestADatabaseThatAnswersWithAnErrorIsNotWaitedFor: an error the
+// database answers with (here: River's jobs table gone) ends the wait at
+// once, where its absence would be ridden out.
+func TestADatabaseThatAnswersWithAnErrorIsNotWaitedFor(t *testing.T) {
+	pool := fleetDB(t)
+	c, err := NewCoordinator(pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := c.Enqueue(t.Context(), jobs("gone", "g", 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(t.Context(), `DROP TABLE river_job CASCADE`); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	err = c.Wait(ctx, e, 50*time.Millisecond, nil)
+	if err == nil || ctx.Err() != nil || time.Since(start) > 10*time.Second {
+		t.Errorf("wait: %v after %s, want the database's error at once", err, time.Since(start).Round(time.Millisecond))
+	}
+}

@@ -39,10 +39,11 @@ const MinJobRounds = 3
 // ab's Remote. Each job holds all the rounds of as many cases as fit in
 // JobTime, so a case is usually measured on one machine; a case whose
 // rounds do not fit in a job has them cut over several jobs of at least
-// MinJobRounds rounds each (each machine's pairs a stratum); the programs are published by their hash; a comparison is
-// named by what it measures (the programs, the cases, the plan), so a
-// coordinator started again with the same arguments takes back its
-// jobs, done or not, and measures nothing twice.
+// MinJobRounds rounds each (each machine's pairs a stratum). The
+// programs are published by their hash; a comparison is named by what it
+// measures (the programs, the cases, the plan), so a coordinator started
+// again with the same arguments takes back its jobs, done or not, and
+// measures nothing twice.
 type Remote struct {
 	Pool  *pgxpool.Pool
 	Class string
