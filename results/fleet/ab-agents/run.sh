@@ -17,7 +17,10 @@ work=$(mktemp -d /tmp/fleet-ab.XXXXXX)
 go build -o "$work/benchctl" "$root/cmd/benchctl"
 bc="$work/benchctl"
 "$bc" fleet migrate --db "$DB" >/dev/null
-common=(ab --base HEAD --head HEAD --suite self --forks 10 --warmup 1x300ms --measure 3x300ms --explain off --json)
+# SUITE (default self) and TIMING (default the 10 rounds below; "--quick"
+# for the cache suite) pick the A/A.
+read -r -a timing <<<"${TIMING:---forks 10 --warmup 1x300ms --measure 3x300ms}"
+common=(ab --base HEAD --head HEAD --suite "${SUITE:-self}" "${timing[@]}" --explain off --json)
 
 verdicts() { # the JSON answer's verdict counts
 	python3 -c 'import json,sys
@@ -43,7 +46,7 @@ stop_agents() {
 for seed in "$@"; do
 	for mode in ${MODES:-one fleet1 fleet2}; do
 		class="aa-$mode-$$"
-		out="$work/$mode-$seed"
+		out="$work/${SUITE:-self}-$mode-$seed"
 		args=("${common[@]}" --seed "$seed" --out "$out")
 		case $mode in
 		one) args+=(--cpus 0) ;;
@@ -54,7 +57,7 @@ for seed in "$@"; do
 		"$bc" "${args[@]}" >"$out.json" 2>"$out.err" || true
 		end=$(date +%s.%N)
 		[ "$mode" = one ] || stop_agents
-		printf '%s\tseed=%s\t%.0f s\t%s\n' "$mode" "$seed" "$(python3 -c "print($end - $start)")" "$(verdicts "$out.json")"
+		printf '%s\t%s\tseed=%s\t%.0f s\t%s\n' "${SUITE:-self}" "$mode" "$seed" "$(python3 -c "print($end - $start)")" "$(verdicts "$out.json")"
 	done
 done
 echo "work directory: $work"
