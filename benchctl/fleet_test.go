@@ -27,9 +27,7 @@ import (
 func TestABOnAFleet(t *testing.T) {
 	needGit(t)
 	url, pool := fleetDatabase(t)
-	for _, name := range []string{"agent-1", "agent-2"} {
-		startFleetAgent(t, pool, "tiny", name)
-	}
+	startFleetAgents(t, pool, "tiny", "agent-1", "agent-2")
 	dir, c := tinyRepo(t)
 	out := filepath.Join(t.TempDir(), "ab")
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
@@ -83,6 +81,14 @@ func fleetDatabase(t *testing.T) (string, *pgxpool.Pool) {
 	return url, pool
 }
 
+// startFleetAgents starts an agent of class for each name.
+func startFleetAgents(t *testing.T, pool *pgxpool.Pool, class string, names ...string) {
+	t.Helper()
+	for _, name := range names {
+		startFleetAgent(t, pool, class, name)
+	}
+}
+
 // startFleetAgent starts an agent of class measuring on this machine,
 // stopped at the test's end.
 func startFleetAgent(t *testing.T, pool *pgxpool.Pool, class, name string) {
@@ -131,9 +137,7 @@ func TestFleetFlagsRefused(t *testing.T) {
 func TestParallelBisectOnAFleet(t *testing.T) {
 	needGit(t)
 	url, pool := fleetDatabase(t)
-	for _, name := range []string{"agent-1", "agent-2", "agent-3"} {
-		startFleetAgent(t, pool, "hist", name)
-	}
+	startFleetAgents(t, pool, "hist", "agent-1", "agent-2", "agent-3")
 	dir, c := historyRepo(t, 16, 11, 4)
 	out := filepath.Join(t.TempDir(), "bisect")
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
@@ -193,9 +197,7 @@ func TestFleetDatabaseRefused(t *testing.T) {
 func TestABOnAFleetUntilDecided(t *testing.T) {
 	needGit(t)
 	url, pool := fleetDatabase(t)
-	for _, name := range []string{"agent-1", "agent-2"} {
-		startFleetAgent(t, pool, "seq", name)
-	}
+	startFleetAgents(t, pool, "seq", "agent-1", "agent-2")
 	dir, c := tinyRepo(t)
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	run := func(head, out string) (int, time.Duration, string) {

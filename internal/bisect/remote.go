@@ -26,11 +26,11 @@ func (bs *bisector) remoteStep(ctx context.Context, sr *stepRun, set *ab.Sides, 
 }
 
 // measureRemote is a step's A/B on Options.Remote (a fleet): batches of
-// the step's rounds (Forks each, a seed of the step's and the batch's
-// own), decided after every
-// batch with all before it by the anytime-valid test (rounds were added
-// by looking), until what add asks is met, the step has spent its budget
-// or MaxForks rounds were measured.
+// the step's rounds (ab.Sequentially: Forks each, a seed of the step's
+// and the batch's own), decided after every batch with all before it by
+// the anytime-valid test (rounds were added by looking), until what add
+// asks is met, the step has spent its budget or MaxForks rounds were
+// measured.
 func (bs *bisector) measureRemote(ctx context.Context, sr *stepRun, set *ab.Sides, o engine.Options, add adding) error {
 	co := ab.Verdicts(bs.opts.Alpha, bs.opts.MinChange, true)
 	batch := o
@@ -41,9 +41,8 @@ func (bs *bisector) measureRemote(ctx context.Context, sr *stepRun, set *ab.Side
 	// not the same one taken back from the fleet.
 	h := fnv.New64a()
 	h.Write([]byte(filepath.Base(sr.dir)))
-	seed := o.Seed + h.Sum64()
+	batch.Seed = o.Seed + h.Sum64()
 	r := ab.Rounds{Engine: batch, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs}
-	r.Engine.Seed = seed
 	next := func(ts *compare.Tables, rounds int) []engine.Case {
 		if bs.met(ts, set, add) || rounds+batch.Forks > engine.MaxForks || o.Budget > 0 && time.Since(start) >= o.Budget {
 			return nil

@@ -35,7 +35,12 @@ func fleetDB(t *testing.T) *pgxpool.Pool {
 // startAgent starts an agent, stopped at the test's end.
 func startAgent(t *testing.T, pool *pgxpool.Pool, class, name string, run Runner) *Agent {
 	t.Helper()
-	a := &Agent{Pool: pool, Class: class, Name: name, Run: run}
+	return started(t, &Agent{Pool: pool, Class: class, Name: name, Run: run})
+}
+
+// started starts a, stopped at the test's end.
+func started(t *testing.T, a *Agent) *Agent {
+	t.Helper()
 	if err := a.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -43,6 +48,20 @@ func startAgent(t *testing.T, pool *pgxpool.Pool, class, name string, run Runner
 		a.Drain(10 * time.Second)
 	})
 	return a
+}
+
+// enqueued inserts js by a coordinator of pool's.
+func enqueued(t *testing.T, pool *pgxpool.Pool, js []Rounds) (*Coordinator, *Enqueued) {
+	t.Helper()
+	c, err := NewCoordinator(pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := c.Enqueue(t.Context(), js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, e
 }
 
 func jobs(comparison, class string, n int) []Rounds {
@@ -141,18 +160,11 @@ func TestAFailingJobNamesItsCases(t *testing.T) {
 		attempts.Add(1)
 		return nil, fmt.Errorf("fork 1 of %s exited 2", j.Cases[0])
 	})
-	c, err := NewCoordinator(pool)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := c.Enqueue(t.Context(), jobs("cmp2", "a", 1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, e := enqueued(t, pool, jobs("cmp2", "a", 1))
 	// River's retry backoff grows as attempt⁴ seconds: 1 s, then 16 s.
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
-	err = c.Wait(ctx, e, 100*time.Millisecond, nil)
+	err := c.Wait(ctx, e, 100*time.Millisecond, nil)
 	if err == nil || !strings.Contains(err.Error(), "(rounds 1–2 of BenchmarkCase0) failed on 3 attempt(s), by a1, a1, a1: fork 1 of BenchmarkCase0 exited 2") {
 		t.Errorf("wait: %v", err)
 	}

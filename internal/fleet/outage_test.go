@@ -105,25 +105,15 @@ func TestADatabaseOutageLosesNothing(t *testing.T) {
 		<-finish
 		return []byte("measured during the outage"), nil
 	})
-	c, err := NewCoordinator(pool)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := c.Enqueue(t.Context(), jobs("outage", "o", 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var unreachable int
+	c, e := enqueued(t, pool, jobs("outage", "o", 1))
+	unreachable := 0 // counted by Wait's goroutine, read after it returned
 	waited := make(chan error, 1)
 	go func() {
 		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 		defer cancel()
 		waited <- c.Wait(ctx, e, 50*time.Millisecond, func(p Progress) error {
 			if p.Unreachable != nil {
-				mu.Lock()
 				unreachable++
-				mu.Unlock()
 			}
 			return nil
 		})
@@ -178,21 +168,14 @@ func TestTransientErrors(t *testing.T) {
 // once, where its absence would be ridden out.
 func TestADatabaseThatAnswersWithAnErrorIsNotWaitedFor(t *testing.T) {
 	pool := fleetDB(t)
-	c, err := NewCoordinator(pool)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := c.Enqueue(t.Context(), jobs("gone", "g", 1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, e := enqueued(t, pool, jobs("gone", "g", 1))
 	if _, err := pool.Exec(t.Context(), `DROP TABLE river_job CASCADE`); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	start := time.Now()
-	err = c.Wait(ctx, e, 50*time.Millisecond, nil)
+	err := c.Wait(ctx, e, 50*time.Millisecond, nil)
 	if err == nil || ctx.Err() != nil || time.Since(start) > 10*time.Second {
 		t.Errorf("wait: %v after %s, want the database's error at once", err, time.Since(start).Round(time.Millisecond))
 	}

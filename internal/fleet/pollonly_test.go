@@ -25,19 +25,8 @@ func listening(t *testing.T, pool *pgxpool.Pool) int {
 func TestAPollOnlyAgentHoldsNoListeningConnection(t *testing.T) {
 	pool := fleetDB(t)
 	rec := &recorder{ran: map[string][]string{}}
-	a := &Agent{Pool: pool, Class: "p", Name: "p1", Run: rec.runner("p1"), PollOnly: true}
-	if err := a.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Drain(10 * time.Second) })
-	c, err := NewCoordinator(pool)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := c.Enqueue(t.Context(), jobs("poll", "p", 3))
-	if err != nil {
-		t.Fatal(err)
-	}
+	started(t, &Agent{Pool: pool, Class: "p", Name: "p1", Run: rec.runner("p1"), PollOnly: true})
+	c, e := enqueued(t, pool, jobs("poll", "p", 3))
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	if err := c.Wait(ctx, e, 50*time.Millisecond, nil); err != nil {

@@ -160,7 +160,10 @@ func cut(rounds, cases int, one, jobTime time.Duration) ([]chunk, int) {
 	}
 	var chunks []chunk
 	for i, first := 0, 1; i < k; i++ {
-		n := rounds/k + btoi(i < rounds%k)
+		n := rounds / k
+		if i < rounds%k {
+			n++
+		}
 		chunks = append(chunks, chunk{first, n})
 		first += n
 	}
@@ -168,13 +171,6 @@ func cut(rounds, cases int, one, jobTime time.Duration) ([]chunk, int) {
 	per := min(max(1, int(jobTime/(time.Duration(chunks[0].count)*one))), cases)
 	jobs := (cases + per - 1) / per
 	return chunks, (cases + jobs - 1) / jobs // as many jobs, evened out
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // writeByAgent writes each agent's result files, in job order, to
