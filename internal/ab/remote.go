@@ -100,6 +100,7 @@ func measureRemote(ctx context.Context, s *session.Session, o Options, set *Side
 	}
 	r.Engine.UntilDecided, r.Engine.Budget = false, 0
 	start := time.Now()
+	began, measured := start, len(set.Cases)
 	next := func(ts *compare.Tables, rounds int) []engine.Case {
 		var undecided []engine.Case
 		for _, c := range set.Cases {
@@ -109,14 +110,24 @@ func measureRemote(ctx context.Context, s *session.Session, o Options, set *Side
 		}
 		batch := r.Engine
 		if len(undecided) == 0 || rounds+batch.Forks > engine.MaxForks ||
-			eo.Budget > 0 && time.Since(start)+engine.FirstRounds(batch, len(undecided)) > eo.Budget {
+			eo.Budget > 0 && time.Since(start)+nextBatch(batch, time.Since(began), measured, len(undecided)) > eo.Budget {
 			return nil
 		}
 		s.Env.Say("fleet: %d row(s) undecided after %d rounds; %d more rounds of them", len(undecided), rounds, batch.Forks)
+		began, measured = time.Now(), len(undecided)
 		return undecided
 	}
 	ts, rec, _, err := Sequentially(ctx, s.Env, o.Remote, r, filepath.Join(o.Out, stem+"-batch"), path, co, next)
 	return ts, rec, err
+}
+
+// nextBatch is how long a fleet's batch of cases cases is expected to
+// take: the rounds' planned time, or, when longer, the last batch's wall
+// time (took, for measured cases) in proportion: a fleet adds the
+// agents' polling, its forks' start and a loaded machine's slowness,
+// which the plan does not know.
+func nextBatch(o engine.Options, took time.Duration, measured, cases int) time.Duration {
+	return max(engine.FirstRounds(o, cases), took*time.Duration(cases)/time.Duration(max(measured, 1)))
 }
 
 // Sequentially measures r on remote in batches of r.Engine.Forks rounds,

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/profile"
 	"github.com/ledgerbench/ledgerbench/internal/session"
@@ -88,5 +89,31 @@ func TestCheckRemote(t *testing.T) {
 		if got := fmt.Sprint(err); (tc.want == "") != (err == nil) || !strings.Contains(got, tc.want) {
 			t.Errorf("case %d: checkRemote = %v, want %q", i, err, tc.want)
 		}
+	}
+}
+
+// TestNextBatch: a fleet's next batch is expected to take the plan's
+// time, or the last batch's wall time in proportion to its cases when
+// that is longer (a loaded machine, the agents' polling).
+func TestNextBatch(t *testing.T) {
+	o := engine.Options{Forks: 3, Warmup: result.IterSpec{Count: 1, Time: 30 * time.Millisecond}, Measure: result.IterSpec{Count: 3, Time: 30 * time.Millisecond}}
+	plan := engine.FirstRounds(o, 2) // 3 rounds × 2 cases × 2 sides × 220 ms
+	for _, c := range []struct {
+		took            time.Duration
+		measured, cases int
+		want            time.Duration
+	}{
+		{0, 4, 2, plan},
+		{time.Second, 4, 2, plan},
+		{40 * time.Second, 4, 2, 20 * time.Second},
+		{15 * time.Second, 1, 2, 30 * time.Second},
+		{15 * time.Second, 0, 2, 30 * time.Second},
+	} {
+		if got := nextBatch(o, c.took, c.measured, c.cases); got != c.want {
+			t.Errorf("nextBatch(took %s, %d measured, %d cases) = %s, want %s", c.took, c.measured, c.cases, got, c.want)
+		}
+	}
+	if plan != 2640*time.Millisecond {
+		t.Errorf("the plan of 3 rounds of 2 cases is %s, want 2.64s", plan)
 	}
 }
