@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -53,6 +54,57 @@ func TestABOnAFleet(t *testing.T) {
 		"--forks", "6", "--warmup", "1x30ms", "--measure", "3x30ms", "--out", out + "-again", "--fleet", url, "--class", "tiny", "--job-time", "1ms"})
 	if code != 1 || !strings.Contains(stderr.String(), "2 job(s) on class tiny (2 taken back") || fleetResults(t, pool) != before {
 		t.Errorf("started again: exit %d, %d results before and %d after; want the 2 jobs taken back and the regression\n%s", code, before, fleetResults(t, pool), stderr.String())
+	}
+}
+
+// TestRunOnAFleet: run --fleet of the CLI's suite on two agents, one
+// comparison group a job: every case of a one-machine run is measured,
+// Enum's two kinds (its implementation axis) on one machine, whose file
+// holds both, and the pull-request table compares them with each
+// machine a stratum; bench.txt holds the machines' files one after
+// another.
+func TestRunOnAFleet(t *testing.T) {
+	url, pool := fleetDatabase(t)
+	startFleetAgents(t, pool, "runs", "agent-1", "agent-2")
+	dir := t.TempDir()
+	timing := []string{"--suite", "clitest", "--forks", "3", "--warmup", "0", "--measure", "2x10ms"}
+	code, _, stderr := abApp(t, dir, append([]string{"run", "--ignore-lock", "--out", filepath.Join(dir, "local")}, timing...)...)
+	if code != 0 {
+		t.Fatalf("the run on this machine: exit %d\n%s", code, stderr)
+	}
+	local, _ := os.ReadFile(filepath.Join(dir, "local", "bench.txt"))
+	out := filepath.Join(dir, "fleet")
+	var stdout, errb strings.Builder
+	a := &app{name: "bench", registry: harness.Default, stdout: &stdout, stderr: &errb, dir: dir, fleet: ab.Fleets}
+	code = a.main(t.Context(), append([]string{"run", "--out", out, "--fleet", url, "--class", "runs", "--job-time", "1ms"}, timing...))
+	if code != 0 || !strings.Contains(stdout.String(), "## /kind against b") || !strings.Contains(stdout.String(), "| Enum/even=2") {
+		t.Fatalf("exit %d, want 0 with Enum's table\n%s\n%s", code, stdout.String(), errb.String())
+	}
+	data, err := os.ReadFile(filepath.Join(out, "bench.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := slices.Sorted(slices.Values(resultNames(data))), slices.Sorted(slices.Values(resultNames(local))); !slices.Equal(got, want) {
+		t.Errorf("the fleet measured %q, one machine %q", got, want)
+	}
+	machines, _ := filepath.Glob(filepath.Join(out, "machines", "*.txt"))
+	if len(machines) == 0 {
+		t.Fatalf("no machine's file in %s", out)
+	}
+	forks := 0
+	for _, m := range machines {
+		b, _ := os.ReadFile(m)
+		names := resultNames(b)
+		if slices.Contains(names, "Enum/kind=a/even=2") != slices.Contains(names, "Enum/kind=b/even=2") {
+			t.Errorf("%s holds one of Enum's kinds without the other: %q", m, names)
+		}
+		forks += countLines(string(b), "BenchmarkEnum/kind=a/even=2")
+	}
+	if forks != 3*2 {
+		t.Errorf("Enum/kind=a has %d result lines on the machines, want 6 (3 rounds × 2 iterations)", forks)
+	}
+	if !strings.Contains(errb.String(), "fleet: comparison ") {
+		t.Errorf("no fleet progress:\n%s", errb.String())
 	}
 }
 
@@ -122,6 +174,12 @@ func TestFleetFlagsRefused(t *testing.T) {
 		{[]string{"ab", "--base", "HEAD", "--class", "a"}, "--class and --job-time go with --fleet"},
 		{[]string{"bisect", "--good", "HEAD~1", "--bad", "HEAD", "--job-time", "1m"}, "--class and --job-time go with --fleet"},
 		{[]string{"ab", "--base", "HEAD", "--fleet", "postgres://x@127.0.0.1:1/db", "--job-time", "0s"}, "--job-time 0s: want a positive duration"},
+		{[]string{"run", "--suite", "clitest", "--class", "a"}, "--class and --job-time go with --fleet"},
+		{[]string{"run", "--suite", "clitest", "--fleet", "postgres://x@127.0.0.1:1/db", "--prof", "cpu"}, "--prof runs on one machine"},
+		{[]string{"run", "--suite", "clitest", "--fleet", "postgres://x@127.0.0.1:1/db", "--until-decided"}, "--until-decided runs on one machine"},
+		{[]string{"run", "--suite", "clitest", "--fleet", "postgres://x@127.0.0.1:1/db", "--shard", "1/2"}, "--shard (a fleet shares"},
+		{[]string{"run", "./...", "--fleet", "postgres://x@127.0.0.1:1/db"}, "a package's go test benchmarks need its directory"},
+		{[]string{"run", "--suite", "clitest", "--fleet", "postgres://x@127.0.0.1:1/db"}, "--fleet: bench links no fleet client"},
 	} {
 		code, _, stderr := abApp(t, t.TempDir(), tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {
@@ -221,13 +279,13 @@ func TestABOnAFleetUntilDecided(t *testing.T) {
 		t.Errorf("the regression: exit %d, %d batches; want 1, decided by a batch, after which none was added:\n%s", code, len(batches), log)
 	}
 	out = filepath.Join(t.TempDir(), "aa")
-	code, took, log := run(c[1], out, "25s")
+	code, took, log := run(c[1], out, "40s")
 	batches, _ = filepath.Glob(filepath.Join(out, "ab-batch-*"))
 	if code != 0 || !strings.Contains(log, "fleet: 1 row(s) undecided after 3 rounds; 3 more rounds of them") || len(batches) < 2 {
 		t.Errorf("the A/A: exit %d, %d batches; want 0, and rounds added to the undecided row:\n%s", code, len(batches), log)
 	}
-	if took > 25*time.Second+10*time.Second { // the builds, and a batch's jobs' polling
-		t.Errorf("the A/A took %s with --budget 25s", took)
+	if took > 40*time.Second+10*time.Second { // the builds, and a batch's jobs' polling
+		t.Errorf("the A/A took %s with --budget 40s", took)
 	}
 	data, _ := os.ReadFile(filepath.Join(out, "ab.txt"))
 	if n := countLines(string(data), "BenchmarkTinyWork"); n != 2*3*3*len(batches) {

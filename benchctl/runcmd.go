@@ -47,6 +47,7 @@ type runFlags struct {
 func (a *app) runCmd() *cobra.Command {
 	var f runFlags
 	var untilDecided bool
+	var fleet fleetFlags
 	c := &cobra.Command{
 		Use:   "run [flags] [PACKAGES...]",
 		Short: "Run benchmarks in forked workers and write bench.txt and bench.json",
@@ -77,12 +78,22 @@ callgrind twice, at b.N=K and 2K, and divides the difference by K.`,
   %[1]s run --bench Kernel --mode sample --measure 5x100000ops`, a.name),
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			onFleet := fleet.url != "" || cmd.Flags().Changed("class") || cmd.Flags().Changed("job-time")
+			if onFleet && len(args) > 0 {
+				return refuseOnFleet(cmd, engine.Options{}, false, len(args))
+			}
 			if len(args) > 0 {
 				return a.runPackages(cmd, &f, args)
 			}
 			o, cases, err := a.plan(cmd, &f)
 			if err != nil {
 				return err
+			}
+			if onFleet {
+				if err := refuseOnFleet(cmd, o, untilDecided, 0); err != nil {
+					return err
+				}
+				return a.runOnFleet(cmd, o, cases, &f, fleet)
 			}
 			if untilDecided {
 				if err := bindRunUntilDecided(cmd, &o, &f); err != nil {
@@ -103,6 +114,7 @@ callgrind twice, at b.N=K and 2K, and divides the difference by K.`,
 		q.Forks, q.Warmup, q.Measure, axis.QuickOver*100, quickBudget)
 	c.Flags().BoolVar(&f.jmh, "jmh", false, "print the JMH table (every case's score, error and count) after the pull-request tables, not only into DIR/table.txt")
 	c.Flags().BoolVar(&untilDecided, "until-decided", false, "after each fork from the --forks-th (default 3), decide the pull-request tables' rows by an anytime-valid test and give forks only to the cases of undecided rows, until all are decided or --budget is spent")
+	fleet.bind(c.Flags(), "measure on the agents of a fleet, by its PostgreSQL URL (see benchctl agent): this program is published to them, and each job runs whole comparison groups in fixed rounds on one agent")
 	a.addServerFlags(c)
 	return c
 }

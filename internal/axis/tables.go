@@ -20,6 +20,26 @@ import (
 // follow in each as the distance to the limit. data is the run's results
 // file.
 func Tables(data []byte, cases []result.Case, sequential bool) ([]Table, error) {
+	return tables(cases, func(o compare.Options) (*compare.Tables, error) {
+		o.Sequential = sequential
+		return compare.BuildData("bench.txt", data, o)
+	})
+}
+
+// TablesOf are Tables of a run measured on several machines, each
+// machine's results file one of paths: a file is a stratum (a group's
+// cases were measured on one machine, pairs by round), and the keys in
+// which machines of a class differ are ignored (compare.HostKeys).
+func TablesOf(paths []string, cases []result.Case) ([]Table, error) {
+	return tables(cases, func(o compare.Options) (*compare.Tables, error) {
+		o.Ignore = compare.HostKeys
+		return compare.Build(paths, o)
+	})
+}
+
+// tables builds each axis's table of cases with build, given the axis's
+// column, baseline and filter.
+func tables(cases []result.Case, build func(compare.Options) (*compare.Tables, error)) ([]Table, error) {
 	groups := map[axis][]string{}
 	var order []axis
 	var floors []string
@@ -42,8 +62,8 @@ func Tables(data []byte, cases []result.Case, sequential bool) ([]Table, error) 
 	var out []Table
 	for _, k := range order {
 		names := append(slices.Clone(groups[k]), floors...)
-		ts, err := compare.BuildData("bench.txt", data, compare.Options{Col: "/" + k.name, Baseline: k.baseline, MinChange: compare.DefaultMinChange,
-			Filter: ".name:(" + strings.Join(names, " OR ") + ")", Sequential: sequential})
+		ts, err := build(compare.Options{Col: "/" + k.name, Baseline: k.baseline, MinChange: compare.DefaultMinChange,
+			Filter: ".name:(" + strings.Join(names, " OR ") + ")"})
 		if err != nil {
 			return nil, err
 		}
@@ -75,6 +95,11 @@ func Write(w io.Writer, h report.Header, run *result.Run, sequential bool) error
 	if err != nil {
 		return err
 	}
+	return WriteTables(w, tables)
+}
+
+// WriteTables writes tables, each under its heading.
+func WriteTables(w io.Writer, tables []Table) error {
 	for _, t := range tables {
 		fmt.Fprintf(w, "\n## /%s against %s\n\n", t.name, t.baseline)
 		if err := t.ts.Markdown(w, nil); err != nil {

@@ -71,17 +71,12 @@ func (s Shard) Of(cases []Case, o Options) ([]Case, error) {
 		idx  []int
 	}
 	var groups []*group
-	byKey := map[string]*group{}
-	for i, c := range cases {
-		k := comparisonKey(c)
-		g := byKey[k]
-		if g == nil {
-			g = &group{key: k}
-			byKey[k] = g
-			groups = append(groups, g)
+	for _, idx := range Groups(cases) {
+		g := &group{key: comparisonKey(cases[idx[0]]), idx: idx}
+		for _, i := range idx {
+			g.cost += o.caseCost(cases[i])
 		}
-		g.cost += o.caseCost(c)
-		g.idx = append(g.idx, i)
+		groups = append(groups, g)
 	}
 	slices.SortStableFunc(groups, func(a, b *group) int {
 		return cmp.Or(cmp.Compare(b.cost, a.cost), cmp.Compare(a.key, b.key))
@@ -109,6 +104,27 @@ func (s Shard) Of(cases []Case, o Options) ([]Case, error) {
 		out[i] = cases[j]
 	}
 	return out, nil
+}
+
+// Groups are the indices of cases by comparison group, first seen
+// first: the cases one implementation axis compares with each other
+// (the same benchmark and parameters but the axis's), each case alone
+// when its benchmark declares no axis. A group's cases must run on one
+// host, in the same rounds, for its pull-request table to pair them.
+func Groups(cases []Case) [][]int {
+	var groups [][]int
+	at := map[string]int{}
+	for i, c := range cases {
+		k := comparisonKey(c)
+		g, ok := at[k]
+		if !ok {
+			g = len(groups)
+			at[k] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], i)
+	}
+	return groups
 }
 
 // comparisonKey is the case's name without its implementation axis (the

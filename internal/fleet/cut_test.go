@@ -45,3 +45,25 @@ func TestCutKeepsACasesRoundsTogether(t *testing.T) {
 		}
 	}
 }
+
+// TestPackKeepsAGroupOnOneMachine: a comparison group's cases (an
+// implementation axis's points) go to one job, never split; groups fill
+// a job up to per cases, and one larger than per is a job alone.
+func TestPackKeepsAGroupOnOneMachine(t *testing.T) {
+	for _, tc := range []struct {
+		groups [][]int
+		per    int
+		want   string
+	}{
+		{[][]int{{0}, {1}, {2}}, 2, "[[0 1] [2]]"},
+		{[][]int{{0, 2}, {1, 3}}, 3, "[[0 2] [1 3]]"},
+		{[][]int{{0, 1, 2}, {3}}, 2, "[[0 1 2] [3]]"},
+		{[][]int{{0}, {1, 2, 3}, {4}}, 2, "[[0] [1 2 3] [4]]"},
+		{[][]int{{0, 1}, {2, 3}}, 4, "[[0 1 2 3]]"},
+		{nil, 3, "[]"},
+	} {
+		if got := fmt.Sprint(pack(tc.groups, tc.per)); got != tc.want {
+			t.Errorf("pack(%v, %d) = %s, want %s", tc.groups, tc.per, got, tc.want)
+		}
+	}
+}

@@ -30,11 +30,14 @@
 // [Coordinator] inserts a comparison's jobs, waits for them and gathers
 // their result files in job order.
 //
-// On top of them, [Remote] is an A/B's measurement on a class (ab's
-// Remote): it publishes the two programs by the SHA-256 of their bytes
-// ([Publish]), cuts the rounds into jobs of one round of as many cases as
-// fit a job's planned time, each case described ([engine.Described]) so
-// that the agent needs neither a checkout nor a toolchain, waits (saying
+// On top of them, [Remote] is a measurement on a class (ab's Remote: an
+// A/B's two programs, or a run's one): it publishes the programs by the
+// SHA-256 of their bytes ([Publish]), cuts the work into jobs of all the
+// rounds of as many whole comparison groups ([engine.Groups]) as fit a
+// job's planned time (a case's rounds cut over jobs of at least
+// MinJobRounds when they do not fit), each case described
+// ([engine.Described]) so that the agent needs neither a checkout nor a
+// toolchain, waits (saying
 // so when no agent of the class has been seen for a minute), and writes
 // each agent's files as one, a stratum of the comparison. A [Machine] is
 // the agent's side: it fetches the programs and checks their hash

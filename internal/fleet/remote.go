@@ -127,22 +127,48 @@ func (f *Remote) plan(ctx context.Context, r ab.Rounds) ([]Rounds, error) {
 	}
 	id := hashOf(whole)[:24]
 	jobTime := cmp.Or(f.JobTime, DefaultJobTime)
-	chunks, per := cut(r.Engine.Forks, len(spec.Cases), engine.FirstRounds(spec.Engine, 1), jobTime)
+	// A round of a case is a fork of each side (both at once in a duet).
+	one := engine.FirstRounds(spec.Engine, 1) * time.Duration(len(sides)) / 2
+	chunks, per := cut(r.Engine.Forks, len(spec.Cases), one, jobTime)
 	var jobs []Rounds
 	for _, ch := range chunks {
-		for lo := 0; lo < len(spec.Cases); lo += per {
-			hi := min(lo+per, len(spec.Cases))
+		for _, idx := range pack(engine.Groups(r.Cases), per) {
 			js := spec
-			js.Cases = spec.Cases[lo:hi]
+			js.Cases = nil
+			var jobNames []string
+			for _, i := range idx {
+				js.Cases = append(js.Cases, spec.Cases[i])
+				jobNames = append(jobNames, names[i])
+			}
 			data, err := json.Marshal(js)
 			if err != nil {
 				return nil, err
 			}
-			jobs = append(jobs, Rounds{Comparison: id, Class: f.Class, Sides: sides, Cases: names[lo:hi], First: ch.first, Count: ch.count,
+			jobs = append(jobs, Rounds{Comparison: id, Class: f.Class, Sides: sides, Cases: jobNames, First: ch.first, Count: ch.count,
 				Spec: data, Timeout: max(4*jobTime, MinJobTimeout)})
 		}
 	}
 	return jobs, nil
+}
+
+// pack puts whole groups of cases (their indices) into jobs of up to per
+// cases, in order: a group is never split (its cases are compared with
+// each other, pairs by round, so they run on one machine), and a group
+// larger than per is a job of its own.
+func pack(groups [][]int, per int) [][]int {
+	var jobs [][]int
+	var job []int
+	for _, g := range groups {
+		if len(job) > 0 && len(job)+len(g) > per {
+			jobs = append(jobs, job)
+			job = nil
+		}
+		job = append(job, g...)
+	}
+	if len(job) > 0 {
+		jobs = append(jobs, job)
+	}
+	return jobs
 }
 
 // chunk is rounds first to first+count-1.

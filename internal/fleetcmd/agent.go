@@ -33,7 +33,7 @@ func agentCmd(name string) *cobra.Command {
 		Long: `agent runs on each benchmark machine of a fleet. It checks the host, holds its run lock, and
 works the queue of its class (by default the host's machine-id: machines of one hardware
 fingerprint form a class, and a job never runs on another), one job at a time: it fetches the job's
-two programs by their SHA-256 (a program whose bytes do not hash to it is refused, and the job
+programs (an A/B's two, a run's one) by their SHA-256 (a program whose bytes do not hash to it is refused, and the job
 failed with the reason), runs the job's rounds with the engine (forks pinned to --cpus) and commits
 the results file with the job, in one transaction. It needs no Go toolchain and no checkout.
 
