@@ -152,19 +152,22 @@ func (s *Server) machine(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, fmt.Errorf("%w: page %d of %d", store.ErrNotFound, pg, npages))
 		return
 	}
-	bis, err := s.Store.Bisections(r.Context(), id)
+	var openCPs, other []store.ChangePoint
+	for _, c := range cps {
+		if c.Open {
+			openCPs = append(openCPs, c)
+		} else {
+			other = append(other, c)
+		}
+	}
+	bis, err := s.Store.BisectionsOf(r.Context(), openCPs)
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
-	var open []regressionRow
-	var other []store.ChangePoint
-	for _, c := range cps {
-		if c.Open {
-			open = append(open, regressionRow{c, bisectionOf(c, bis)})
-		} else {
-			other = append(other, c)
-		}
+	open := make([]regressionRow, len(openCPs))
+	for i, c := range openCPs {
+		open[i] = regressionRow{c, bis[i]}
 	}
 	s.render(w, r, "machine.html", map[string]any{"Title": id, "Machine": m, "Open": open, "Other": other, "Series": series, "Pending": pending,
 		"Total": total, "Page": pg, "Pages": npages, "First": (pg-1)*SeriesPerPage + 1})
@@ -175,17 +178,6 @@ func (s *Server) machine(w http.ResponseWriter, r *http.Request) {
 type regressionRow struct {
 	store.ChangePoint
 	Bisection *store.Bisection
-}
-
-// bisectionOf is the newest of bs that bisected c: its machine's
-// benchmark and unit between the same two commits.
-func bisectionOf(c store.ChangePoint, bs []store.Bisection) *store.Bisection {
-	for i, b := range bs {
-		if b.Benchmark == c.Benchmark && b.Unit == c.Unit && b.Good == c.Before.Commit && b.Bad == c.After.Commit {
-			return &bs[i]
-		}
-	}
-	return nil
 }
 
 // readSeries reads the series the request names, or answers the error.

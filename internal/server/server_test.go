@@ -332,6 +332,23 @@ func TestDashboardPagesAndAPI(t *testing.T) {
 	if code, raw := get(t, f.http.URL+"/raw/"+st.UploadID+"/0"); code != 200 || !strings.Contains(raw, "# ## Culprit: "+culprit[:12]) {
 		t.Errorf("the bisection's report: %d\n%s", code, raw)
 	}
+	// A newer bisection of the same regression is the one shown; 100
+	// bisections of other regressions in one upload change nothing.
+	newer := "beef00" + fmt.Sprintf("%034x", 12)
+	upload(t, c, "bisect2.txt", []byte(strings.ReplaceAll(strings.ReplaceAll(bis, culprit, newer), culprit[:12], newer[:12])))
+	others := map[string][]byte{}
+	for i := range 100 {
+		others[fmt.Sprintf("other%03d.txt", i)] = fmt.Appendf(nil, "machine-id: m1\nbisect-benchmark: BenchmarkOther%d\nbisect-unit: sec/op\nbisect-good: %040x\nbisect-bad: %040x\nbisect-culprit: %040x\nBenchmarkOther%d 10 100 ns/op\n", i, 1, 2, 3, i)
+	}
+	body, ct := form(others, "commit")
+	if code, msg := post(t, f.http.URL, f.token, body, ct); code != 200 {
+		t.Fatalf("100 bisections of m1: %d %s", code, msg)
+	}
+	_, m1 = get(t, f.http.URL+"/machine/m1")
+	open = m1[strings.Index(m1, `id="open"`):strings.Index(m1, "Other change points")]
+	if !strings.Contains(open, "culprit <code>"+newer[:10]+"</code>") || strings.Contains(open, culprit[:10]) {
+		t.Errorf("machine m1 after a newer bisection of its regression:\n%s", open)
+	}
 	if ms, _ := f.st.Machines(context.Background()); len(ms) != 2 || ms[0].Runs != 16 || ms[1].Runs != 16 {
 		t.Errorf("a bisection counted as a run: %+v", ms)
 	}
@@ -912,6 +929,43 @@ func TestBisectionContentIsChecked(t *testing.T) {
 		body, ct := form(map[string][]byte{"b.txt": bisection(tc.machine, tc.share, tc.culprit)}, "commit")
 		if code, msg := post(t, f.http.URL, f.token, body, ct); code != tc.code || !strings.Contains(msg, tc.want) {
 			t.Errorf("%s share %s culprit %q: %d %s; want %d with %q", tc.machine, tc.share, tc.culprit, code, msg, tc.code, tc.want)
+		}
+	}
+}
+
+// TestUploadsAreBounded: an upload of more than MaxFiles files, or of
+// more than MaxBisections bisections of one machine, is refused (two
+// uploads of 20,000 forged bisections of one machine were accepted, and
+// its page then read them all on every view); one of MaxBisections
+// bisections, each of another machine's, is taken.
+func TestUploadsAreBounded(t *testing.T) {
+	f := newFixture(t)
+	f.srv.MaxUpload = 4 << 20 // the fixture's 64 KiB would refuse 1001 files by their size
+	bisections := func(n int, machine func(int) string) map[string][]byte {
+		files := map[string][]byte{}
+		for i := range n {
+			files[fmt.Sprintf("b%04d.txt", i)] = fmt.Appendf(nil, "machine-id: %s\nbisect-benchmark: BenchmarkB%d\nbisect-unit: sec/op\nbisect-good: %040x\nbisect-bad: %040x\nBenchmarkB%d 10 100 ns/op\n", machine(i), i, 1, 2, i)
+		}
+		return files
+	}
+	runs := map[string][]byte{}
+	for i := range store.MaxFiles + 1 {
+		runs[fmt.Sprintf("r%04d.txt", i)] = fmt.Appendf(nil, "machine-id: m1\nBenchmarkR%d 10 100 ns/op\n", i)
+	}
+	one := func(int) string { return "m1" }
+	for _, tc := range []struct {
+		what  string
+		files map[string][]byte
+		code  int
+		want  string
+	}{
+		{"1001 runs", runs, 400, "1001 files in one upload: at most 1000"},
+		{"101 bisections of m1", bisections(store.MaxBisections+1, one), 400, "more than 100 bisections of machine m1 in one upload"},
+		{"101 bisections of 101 machines", bisections(store.MaxBisections+1, func(i int) string { return fmt.Sprintf("m%d", i) }), 200, ""},
+	} {
+		body, ct := form(tc.files, "commit")
+		if code, msg := post(t, f.http.URL, f.token, body, ct); code != tc.code || !strings.Contains(msg, tc.want) {
+			t.Errorf("%s: %d %s; want %d with %q", tc.what, code, msg, tc.code, tc.want)
 		}
 	}
 }

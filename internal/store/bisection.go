@@ -144,6 +144,34 @@ func (s *Store) Bisections(ctx context.Context, machine string) ([]Bisection, er
 	return out, unavailable("bisections", rs.Err())
 }
 
+// BisectionsOf is, for each of cps (a machine's change points), the
+// newest bisection of it (nil when none was uploaded): its machine's
+// benchmark and unit between the same two commits. It reads one
+// bisection a change point, whatever the machine holds besides.
+func (s *Store) BisectionsOf(ctx context.Context, cps []ChangePoint) ([]*Bisection, error) {
+	out := make([]*Bisection, len(cps))
+	for i, c := range cps {
+		b := Bisection{Machine: c.Machine, Benchmark: c.Benchmark, Unit: c.Unit, Good: c.Before.Commit, Bad: c.After.Commit}
+		var share sql.NullFloat64
+		err := s.db.QueryRowContext(ctx, s.q(`SELECT b.culprit, b.subject, b.own, b.share, f.upload_key, f.part
+			FROM bisections b JOIN files f ON f.id = b.file
+			WHERE b.machine_id = ? AND b.benchmark = ? AND b.unit = ? AND b.good = ? AND b.bad = ?
+			ORDER BY b.file DESC LIMIT 1`), b.Machine, b.Benchmark, b.Unit, b.Good, b.Bad).Scan(&b.Culprit, &b.Subject, &b.Own, &share, &b.Upload, &b.Part)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue
+		}
+		if err != nil {
+			return nil, unavailable("bisections", err)
+		}
+		b.Share = math.NaN()
+		if share.Valid {
+			b.Share = share.Float64
+		}
+		out[i] = &b
+	}
+	return out, nil
+}
+
 // reclassifyBisections records as bisections the stored files that carry
 // payload.KeyBisectBad and are none yet (uploaded before schema 7, or
 // indexed as runs by a server of that time), and rebuilds the index

@@ -8,7 +8,7 @@ import (
 )
 
 // SchemaVersion is the schema this code reads and writes.
-const SchemaVersion = 8
+const SchemaVersion = 9
 
 // migration is one schema step: its statements ({{pk}}, {{blob}} and
 // {{norowid}} are spelled per dialect), then an optional step in Go in
@@ -151,6 +151,11 @@ var migrations = []migration{
 	// that carries bisect-bad becomes a bisection, and the index is
 	// rebuilt without them.
 	{after: reclassifyBisections},
+	// 9: a machine's page reads the newest bisection of each of its
+	// open regressions, not every bisection of the machine.
+	{stmts: []string{
+		`CREATE INDEX bisections_by_regression ON bisections (machine_id, benchmark, unit, good, bad, file)`,
+	}},
 }
 
 // shareContents points every stored file at the first earlier file of

@@ -54,11 +54,15 @@ type parsed struct {
 // machine-id, two machine-ids in one file or a file without results
 // refuses the upload.
 func validate(files []payload.File) ([]parsed, error) {
-	if len(files) == 0 {
+	switch {
+	case len(files) == 0:
 		return nil, fmt.Errorf("%w: no files", ErrInvalid)
+	case len(files) > MaxFiles:
+		return nil, fmt.Errorf("%w: %d files in one upload: at most %d (split it)", ErrInvalid, len(files), MaxFiles)
 	}
 	out := make([]parsed, 0, len(files))
-	names := map[string]bool{} // benchmarks of the whole upload
+	bisections := map[string]int{} // by machine
+	names := map[string]bool{}     // benchmarks of the whole upload
 	for _, f := range files {
 		if err := text(f); err != nil {
 			return nil, err
@@ -97,6 +101,11 @@ func validate(files []payload.File) ([]parsed, error) {
 		if err := checkBisection(p); err != nil {
 			return nil, err
 		}
+		if _, ok := bisectionOf(p); ok {
+			if bisections[p.machine]++; bisections[p.machine] > MaxBisections {
+				return nil, fmt.Errorf("%w: %s: more than %d bisections of machine %s in one upload", ErrInvalid, p.Name, MaxBisections, p.machine)
+			}
+		}
 		out = append(out, p)
 	}
 	return out, nil
@@ -108,6 +117,10 @@ const (
 	MaxFileName   = 255    // bytes of a file's name
 	MaxName       = 1024   // bytes of a benchmark's name, a configuration key or value
 	MaxBenchmarks = 20_000 // distinct benchmark names in one upload
+	MaxFiles      = 1_000  // files in one upload
+	// MaxBisections is the most bisections of one machine in one
+	// upload: a night's bisections are one a regression.
+	MaxBisections = 100
 )
 
 // text refuses a file that is not text: a NUL byte, invalid UTF-8 (which
