@@ -78,9 +78,8 @@ callgrind twice, at b.N=K and 2K, and divides the difference by K.`,
   %[1]s run --bench Kernel --mode sample --measure 5x100000ops`, a.name),
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			onFleet := fleet.url != "" || cmd.Flags().Changed("class") || cmd.Flags().Changed("job-time")
-			if onFleet && len(args) > 0 {
-				return refuseOnFleet(cmd, engine.Options{}, false, len(args))
+			if fleet.url != "" || cmd.Flags().Changed("class") || cmd.Flags().Changed("job-time") {
+				return a.runOnFleet(cmd, &f, fleet, untilDecided, len(args))
 			}
 			if len(args) > 0 {
 				return a.runPackages(cmd, &f, args)
@@ -88,12 +87,6 @@ callgrind twice, at b.N=K and 2K, and divides the difference by K.`,
 			o, cases, err := a.plan(cmd, &f)
 			if err != nil {
 				return err
-			}
-			if onFleet {
-				if err := refuseOnFleet(cmd, o, untilDecided, 0); err != nil {
-					return err
-				}
-				return a.runOnFleet(cmd, o, cases, &f, fleet)
 			}
 			if untilDecided {
 				if err := bindRunUntilDecided(cmd, &o, &f); err != nil {

@@ -49,7 +49,17 @@ func refuseOnFleet(cmd *cobra.Command, o engine.Options, untilDecided bool, pack
 // DIR/machines, all of them one after another to DIR/bench.txt, and
 // prints the pull-request tables with each machine a stratum (or, for
 // benchmarks without an axis, every row).
-func (a *app) runOnFleet(cmd *cobra.Command, o engine.Options, cases []engine.Case, f *runFlags, ff fleetFlags) error {
+func (a *app) runOnFleet(cmd *cobra.Command, f *runFlags, ff fleetFlags, untilDecided bool, packages int) error {
+	if packages > 0 {
+		return refuseOnFleet(cmd, engine.Options{}, false, packages)
+	}
+	o, cases, err := a.plan(cmd, f)
+	if err != nil {
+		return err
+	}
+	if err := refuseOnFleet(cmd, o, untilDecided, 0); err != nil {
+		return err
+	}
 	remote, closer, err := a.remote(cmd, ff)
 	if err != nil {
 		return err
@@ -69,6 +79,12 @@ func (a *app) runOnFleet(cmd *cobra.Command, o engine.Options, cases []engine.Ca
 	if err != nil {
 		return err
 	}
+	return a.fleetRunOutput(paths, cases, out)
+}
+
+// fleetRunOutput prints a fleet run's tables and writes out/bench.txt,
+// the machines' files (paths) one after another; a failed fork fails it.
+func (a *app) fleetRunOutput(paths []string, cases []engine.Case, out string) error {
 	var data []byte
 	for _, p := range paths {
 		b, err := os.ReadFile(p)
