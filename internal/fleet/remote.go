@@ -130,9 +130,10 @@ func (f *Remote) plan(ctx context.Context, r ab.Rounds) ([]Rounds, error) {
 	// A round of a case is a fork of each side (both at once in a duet).
 	one := engine.FirstRounds(spec.Engine, 1) * time.Duration(len(sides)) / 2
 	chunks, per := cut(r.Engine.Forks, len(spec.Cases), one, jobTime)
+	packed := pack(engine.Groups(r.Cases), per)
 	var jobs []Rounds
 	for _, ch := range chunks {
-		for _, idx := range pack(engine.Groups(r.Cases), per) {
+		for _, idx := range packed {
 			js := spec
 			js.Cases = nil
 			var jobNames []string
