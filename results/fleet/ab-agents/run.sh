@@ -29,19 +29,7 @@ v=[r["verdict"] for r in rows if r.get("unit")=="sec/op" and "verdict" in r]
 print("%d changed, %d same, %d unknown of %d" % (v.count("changed"), v.count("same"), v.count("unknown"), len(v)))' "$1"
 }
 
-agents() { # start N agents, pinned to CPUs 0..N-1
-	pids=()
-	for i in $(seq 0 $(($1 - 1))); do
-		"$bc" agent --db "$DB" --class "$class" --name "agent-$i" --cpus "$i" --ignore-lock --dir "$work/agent-$i" 2>"$work/agent-$i.log" &
-		pids+=($!)
-	done
-	sleep 2
-}
-
-stop_agents() {
-	kill -TERM "${pids[@]}" 2>/dev/null || true
-	wait "${pids[@]}" 2>/dev/null || true
-}
+. "$root/results/fleet/agents.sh"
 
 for seed in "$@"; do
 	for mode in ${MODES:-one fleet1 fleet2}; do
@@ -50,8 +38,8 @@ for seed in "$@"; do
 		args=("${common[@]}" --seed "$seed" --out "$out")
 		case $mode in
 		one) args+=(--cpus 0) ;;
-		fleet1) agents 1; args+=(--fleet "$DB" --class "$class") ;;
-		fleet2) agents 2; args+=(--fleet "$DB" --class "$class") ;;
+		fleet1) start_agents "$bc" 1 "$class" "$work"; args+=(--fleet "$DB" --class "$class") ;;
+		fleet2) start_agents "$bc" 2 "$class" "$work"; args+=(--fleet "$DB" --class "$class") ;;
 		esac
 		start=$(date +%s.%N)
 		"$bc" "${args[@]}" >"$out.json" 2>"$out.err" || true

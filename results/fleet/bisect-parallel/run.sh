@@ -20,14 +20,7 @@ n=${COMMITS:-64}
 work=$(mktemp -d /tmp/fleet-bisect.XXXXXX)
 go build -o "$work/histgen" "$root/cmd/histgen"
 
-agents() { # bin n: start n agents of class h, pinned to CPUs 0..n-1
-	pids=()
-	for i in $(seq 0 $(($2 - 1))); do
-		"$1" agent --db "$DB" --class h --name "agent-$i" --cpus "$i" --ignore-lock --dir "$work/agent-$i" 2>>"$work/agent-$i.log" &
-		pids+=($!)
-	done
-	sleep 2
-}
+. "$root/results/fleet/agents.sh"
 
 for seed in "$@"; do
 	RANDOM=$((seed + 700))
@@ -38,15 +31,14 @@ for seed in "$@"; do
 	(cd "$d" && go build -o "$work/bench-$seed" ./cmd/bench)
 	"$work/bench-$seed" fleet migrate --db "$DB" >/dev/null
 	for k in 1 2; do
-		agents "$work/bench-$seed" "$k"
+		start_agents "$work/bench-$seed" "$k" h "$work"
 		out="$d.bisect-k$k"
 		start=$(date +%s.%N)
 		(cd "$d" && "$work/bench-$seed" bisect --good "$good" --bad "$bad" --cmd ./cmd/bench --bench '^BenchmarkWorkLoop$' \
 			--forks 5 --warmup 1x100ms --measure 3x100ms --budget 2m --min-change 1 --build-cache "$out.cache" \
 			--fleet "$DB" --class h --parallel "$k" --seed "$seed" --explain off --out "$out" >"$out.md" 2>"$out.log") || true
 		end=$(date +%s.%N)
-		kill -TERM "${pids[@]}" 2>/dev/null || true
-		wait "${pids[@]}" 2>/dev/null || true
+		stop_agents
 		python3 - "$out/bisect.json" "$d.truth.json" "$k" "$seed" "$at" "$(python3 -c "print($end - $start)")" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1])); truth = json.load(open(sys.argv[2]))

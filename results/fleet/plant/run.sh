@@ -18,22 +18,8 @@ set -euo pipefail
 : "${DB:?the fleet database, postgres://...}"
 root=$(git rev-parse --show-toplevel)
 work=$(mktemp -d /tmp/fleet-plant.XXXXXX)
-go build -o "$work/histgen" "$root/cmd/histgen"
-d="$work/h"
-"$work/histgen" write --dir "$d" --commits 1 --change 1:1.05 --fleet >"$d.ends"
-read -r good bad <"$d.ends"
-bc="$work/bench"
-(cd "$d" && go build -o "$bc" ./cmd/bench)
-"$bc" fleet migrate --db "$DB" >/dev/null
-
-agents() { # start N agents of $class, pinned to CPUs 0..N-1
-	pids=()
-	for i in $(seq 0 $(($1 - 1))); do
-		"$bc" agent --db "$DB" --class "$class" --name "agent-$i" --cpus "$i" --ignore-lock --dir "$work/agent-$i" 2>>"$work/agent-$i.log" &
-		pids+=($!)
-	done
-	sleep 2
-}
+. "$root/results/fleet/agents.sh"
+planted_history "$work" "$root"
 
 for seed in "$@"; do
 	for what in ${WHAT:-plant aa}; do
@@ -46,15 +32,12 @@ for seed in "$@"; do
 				--warmup 1x100ms --measure 3x100ms --min-change 1 --seed "$seed" --explain off --json --out "$out")
 			case $mode in
 			one) args+=(--cpus 0) ;;
-			fleet2) agents 2; args+=(--fleet "$DB" --class "$class" --job-time 5s) ;;
+			fleet2) start_agents "$bc" 2 "$class" "$work"; args+=(--fleet "$DB" --class "$class" --job-time 5s) ;;
 			esac
 			start=$(date +%s.%N)
 			(cd "$d" && "$bc" "${args[@]}" >"$out.json" 2>"$out.err") || true
 			end=$(date +%s.%N)
-			if [ "$mode" != one ]; then
-				kill -TERM "${pids[@]}" 2>/dev/null || true
-				wait "${pids[@]}" 2>/dev/null || true
-			fi
+			[ "$mode" = one ] || stop_agents
 			python3 - "$out.json" "$seed" "$what" "$mode" "$(python3 -c "print($end - $start)")" <<'PY'
 import json, sys
 path, seed, what, mode, wall = sys.argv[1:]

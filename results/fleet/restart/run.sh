@@ -13,22 +13,13 @@ set -euo pipefail
 : "${DB:?the fleet database, postgres://...}" "${RESTART:?a command that restarts PostgreSQL}"
 root=$(git rev-parse --show-toplevel)
 work=$(mktemp -d /tmp/fleet-restart.XXXXXX)
-go build -o "$work/histgen" "$root/cmd/histgen"
-d="$work/h"
-"$work/histgen" write --dir "$d" --commits 1 --change 1:1.05 --fleet >"$d.ends"
-read -r good bad <"$d.ends"
-bc="$work/bench"
-(cd "$d" && go build -o "$bc" ./cmd/bench)
-"$bc" fleet migrate --db "$DB" >/dev/null
+. "$root/results/fleet/agents.sh"
+planted_history "$work" "$root"
 q() { psql "$DB" -Atc "$1"; }
 
 for seed in "$@"; do
 	class="restart-$seed-$$"
-	pids=()
-	for i in 0 1; do
-		"$bc" agent --db "$DB" --class "$class" --name "$class-$i" --cpus "$i" --ignore-lock --dir "$work/agent-$i" 2>>"$work/agent-$i.log" &
-		pids+=($!)
-	done
+	start_agents "$bc" 2 "$class" "$work" "$class"
 	out="$work/ab-$seed"
 	(cd "$d" && exec "$bc" ab --base "$good" --head "$bad" --cmd ./cmd/bench --bench '^BenchmarkWorkLoop$' --forks 20 \
 		--warmup 1x100ms --measure 3x100ms --min-change 1 --seed "$seed" --explain off --json --out "$out" \
@@ -39,8 +30,7 @@ for seed in "$@"; do
 	eval "$RESTART" >/dev/null
 	code=0
 	wait "$abpid" || code=$?
-	kill -TERM "${pids[@]}" 2>/dev/null || true
-	wait "${pids[@]}" 2>/dev/null || true
+	stop_agents
 	jobs=$(q "SELECT count(*) || ' jobs, attempts ' || string_agg(attempt::text, ',' ORDER BY id) || ', states ' || string_agg(DISTINCT state::text, ',') FROM river_job WHERE queue LIKE '%$class%'")
 	results=$(q "SELECT count(*) FROM benchctl_fleet_result r JOIN river_job j ON j.id = r.job_id WHERE j.queue LIKE '%$class%'")
 	verdict=$(python3 -c 'import json,sys

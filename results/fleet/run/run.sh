@@ -15,21 +15,17 @@ work=$(mktemp -d /tmp/fleet-run.XXXXXX)
 go build -o "$work/benchctl" "$root/cmd/benchctl"
 bc="$work/benchctl"
 "$bc" fleet migrate --db "$DB" >/dev/null
+. "$root/results/fleet/agents.sh"
 for n in ${AGENTS:-1 2}; do
 	class="run-$n-$$" # a class of its own: the same comparison would take back the jobs before it
-	pids=()
-	for i in $(seq 0 $((n - 1))); do
-		"$bc" agent --db "$DB" --class "$class" --name "agent-$i" --cpus "$i" --ignore-lock --dir "$work/agent-$n-$i" 2>"$work/agent-$n-$i.log" &
-		pids+=($!)
-	done
-	sleep 2
+	mkdir -p "$work/$n"
+	start_agents "$bc" "$n" "$class" "$work/$n"
 	out="$work/cache-$n"
 	start=$(date +%s.%N)
 	code=0
 	(cd "$root" && "$bc" run --suite cache --quick --fleet "$DB" --class "$class" --job-time "${JOB_TIME:-45s}" --out "$out" >"$work/cache-$n.md" 2>"$work/cache-$n.log") || code=$?
 	end=$(date +%s.%N)
-	kill -TERM "${pids[@]}" 2>/dev/null || true
-	wait "${pids[@]}" 2>/dev/null || true
+	stop_agents
 	mkdir -p "$here/runs/$n-agents"
 	cp "$work/cache-$n.md" "$work/cache-$n.log" "$here/runs/$n-agents/"
 	cp "$out/bench.txt" "$here/runs/$n-agents/" 2>/dev/null || true
