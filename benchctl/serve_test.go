@@ -266,6 +266,8 @@ func TestNightlyUploadsAndSurvivesAnUnreachableServer(t *testing.T) {
 		{"serve", "--store", "sqlite:" + db, "--tokens", filepath.Join(dir, "none")},
 		{"serve", "--store", "sqlite:" + db, "--public-url", "bench.example.com"},
 		{"serve", "--store", "sqlite:" + db, "--max-upload", "0"},
+		{"serve", "--store", "sqlite:" + db, "--max-conns-per-client", "-1"},
+		{"serve", "--store", "sqlite:" + db, "--max-conns", "10", "--max-conns-per-client", "11"},
 		{"token", "new"},
 	} {
 		if code, _, stderr := benchctl(t, bad...); code != 2 {

@@ -50,7 +50,7 @@ func serveExample(name string) string {
 func serveCmd(name string) *cobra.Command {
 	var spec, listen, tokens, publicURL string
 	var maxUpload int64
-	var maxConns int
+	var maxConns, perClient int
 	c := &cobra.Command{
 		Use:   "serve --store sqlite:PATH|postgres://… [--listen ADDR] [--tokens FILE]",
 		Short: "Serve a results store: uploads (x/perf's perfdata protocol), a JSON API and the dashboard",
@@ -68,7 +68,8 @@ server is read-only, and a tokens file that becomes unreadable refuses every upl
 repaired. Each request's body must arrive within 30 s (an authenticated upload's within 10 min), an
 answer be written within 2 min, and idle connections close after a minute; --max-conns bounds the
 connections, so that clients who open many and send nothing cannot take the descriptors of the
-others. /healthz answers ok only while the store answers. A query word is key:value, key<value or key>value over configuration keys
+others, and --max-conns-per-client those of one address, so that one client's flood takes no room
+from the rest. /healthz answers ok only while the store answers. A query word is key:value, key<value or key>value over configuration keys
 (machine-id, commit, pkg, …), upload labels, name (a benchmark's base name) and /key (its name
 keys); anything else is refused with 400.`,
 		Example: serveExample(name),
@@ -80,7 +81,7 @@ keys); anything else is refused with 400.`,
 			if _, _, err := store.ParseSpec(spec); err != nil {
 				return usageError(err)
 			}
-			if err := checkLimits(maxUpload, maxConns, publicURL); err != nil {
+			if err := checkLimits(maxUpload, maxConns, perClient, publicURL); err != nil {
 				return usageError(err)
 			}
 			logger := log.New(cmd.ErrOrStderr(), name+" serve: ", log.LstdFlags)
@@ -92,7 +93,7 @@ keys); anything else is refused with 400.`,
 				}
 				toks.Log = logger
 			}
-			return serve(cmd, logger, serveConfig{spec: spec, listen: listen, tokens: tokens, publicURL: publicURL, maxUpload: maxUpload, maxConns: maxConns}, toks)
+			return serve(cmd, logger, serveConfig{spec: spec, listen: listen, tokens: tokens, publicURL: publicURL, maxUpload: maxUpload, maxConns: maxConns, perClient: perClient}, toks)
 		},
 	}
 	c.Flags().StringVar(&spec, "store", "", storeHelp)
@@ -101,18 +102,22 @@ keys); anything else is refused with 400.`,
 	c.Flags().Int64Var(&maxUpload, "max-upload", server.DefaultMaxUpload, "the largest upload body, in bytes")
 	c.Flags().StringVar(&publicURL, "public-url", "", "the server's address as readers reach it (https://bench.example.com): an upload's answer links its page there; without it, at the Host the uploader asked for")
 	c.Flags().IntVar(&maxConns, "max-conns", 0, "the most connections open at once; a new one takes the place of the one quiet the longest (0: the descriptor limit less a reserve for the store)")
+	c.Flags().IntVar(&perClient, "max-conns-per-client", 0, "the most connections open at once from one address; past it, its new one takes the place of its own quietest (0: a quarter of --max-conns)")
 	return c
 }
 
 // serveConfig is serve's flags.
 // checkLimits refuses serve's limits and public URL when they are out of
 // range.
-func checkLimits(maxUpload int64, maxConns int, publicURL string) error {
+func checkLimits(maxUpload int64, maxConns, perClient int, publicURL string) error {
 	if maxUpload <= 0 {
 		return fmt.Errorf("--max-upload %d: must be positive", maxUpload)
 	}
 	if maxConns < 0 {
 		return fmt.Errorf("--max-conns %d: want 0 (from the descriptor limit) or more", maxConns)
+	}
+	if perClient < 0 || maxConns > 0 && perClient > maxConns {
+		return fmt.Errorf("--max-conns-per-client %d: want 0 (a quarter of --max-conns) to --max-conns", perClient)
 	}
 	if publicURL != "" {
 		if err := server.CheckPublicURL(publicURL); err != nil {
@@ -125,7 +130,7 @@ func checkLimits(maxUpload int64, maxConns int, publicURL string) error {
 type serveConfig struct {
 	spec, listen, tokens, publicURL string
 	maxUpload                       int64
-	maxConns                        int
+	maxConns, perClient             int
 }
 
 // serve opens the store and serves it until a signal.
@@ -145,7 +150,11 @@ func serve(cmd *cobra.Command, logger *log.Logger, c serveConfig, toks *server.T
 	if maxConns == 0 {
 		maxConns = connsFromLimit()
 	}
-	ln := server.LimitConns(raw, maxConns, server.DefaultQuiet)
+	perClient := c.perClient
+	if perClient == 0 {
+		perClient = max(maxConns/4, 1)
+	}
+	ln := server.LimitConns(raw, maxConns, perClient, server.DefaultQuiet)
 	srv := &server.Server{Store: st, Tokens: toks, MaxUpload: c.maxUpload, Log: logger, PublicURL: c.publicURL}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute,
 		MaxHeaderBytes: 64 << 10, ErrorLog: logger}
@@ -162,7 +171,7 @@ func serve(cmd *cobra.Command, logger *log.Logger, c serveConfig, toks *server.T
 	if toks != nil {
 		mode = "uploads with a token from " + c.tokens
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "serving %s (%s) on http://%s (%s; at most %d connections)\n", st, st.Dialect(), ln.Addr(), mode, maxConns)
+	fmt.Fprintf(cmd.OutOrStdout(), "serving %s (%s) on http://%s (%s; at most %d connections, %d from one address)\n", st, st.Dialect(), ln.Addr(), mode, maxConns, perClient)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
