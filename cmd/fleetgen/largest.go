@@ -89,11 +89,15 @@ func measureLargest(ctx context.Context, spec string, w io.Writer) error {
 	if len(waits) > 0 {
 		med, longest = waits[len(waits)/2], waits[len(waits)-1]
 	}
-	backend := "SQLite"
-	if !strings.HasPrefix(spec, "sqlite:") {
-		backend = "PostgreSQL"
-	}
-	fmt.Fprintf(w, "| %s | %.1f MiB | %d | %v | %d | %v | %v | %d |\n", backend, float64(len(big.Data))/(1<<20), up.Results,
+	fmt.Fprintf(w, "| %s | %.1f MiB | %d | %v | %d | %v | %v | %d |\n", backend(spec), float64(len(big.Data))/(1<<20), up.Results,
 		took.Round(time.Millisecond), len(smalls), med.Round(time.Millisecond), longest.Round(time.Millisecond), failed)
 	return nil
+}
+
+// backend names the store spec's database.
+func backend(spec string) string {
+	if strings.HasPrefix(spec, "sqlite:") {
+		return "SQLite"
+	}
+	return "PostgreSQL"
 }

@@ -10,6 +10,10 @@
 //	go run ./cmd/fleetgen --store sqlite:/tmp/fleet.db --out results/store-scale/sqlite
 //	go run ./cmd/fleetgen --store postgres://bench@127.0.0.1:5432/fleet --out results/store-scale/postgres
 //
+// With --load N it serves a filled store to N readers of the home page
+// and /healthz and a small writer, alone and then beside the largest
+// uploads the server accepts, and prints what each waited.
+//
 // Every series has 1 % noise between nights and 0.3 % between forks.
 // Three series per machine get a +15 % step four nights before the end,
 // five more a step at a random earlier night: open regressions to find
@@ -86,7 +90,20 @@ func main() {
 	flag.Uint64Var(&c.seed, "seed", 1, "seed of the generated values")
 	flag.BoolVar(&c.measureOnly, "measure-only", false, "measure a store this command filled before (same --machines, --benchmarks, --nights and --seed) without uploading")
 	largest := flag.Bool("largest-upload", false, "instead: store the largest upload the server accepts (20,000 benchmarks, 32 MiB) while small uploads are put beside it, and print how long each took")
+	load := flag.Int("load", 0, "instead: serve the store with N readers asking for the home page and /healthz, first alone for --quiet, then while the largest upload by bytes and the largest by files are posted, and print what the readers waited")
+	quiet := flag.Duration("quiet", 10*time.Second, "with --load: how long the readers ask before the uploads")
 	flag.Parse()
+	if *load > 0 && c.spec != "" {
+		phases, err := measureLoad(context.Background(), c.spec, *load, *quiet)
+		if err == nil {
+			err = writeLoad(os.Stdout, c.spec, *load, phases)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fleetgen:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if *largest && c.spec != "" {
 		if err := measureLargest(context.Background(), c.spec, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, "fleetgen:", err)

@@ -240,8 +240,24 @@ func TestSearchByLabelsAndNameKeys(t *testing.T) {
 		// Cheap requests stay cheap: labels asked twice count once; too
 		// many labels or too long a list are refused, not run.
 		ups, err = s.ListUploads(ctx, mustQuery(t, ""), []string{"commit", "machine-id", "commit", "nothing"}, 10)
-		if err != nil || len(ups) != 2 || ups[0].LabelValues["machine-id"] != "m2" || len(ups[0].LabelValues) != 2 {
+		if err != nil || len(ups) != 2 || ups[0].LabelValues["machine-id"] != "m2" || len(ups[0].LabelValues) != 2 ||
+			ups[1].UploadID != u1.ID || ups[1].LabelValues["machine-id"] != "m1" || ups[1].LabelValues["commit"] == ups[0].LabelValues["commit"] {
 			t.Errorf("ListUploads with a repeated label: %+v, %v", ups, err)
+		}
+		// An upload of several files lists each label's values, eight at
+		// most, beside uploads of one.
+		var nine []payload.File
+		for i := range 9 {
+			nine = append(nine, nightlyFile("m3", "e1", 10+i, vals))
+		}
+		u3, err := s.Put(ctx, nine, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		ups, err = s.ListUploads(ctx, mustQuery(t, ""), []string{"commit", "machine-id"}, 3)
+		if err != nil || len(ups) != 3 || ups[0].UploadID != u3.ID || ups[0].LabelValues["machine-id"] != "m3" ||
+			strings.Count(ups[0].LabelValues["commit"], ", ") != 7 || ups[2].LabelValues["machine-id"] != "m1" {
+			t.Errorf("ListUploads of a nine-file upload: %+v, %v", ups, err)
 		}
 		many := make([]string, 3000)
 		for i := range many {
@@ -377,6 +393,7 @@ func TestMigrationsFromEveryVersion(t *testing.T) {
 						t.Fatal(err)
 					}
 					ps, _ := validate([]payload.File{f})
+					ps[0].prepare()
 					fid, err := old.insertFile(ctx, tx, pk, 0, ps[0], 0, map[string]string{"upload": payload.UploadID([]payload.File{f})})
 					if err != nil {
 						t.Fatal(err)
@@ -682,6 +699,7 @@ func TestBisectionsFromBeforeSchema7BecomeBisections(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			ps[0].prepare()
 			fid, err := old.insertFile(ctx, tx, pk, 0, ps[0], 0, map[string]string{"upload": id})
 			if err != nil {
 				t.Fatal(err)

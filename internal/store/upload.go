@@ -11,9 +11,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -48,6 +50,16 @@ type parsed struct {
 	labels  map[[2]string]bool // config key/value pairs seen
 	machine string
 	results int
+	// hash and deflated are the file's SHA-256 and its stored contents,
+	// made before the upload's transaction.
+	hash     string
+	deflated []byte
+}
+
+// prepare hashes and compresses the file for insertFile.
+func (p *parsed) prepare() {
+	p.hash = dataHash(p.Data)
+	p.deflated = deflate(p.Data)
 }
 
 // validate reads every file whole: any syntax error, a result without a
@@ -236,13 +248,26 @@ func (s *Store) Put(ctx context.Context, files []payload.File, user string, mach
 		up.Existing = ok
 		return up, err
 	}
-	// Parsed before the transaction: it holds the write lock only for
-	// the writes.
+	// Parsed, hashed and compressed before the transaction: it holds the
+	// write lock only for the writes (compressing in it doubled the time
+	// a 1,000-file upload held SQLite's).
 	created := time.Now().UTC()
 	reads := make([]indexed, len(ps))
-	for i, p := range ps {
-		reads[i] = read(p.Name, p.Data, created)
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for range min(runtime.GOMAXPROCS(0), len(ps)) {
+		wg.Go(func() {
+			for i := range work {
+				reads[i] = read(ps[i].Name, ps[i].Data, created)
+				ps[i].prepare()
+			}
+		})
 	}
+	for i := range ps {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, unavailable("begin", err)
@@ -291,19 +316,17 @@ func (s *Store) exists(ctx context.Context, hash string) (bool, error) {
 // out). A file whose bytes are stored already, as file sameAs, keeps no
 // contents of its own: it points at that file's.
 func (s *Store) insertFile(ctx context.Context, tx *sql.Tx, upload int64, part int, p parsed, sameAs int64, server map[string]string) (int64, error) {
-	var z bytes.Buffer
+	contents := []byte{}
 	if sameAs == 0 {
-		w, _ := flate.NewWriter(&z, flate.DefaultCompression)
-		w.Write(p.Data)
-		w.Close()
+		contents = p.deflated
 	}
 	var fid int64
 	if err := tx.QueryRowContext(ctx, s.q(`INSERT INTO files (upload, part, name, contents, size, results) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`),
-		upload, part, p.Name, append([]byte{}, z.Bytes()...), len(p.Data), p.results).Scan(&fid); err != nil {
+		upload, part, p.Name, contents, len(p.Data), p.results).Scan(&fid); err != nil {
 		return 0, err
 	}
 	if s.schema >= 5 {
-		if _, err := tx.ExecContext(ctx, s.q(`UPDATE files SET data_hash = ? WHERE id = ?`), dataHash(p.Data), fid); err != nil {
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE files SET data_hash = ? WHERE id = ?`), p.hash, fid); err != nil {
 			return 0, err
 		}
 	}
@@ -353,7 +376,7 @@ func (s *Store) putFiles(ctx context.Context, tx *sql.Tx, ix *indexer, pk int64,
 		var wasID int64
 		if s.schema >= 5 {
 			err := tx.QueryRowContext(ctx, s.q(`SELECT f.id, u.upload_id, f.part FROM files f JOIN uploads u ON u.id = f.upload
-				WHERE f.data_hash = ? ORDER BY f.id LIMIT 1`), dataHash(p.Data)).Scan(&wasID, &was, &wasPart)
+				WHERE f.data_hash = ? ORDER BY f.id LIMIT 1`), p.hash).Scan(&wasID, &was, &wasPart)
 			if err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return unavailable("look up file", err)
 			}
@@ -394,6 +417,15 @@ func (s *Store) putFiles(ctx context.Context, tx *sql.Tx, ix *indexer, pk int64,
 func dataHash(data []byte) string {
 	h := sha256.Sum256(data)
 	return hex.EncodeToString(h[:])
+}
+
+// deflate compresses a file's contents as they are stored.
+func deflate(data []byte) []byte {
+	var z bytes.Buffer
+	w, _ := flate.NewWriter(&z, flate.DefaultCompression)
+	w.Write(data)
+	w.Close()
+	return z.Bytes()
 }
 
 // inflate reads a stored file's contents back.
