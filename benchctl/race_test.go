@@ -1,0 +1,5 @@
+//go:build race
+
+package benchctl
+
+const raceEnabled = true
