@@ -3,9 +3,11 @@ package chart
 import (
 	"bytes"
 	"fmt"
+	"html"
 	"image/color"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -19,6 +21,8 @@ import (
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // ChangeBar is one benchmark of a change chart, in percent: the row of
@@ -87,9 +91,11 @@ func WriteSeriesChart(path, title, unit string, values []float64, changePoints [
 // change points as dashed red lines before the point that starts a
 // segment, and its environment changes (a new env-id) as dotted grey
 // ones. The value axis reads in unit's scaled form, as the tables do
-// (158.5n sec/op). Any title draws: characters XML cannot carry are
-// replaced.
-func SeriesSVG(title, unit string, at []time.Time, values []float64, changePoints, envChanges []int) ([]byte, error) {
+// (158.5n sec/op). Each point with a tip (its commit, date and value)
+// shows it as a tooltip: an SVG <title> of a dot over the point, read
+// when the chart is opened or embedded as a document rather than an
+// image. Any title draws: characters XML cannot carry are replaced.
+func SeriesSVG(title, unit string, at []time.Time, values []float64, changePoints, envChanges []int, tips []string) ([]byte, error) {
 	if len(at) != len(values) {
 		return nil, fmt.Errorf("%d times for %d values", len(at), len(values))
 	}
@@ -97,16 +103,38 @@ func SeriesSVG(title, unit string, at []time.Time, values []float64, changePoint
 	if err != nil {
 		return nil, err
 	}
-	wt, err := p.WriterTo(24*vg.Centimeter, 10*vg.Centimeter, "svg")
-	if err != nil {
+	c := vgsvg.New(24*vg.Centimeter, 10*vg.Centimeter)
+	dc := draw.New(c)
+	p.Draw(dc)
+	var buf bytes.Buffer
+	if _, err = c.WriteTo(&buf); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if _, err = wt.WriteTo(&buf); err != nil {
-		return nil, err
+	svg := buf.Bytes()
+	if len(tips) > 0 {
+		// The dots go inside the canvas's last group, whose coordinates
+		// are the plot's (points, from the bottom left).
+		da := p.DataCanvas(dc)
+		trX, trY := p.Transforms(&da)
+		var dots bytes.Buffer
+		dots.WriteString(`<g class="tips">` + "\n")
+		for i, tip := range tips {
+			if i >= len(values) || tip == "" {
+				continue
+			}
+			x := float64(at[i].UnixNano()) / 1e9
+			fmt.Fprintf(&dots, `<circle cx="%.2f" cy="%.2f" r="4" fill="transparent"><title>%s</title></circle>`+"\n",
+				trX(x).Points(), trY(values[i]).Points(), html.EscapeString(printable(tip)))
+		}
+		dots.WriteString("</g>\n")
+		end := bytes.LastIndex(svg, []byte("</g>\n</svg>"))
+		if end < 0 {
+			return nil, fmt.Errorf("the chart's SVG does not end as drawn")
+		}
+		svg = slices.Concat(svg[:end], dots.Bytes(), svg[end:])
 	}
 	// The page's own font where the reader has no Liberation Sans.
-	return bytes.ReplaceAll(buf.Bytes(), []byte("font-family:Liberation Sans;"), []byte("font-family:'Liberation Sans',system-ui,sans-serif;")), nil
+	return bytes.ReplaceAll(svg, []byte("font-family:Liberation Sans;"), []byte("font-family:'Liberation Sans',system-ui,sans-serif;")), nil
 }
 
 // sans sets every text of p in Liberation Sans, as the pages around the

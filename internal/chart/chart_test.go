@@ -3,11 +3,14 @@ package chart_test
 import (
 	"bytes"
 	"encoding/xml"
+	"fmt"
 	"image/png"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -53,11 +56,11 @@ func TestSeriesSVGMarksChangesAndEnvironments(t *testing.T) {
 	for i := range at {
 		at[i] = time.Date(2026, 11, 20+i, 2, 0, 0, 0, time.UTC)
 	}
-	plain, err := chart.SeriesSVG("s", "sec/op", at, values, nil, nil)
+	plain, err := chart.SeriesSVG("s", "sec/op", at, values, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	marked, err := chart.SeriesSVG("s", "sec/op", at, values, []int{4}, []int{2})
+	marked, err := chart.SeriesSVG("s", "sec/op", at, values, []int{4}, []int{2}, nil)
 	if err != nil || !strings.HasPrefix(strings.TrimSpace(string(marked)), "<?xml") || !strings.Contains(string(marked), "<svg") {
 		t.Fatalf("not SVG: %v", err)
 	}
@@ -75,7 +78,42 @@ func TestSeriesSVGMarksChangesAndEnvironments(t *testing.T) {
 	if strings.Contains(string(plain), "e-07") {
 		t.Error("the value axis reads in exponents")
 	}
-	if _, err := chart.SeriesSVG("s", "sec/op", nil, nil, nil, nil); err == nil {
+	// Tooltips: a dot over each point with a tip, its <title> escaped,
+	// later points to the right and the higher values above (the
+	// canvas's group reads from the bottom left).
+	tips := make([]string, len(values))
+	for i := range tips {
+		tips[i] = fmt.Sprintf("commit %d <b>", i)
+	}
+	tipped, err := chart.SeriesSVG("s", "sec/op", at, values, []int{4}, nil, tips)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dots := regexp.MustCompile(`<circle cx="([\d.]+)" cy="([\d.]+)" r="4" fill="transparent"><title>commit (\d) &lt;b&gt;</title></circle>`).FindAllSubmatch(tipped, -1)
+	if len(dots) != len(values) || !bytes.Contains(tipped, []byte("</circle>\n</g>\n</g>\n</svg>")) {
+		t.Fatalf("%d tooltips for %d points, or not in the canvas's group:\n%s", len(dots), len(values), tipped)
+	}
+	num := func(b []byte) float64 { v, _ := strconv.ParseFloat(string(b), 64); return v }
+	// Each dot is on its point: a vertex of the series' line.
+	line := regexp.MustCompile(`<path d="M([^"]*)" style="fill:none;stroke:#000000" />`).FindSubmatch(tipped)
+	if line == nil {
+		t.Fatal("no series line in the chart")
+	}
+	for i, xy := range strings.Split(string(line[1]), "L") {
+		x, y, _ := strings.Cut(xy, ",")
+		if i >= len(dots) || math.Abs(num([]byte(x))-num(dots[i][1])) > 0.01 || math.Abs(num([]byte(y))-num(dots[i][2])) > 0.01 {
+			t.Errorf("point %d drawn at %s, its tooltip's dot elsewhere", i, xy)
+		}
+	}
+	for i := 1; i < len(dots); i++ {
+		if num(dots[i][1]) <= num(dots[i-1][1]) || string(dots[i][3]) != strconv.Itoa(i) {
+			t.Errorf("tooltip %d at x %s after x %s", i, dots[i][1], dots[i-1][1])
+		}
+	}
+	if num(dots[6][2]) <= num(dots[2][2]) { // 113n above 99n
+		t.Errorf("the highest value's dot at y %s, the lowest's at %s", dots[6][2], dots[2][2])
+	}
+	if _, err := chart.SeriesSVG("s", "sec/op", nil, nil, nil, nil, nil); err == nil {
 		t.Error("an empty series drew a chart")
 	}
 }
@@ -84,7 +122,7 @@ func TestSeriesSVGMarksChangesAndEnvironments(t *testing.T) {
 // markup and invalid UTF-8 still makes a well-formed SVG document.
 func TestSeriesSVGOfAnyNameIsXML(t *testing.T) {
 	name := "Benchmark\x00A\x01<b>&\\\xff\x1b[31m" + strings.Repeat("x", 300)
-	svg, err := chart.SeriesSVG(name, "sec/op\x00", []time.Time{time.Unix(1e9, 0), time.Unix(1e9+60, 0)}, []float64{1e-7, 2e-7}, []int{1}, nil)
+	svg, err := chart.SeriesSVG(name, "sec/op\x00", []time.Time{time.Unix(1e9, 0), time.Unix(1e9+60, 0)}, []float64{1e-7, 2e-7}, []int{1}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

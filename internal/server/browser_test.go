@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -68,11 +69,12 @@ func TestDashboardInHeadlessChromium(t *testing.T) {
 		t.Fatalf("the browser's machine page does not list the regression:\n%s", open)
 	}
 	series := load("/series?machine=m1&benchmark=BenchmarkGet%2Fimpl%3Dpaged-2", "series")
-	if !strings.Contains(series, `<img class="chart" id="chart" src="/chart.svg?`) || !strings.Contains(series, "open regression") {
+	if !regexp.MustCompile(`<div class="chart" id="chart"[^>]*><svg[^>]*>`).MatchString(series) || !strings.Contains(series, "<title>") || !strings.Contains(series, "open regression") {
 		t.Fatalf("the series page has no chart:\n%s", series)
 	}
 	regs := load("/regressions", "regressions")
-	if !strings.Contains(regs, `<a href="/regressions">regressions</a>`) || !strings.Contains(regs, `<a href="/machine/m1">m1</a>`) || !strings.Contains(regs, "30.0 %") {
+	if !strings.Contains(regs, `<a href="/regressions">regressions</a>`) || !strings.Contains(regs, `<a href="/machine/m1">m1</a>`) || !strings.Contains(regs, "30.0 %") ||
+		!strings.Contains(regs, `<svg class="spark"`) {
 		t.Fatalf("the browser's regressions page does not list the regression:\n%s", regs)
 	}
 	// To look at them: LEDGERBENCH_SCREENSHOTS=DIR keeps a copy.

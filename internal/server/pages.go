@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"embed"
 	"fmt"
 	"html/template"
@@ -36,15 +37,8 @@ var pageFuncs = template.FuncMap{
 		}
 		return s
 	},
-	"pct": func(v float64) string { return fmt.Sprintf("%+.1f %%", v) },
-	// date is a run's time, to the second when it is not on a minute
-	// (runs a few seconds apart read apart).
-	"date": func(t time.Time) string {
-		if t.Second() != 0 {
-			return t.UTC().Format("2006-01-02 15:04:05")
-		}
-		return t.UTC().Format("2006-01-02 15:04")
-	},
+	"pct":  func(v float64) string { return fmt.Sprintf("%+.1f %%", v) },
+	"date": runDate,
 	"seriesURL": func(k store.SeriesKey) string {
 		return "/series?" + url.Values{"machine": {k.Machine}, "pkg": {k.Pkg}, "benchmark": {k.Benchmark}, "unit": {k.Unit}}.Encode()
 	},
@@ -167,17 +161,57 @@ func (s *Server) machine(w http.ResponseWriter, r *http.Request) {
 	}
 	open := make([]regressionRow, len(openCPs))
 	for i, c := range openCPs {
-		open[i] = regressionRow{c, bis[i]}
+		open[i] = regressionRow{ChangePoint: c, Bisection: bis[i]}
+	}
+	if err := s.sparks(r.Context(), open); err != nil {
+		s.fail(w, r, err)
+		return
 	}
 	s.render(w, r, "machine.html", map[string]any{"Title": id, "Machine": m, "Open": open, "Other": other, "Series": series, "Pending": pending,
 		"Total": total, "Page": pg, "Pages": npages, "First": (pg-1)*SeriesPerPage + 1})
 }
 
 // regressionRow is an open regression with what its bisection found
-// (nil: none uploaded).
+// (nil: none uploaded) and a small chart of its series' latest runs
+// (empty past a page's MaxSparks rows).
 type regressionRow struct {
 	store.ChangePoint
 	Bisection *store.Bisection
+	Spark     template.HTML
+}
+
+// A page's first MaxSparks regression rows carry a small chart of their
+// series' latest SparkRuns runs.
+const (
+	MaxSparks = 100
+	SparkRuns = 30
+)
+
+// sparks draws the small charts of rows: each run a dot whose tooltip
+// names its commit, date and value, the runs from the shift on in red.
+func (s *Server) sparks(ctx context.Context, rows []regressionRow) error {
+	n := min(len(rows), MaxSparks)
+	cps := make([]store.ChangePoint, n)
+	for i := range n {
+		cps[i] = rows[i].ChangePoint
+	}
+	recent, err := s.Store.Recent(ctx, cps, SparkRuns)
+	if err != nil {
+		return err
+	}
+	for i, pts := range recent {
+		c := &rows[i]
+		values, tips, shift := make([]float64, len(pts)), make([]string, len(pts)), -1
+		for j, p := range pts {
+			values[j] = p.Value
+			tips[j] = fmt.Sprintf("%s · %s · %s %s", shortCommit(p.Commit), runDate(p.At), benchunit.Scale(p.Value, benchunit.ClassOf(c.Unit)), c.Unit)
+			if shift < 0 && !p.At.Before(c.After.At) {
+				shift = j
+			}
+		}
+		c.Spark = template.HTML(chart.Sparkline(values, shift, tips, fmt.Sprintf("the latest %d runs of %s %s on %s", len(pts), c.Benchmark, c.Unit, c.Machine)))
+	}
+	return nil
 }
 
 // readSeries reads the series the request names, or answers the error.
@@ -225,7 +259,15 @@ func (s *Server) seriesPage(w http.ResponseWriter, r *http.Request) {
 	for i, p := range ser.Points {
 		rows[len(rows)-1-i] = row{SeriesPoint: p, Change: starts[p.At], Env: env[i]}
 	}
-	s.render(w, r, "series.html", map[string]any{"Title": ser.Benchmark, "Series": ser, "Rows": rows})
+	// The chart inline, so that its runs' tooltips show (an image's do
+	// not, and the pages may not be framed).
+	svg, err := seriesChart(ser)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	svg = svg[max(bytes.Index(svg, []byte("<svg")), 0):]
+	s.render(w, r, "series.html", map[string]any{"Title": ser.Benchmark, "Series": ser, "Rows": rows, "Chart": template.HTML(svg)})
 }
 
 func (s *Server) chart(w http.ResponseWriter, r *http.Request) {
@@ -233,12 +275,27 @@ func (s *Server) chart(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	svg, err := seriesChart(ser)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "image/svg+xml")
+	w.Write(svg)
+}
+
+// seriesChart draws a series with its change points and env-id changes,
+// each run's tooltip its commit, date and value.
+func seriesChart(ser *store.Series) ([]byte, error) {
 	values := make([]float64, len(ser.Points))
 	at := make([]time.Time, len(ser.Points))
+	tips := make([]string, len(ser.Points))
 	index := map[time.Time]int{}
+	class := benchunit.ClassOf(ser.Unit)
 	for i, p := range ser.Points {
 		values[i], at[i] = p.Value, p.At
 		index[p.At] = i
+		tips[i] = fmt.Sprintf("%s · %s · %s %s", shortCommit(p.Commit), runDate(p.At), benchunit.Scale(p.Value, class), ser.Unit)
 	}
 	var env []int
 	for i := range envChanges(ser.Points) {
@@ -251,13 +308,7 @@ func (s *Server) chart(w http.ResponseWriter, r *http.Request) {
 			cps = append(cps, i)
 		}
 	}
-	svg, err := chart.SeriesSVG(ser.Benchmark+" on "+ser.Machine, ser.Unit, at, values, cps, env)
-	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	w.Header().Set("Content-Type", "image/svg+xml")
-	w.Write(svg)
+	return chart.SeriesSVG(ser.Benchmark+" on "+ser.Machine, ser.Unit, at, values, cps, env, tips)
 }
 
 func (s *Server) across(w http.ResponseWriter, r *http.Request) {
@@ -370,6 +421,15 @@ func readUploadFile(id string, part int, name string, data []byte) uploadFile {
 	return f
 }
 
+// runDate is a run's time, to the second when it is not on a minute
+// (runs a few seconds apart read apart).
+func runDate(t time.Time) string {
+	if t.Second() != 0 {
+		return t.UTC().Format("2006-01-02 15:04:05")
+	}
+	return t.UTC().Format("2006-01-02 15:04")
+}
+
 func shortCommit(c string) string {
 	if len(c) > 12 {
 		return c[:12]
@@ -461,7 +521,7 @@ const MaxRegressions = 1000
 // where it regressed.
 type regressionGroup struct {
 	Pkg, Benchmark, Unit string
-	Points               []store.ChangePoint
+	Points               []*regressionRow
 }
 
 // regressions is the fleet's open regressions, grouped by benchmark and
@@ -484,9 +544,17 @@ func (s *Server) regressions(w http.ResponseWriter, r *http.Request) {
 	}
 	more := len(cps) > MaxRegressions
 	cps = cps[:min(len(cps), MaxRegressions)]
+	rows := make([]regressionRow, len(cps))
+	for i, c := range cps {
+		rows[i].ChangePoint = c
+	}
+	if err := s.sparks(r.Context(), rows); err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	var groups []*regressionGroup
 	byKey := map[[3]string]*regressionGroup{}
-	for _, c := range cps {
+	for i, c := range cps {
 		k := [3]string{c.Pkg, c.Benchmark, c.Unit}
 		g := byKey[k]
 		if g == nil {
@@ -494,7 +562,7 @@ func (s *Server) regressions(w http.ResponseWriter, r *http.Request) {
 			byKey[k] = g
 			groups = append(groups, g)
 		}
-		g.Points = append(g.Points, c)
+		g.Points = append(g.Points, &rows[i])
 	}
 	slices.SortStableFunc(groups, func(a, b *regressionGroup) int { return len(b.Points) - len(a.Points) })
 	s.render(w, r, "regressions.html", map[string]any{"Title": "regressions", "Groups": groups, "Count": len(cps), "More": more,

@@ -319,6 +319,14 @@ func TestDashboardPagesAndAPI(t *testing.T) {
 	if err != nil || len(cps) == 0 || !cps[0].Open {
 		t.Fatalf("regressions of m1: %+v, %v", cps, err)
 	}
+	// The row's small chart: the 16 runs, each a dot whose tooltip names
+	// its commit, the 5 from the shift on in red after its mark.
+	spark := regexp.MustCompile(`<svg class="spark"[^>]*>.*?</svg>`).FindString(open)
+	after := regexp.MustCompile(`<polyline fill="none" stroke="#c82828" stroke-width="1.5" points="([^"]*)"/>`).FindStringSubmatch(spark)
+	if !strings.Contains(open, "5 runs since") || strings.Count(spark, "<circle") != 16 || after == nil || len(strings.Fields(after[1])) != 5 ||
+		!strings.Contains(spark, "<title>"+shortCommit(cps[0].After.Commit)+" · "+runDate(cps[0].After.At)+" · 125.2n sec/op</title>") {
+		t.Errorf("machine m1: the open regression's chart and runs since:\n%s", open)
+	}
 	culprit := "c0ffee" + fmt.Sprintf("%034x", 11)
 	bis := fmt.Sprintf("machine-id: m1\nbisect-benchmark: %s\nbisect-unit: sec/op\nbisect-good: %s\nbisect-bad: %s\nbisect-culprit: %s\nbisect-subject: commit 11: a slower Get\nbisect-own: +25.00 %% [+24.10, +25.90]\nbisect-share: 0.98\n"+
 		"# ## Culprit: %s \"commit 11: a slower Get\"\nBenchmarkGet/impl=paged-2 1000 125 ns/op\n", cps[0].Benchmark, cps[0].Before.Commit, cps[0].After.Commit, culprit, culprit[:12])
@@ -366,7 +374,8 @@ func TestDashboardPagesAndAPI(t *testing.T) {
 	}
 	code, regs := get(t, f.http.URL+"/regressions")
 	if code != 200 || !strings.Contains(regs, "1 open regression,") || !strings.Contains(regs, `<a href="/machine/m1">m1</a>`) ||
-		!strings.Contains(regs, "BenchmarkGet/impl=paged-2") || !strings.Contains(regs, "run-to-run ±") {
+		!strings.Contains(regs, "BenchmarkGet/impl=paged-2") || !strings.Contains(regs, "run-to-run ±") ||
+		!strings.Contains(regs, "5 runs since") || strings.Count(regs, `<svg class="spark"`) != 1 {
 		t.Errorf("/regressions: %d\n%s", code, regs)
 	}
 	for _, q := range []string{"?pkg=example.com/none", "?since=2999-01-01"} {
@@ -379,7 +388,9 @@ func TestDashboardPagesAndAPI(t *testing.T) {
 	}
 	seriesURL := f.http.URL + "/series?machine=m1&benchmark=BenchmarkGet%2Fimpl%3Dpaged-2&unit=sec%2Fop"
 	code, ser := get(t, seriesURL)
-	if code != 200 || !strings.Contains(ser, `src="/chart.svg?`) || strings.Count(ser, "<tr") < 17 || !strings.Contains(ser, "open regression") {
+	// The chart inline, a tooltip for each of its 16 runs.
+	if code != 200 || !strings.Contains(ser, `<div class="chart" id="chart"`) || strings.Count(ser, `fill="transparent"><title>`) != 16 ||
+		strings.Count(ser, "<tr") < 17 || !strings.Contains(ser, "open regression") || !strings.Contains(ser, `href="/chart.svg?`) {
 		t.Fatalf("series: %d\n%s", code, ser)
 	}
 	code, svg := get(t, strings.Replace(seriesURL, "/series?", "/chart.svg?", 1))

@@ -107,6 +107,11 @@ type ChangePoint struct {
 	Small       bool    `json:"small"`      // under history's MinEffect × noise: annotated only
 	EnvChanged  bool    `json:"envChanged"` // at an env-id change: annotated only
 	Open        bool    `json:"open"`       // a regression: worse, new among the latest runs or still standing
+	// RunsSince is the series' runs from the first after the shift to
+	// the latest.
+	RunsSince int `json:"runsSince"`
+
+	series int64
 }
 
 func (s *Store) seriesID(ctx context.Context, k SeriesKey) (int64, bool, error) {
@@ -237,7 +242,8 @@ func (s *Store) runs(ctx context.Context, series int64, pts []SeriesPoint) (map[
 func (s *Store) changePoints(ctx context.Context, where string, args []any, limit int) ([]ChangePoint, error) {
 	q := `SELECT m.machine_id, b.pkg, b.name, s.unit, c.before_value, c.after_value, c.noise, c.worse, c.small, c.env_changed, c.open,
 			ub.upload_id, fb.part, COALESCE(fb.commit_id, ''), COALESCE(fb.env_id, ''), fb.at,
-			ua.upload_id, fa.part, COALESCE(fa.commit_id, ''), COALESCE(fa.env_id, ''), fa.at
+			ua.upload_id, fa.part, COALESCE(fa.commit_id, ''), COALESCE(fa.env_id, ''), fa.at,
+			c.series, (SELECT COUNT(*) FROM points p WHERE p.series = c.series AND p.at >= fa.at)
 		FROM changepoints c JOIN series s ON s.id = c.series JOIN machines m ON m.id = s.machine JOIN benchmarks b ON b.id = s.benchmark
 		JOIN files fb ON fb.id = c.file_before JOIN uploads ub ON ub.id = fb.upload
 		JOIN files fa ON fa.id = c.file_after JOIN uploads ua ON ua.id = fa.upload
@@ -257,7 +263,7 @@ func (s *Store) changePoints(ctx context.Context, where string, args []any, limi
 		var bat, aat int64
 		if err := rs.Scan(&c.Machine, &c.Pkg, &c.Benchmark, &c.Unit, &c.BeforeValue, &c.AfterValue, &c.Noise, &worse, &small, &env, &open,
 			&c.Before.Upload, &c.Before.Part, &c.Before.Commit, &c.Before.EnvID, &bat,
-			&c.After.Upload, &c.After.Part, &c.After.Commit, &c.After.EnvID, &aat); err != nil {
+			&c.After.Upload, &c.After.Part, &c.After.Commit, &c.After.EnvID, &aat, &c.series, &c.RunsSince); err != nil {
 			return nil, unavailable("change points", err)
 		}
 		c.Worse, c.Small, c.EnvChanged, c.Open = worse == 1, small == 1, env == 1, open == 1
@@ -266,6 +272,20 @@ func (s *Store) changePoints(ctx context.Context, where string, args []any, limi
 		out = append(out, c)
 	}
 	return out, unavailable("change points", rs.Err())
+}
+
+// Recent reads the latest n points of each change point's series,
+// oldest first (a query or two each: callers bound the change points).
+func (s *Store) Recent(ctx context.Context, cps []ChangePoint, n int) ([][]SeriesPoint, error) {
+	out := make([][]SeriesPoint, len(cps))
+	for i, c := range cps {
+		pts, err := s.points(ctx, c.series, n)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = pts
+	}
+	return out, nil
 }
 
 // OpenRegressions lists the open regressions of every machine, of
