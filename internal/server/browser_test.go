@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -50,12 +51,12 @@ func TestDashboardInHeadlessChromium(t *testing.T) {
 		defer cancel()
 		args := []string{"--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1366,900",
 			"--user-data-dir=" + filepath.Join(dir, "profile-"+name)}
-		dom, err := exec.CommandContext(ctx, browser, append(args, "--dump-dom", f.http.URL+path)...).Output()
+		dom, err := runBrowser(ctx, browser, append(args, "--dump-dom", f.http.URL+path))
 		if err != nil {
 			t.Fatalf("chromium --dump-dom %s: %v", path, err)
 		}
 		png := filepath.Join(dir, name+".png")
-		if out, err := exec.CommandContext(ctx, browser, append(args, "--screenshot="+png, f.http.URL+path)...).CombinedOutput(); err != nil {
+		if out, err := runBrowser(ctx, browser, append(args, "--screenshot="+png, f.http.URL+path)); err != nil {
 			t.Fatalf("chromium --screenshot %s: %v\n%s", path, err, out)
 		}
 		if st, err := os.Stat(png); err != nil || st.Size() < 5000 {
@@ -83,6 +84,20 @@ func TestDashboardInHeadlessChromium(t *testing.T) {
 			if b, err := os.ReadFile(filepath.Join(dir, name+".png")); err == nil {
 				os.WriteFile(filepath.Join(keep, name+".png"), b, 0o644)
 			}
+		}
+	}
+}
+
+// runBrowser runs headless Chromium and returns its standard output; a
+// browser killed by a signal (it segfaulted now and then on a loaded
+// 2-core VM, whatever the page) is started again, twice at most.
+func runBrowser(ctx context.Context, browser string, args []string) ([]byte, error) {
+	for try := 1; ; try++ {
+		out, err := exec.CommandContext(ctx, browser, args...).Output()
+		var ee *exec.ExitError
+		crashed := errors.As(err, &ee) && !ee.ProcessState.Exited()
+		if !crashed || try == 3 || ctx.Err() != nil {
+			return out, err
 		}
 	}
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"time"
@@ -50,6 +51,15 @@ func (s *Server) guard(h http.Handler) http.Handler {
 			ctx, cancel := context.WithTimeout(r.Context(), orDefault(s.QueryTimeout, DefaultQueryTimeout))
 			defer cancel()
 			r = r.WithContext(ctx)
+			if r.URL.Path != "/healthz" {
+				select {
+				case s.reads <- struct{}{}:
+					defer func() { <-s.reads }()
+				case <-ctx.Done():
+					s.fail(w, r, fmt.Errorf("waiting for a turn among %d reads at once: %w", cap(s.reads), ctx.Err()))
+					return
+				}
+			}
 		}
 		h.ServeHTTP(w, r)
 	})

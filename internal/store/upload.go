@@ -320,20 +320,18 @@ func (s *Store) insertFile(ctx context.Context, tx *sql.Tx, upload int64, part i
 	if sameAs == 0 {
 		contents = p.deflated
 	}
-	var fid int64
-	if err := tx.QueryRowContext(ctx, s.q(`INSERT INTO files (upload, part, name, contents, size, results) VALUES (?, ?, ?, ?, ?, ?) RETURNING id`),
-		upload, part, p.Name, contents, len(p.Data), p.results).Scan(&fid); err != nil {
-		return 0, err
-	}
+	// One statement a file: its hash and the file it shares bytes with
+	// in the row itself.
+	cols, args := "upload, part, name, contents, size, results", []any{upload, part, p.Name, contents, len(p.Data), p.results}
 	if s.schema >= 5 {
-		if _, err := tx.ExecContext(ctx, s.q(`UPDATE files SET data_hash = ? WHERE id = ?`), p.hash, fid); err != nil {
-			return 0, err
-		}
+		cols, args = cols+", data_hash", append(args, p.hash)
 	}
 	if sameAs != 0 {
-		if _, err := tx.ExecContext(ctx, s.q(`UPDATE files SET same_as = ? WHERE id = ?`), sameAs, fid); err != nil {
-			return 0, err
-		}
+		cols, args = cols+", same_as", append(args, sameAs)
+	}
+	var fid int64
+	if err := tx.QueryRowContext(ctx, s.q(`INSERT INTO files (`+cols+`) VALUES `+rows(1, len(args))+` RETURNING id`), args...).Scan(&fid); err != nil {
+		return 0, err
 	}
 	for k, v := range server {
 		if v != "" {
