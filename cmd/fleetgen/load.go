@@ -97,27 +97,12 @@ func measureLoad(ctx context.Context, spec string, readers int, quiet time.Durat
 		return nil, err
 	}
 	defer os.RemoveAll(dir)
-	tokens := filepath.Join(dir, "tokens")
-	tok, err := server.NewToken(tokens, "load")
-	if err != nil {
-		return nil, err
-	}
-	toks, err := server.LoadTokens(tokens)
-	if err != nil {
-		return nil, err
-	}
-	srv := &server.Server{Store: st, Tokens: toks}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
-	hs := &http.Server{Handler: srv.Handler()}
-	go hs.Serve(ln)
-	defer hs.Close()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go srv.Run(ctx)
-	base := "http://" + ln.Addr().String()
+	base, tok, err := serveLoad(ctx, st, dir)
+	if err != nil {
+		return nil, err
+	}
 	spool := &upload.Spool{Dir: filepath.Join(dir, "spool"), Token: tok, Timeout: 10 * time.Minute}
 	uploads := []struct {
 		name  string
@@ -149,6 +134,30 @@ func measureLoad(ctx context.Context, spec string, readers int, quiet time.Durat
 		})
 	}
 	return phases, nil
+}
+
+// serveLoad serves st as benchctl serve does, until ctx ends: its
+// handler on a local port, its analysis in the background, a token in
+// dir. It returns the server's URL and the token.
+func serveLoad(ctx context.Context, st *store.Store, dir string) (base, tok string, err error) {
+	tokens := filepath.Join(dir, "tokens")
+	if tok, err = server.NewToken(tokens, "load"); err != nil {
+		return "", "", err
+	}
+	toks, err := server.LoadTokens(tokens)
+	if err != nil {
+		return "", "", err
+	}
+	srv := &server.Server{Store: st, Tokens: toks}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", "", err
+	}
+	hs := &http.Server{Handler: srv.Handler()}
+	go hs.Serve(ln)
+	go func() { <-ctx.Done(); hs.Close() }()
+	go srv.Run(ctx)
+	return "http://" + ln.Addr().String(), tok, nil
 }
 
 // smallUpload is what the small writer's answers are kept under.

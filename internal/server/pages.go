@@ -154,21 +154,27 @@ func (s *Server) machine(w http.ResponseWriter, r *http.Request) {
 			other = append(other, c)
 		}
 	}
-	bis, err := s.Store.BisectionsOf(r.Context(), openCPs)
+	open, err := s.openRows(r.Context(), openCPs)
 	if err != nil {
-		s.fail(w, r, err)
-		return
-	}
-	open := make([]regressionRow, len(openCPs))
-	for i, c := range openCPs {
-		open[i] = regressionRow{ChangePoint: c, Bisection: bis[i]}
-	}
-	if err := s.sparks(r.Context(), open); err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	s.render(w, r, "machine.html", map[string]any{"Title": id, "Machine": m, "Open": open, "Other": other, "Series": series, "Pending": pending,
 		"Total": total, "Page": pg, "Pages": npages, "First": (pg-1)*SeriesPerPage + 1})
+}
+
+// openRows are a machine's open regressions with their bisections and
+// small charts.
+func (s *Server) openRows(ctx context.Context, cps []store.ChangePoint) ([]regressionRow, error) {
+	bis, err := s.Store.BisectionsOf(ctx, cps)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]regressionRow, len(cps))
+	for i, c := range cps {
+		rows[i] = regressionRow{ChangePoint: c, Bisection: bis[i]}
+	}
+	return rows, s.sparks(ctx, rows)
 }
 
 // regressionRow is an open regression with what its bisection found

@@ -252,22 +252,7 @@ func (s *Store) Put(ctx context.Context, files []payload.File, user string, mach
 	// write lock only for the writes (compressing in it doubled the time
 	// a 1,000-file upload held SQLite's).
 	created := time.Now().UTC()
-	reads := make([]indexed, len(ps))
-	var wg sync.WaitGroup
-	work := make(chan int)
-	for range min(runtime.GOMAXPROCS(0), len(ps)) {
-		wg.Go(func() {
-			for i := range work {
-				reads[i] = read(ps[i].Name, ps[i].Data, created)
-				ps[i].prepare()
-			}
-		})
-	}
-	for i := range ps {
-		work <- i
-	}
-	close(work)
-	wg.Wait()
+	reads := prepareAll(ps, created)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, unavailable("begin", err)
@@ -303,6 +288,28 @@ func (s *Store) Put(ctx context.Context, files []payload.File, user string, mach
 	ix.committed()
 	up.Warnings = ix.warnings
 	return up, nil
+}
+
+// prepareAll reads each file's index and prepares it for insertFile,
+// on every CPU.
+func prepareAll(ps []parsed, created time.Time) []indexed {
+	reads := make([]indexed, len(ps))
+	var wg sync.WaitGroup
+	work := make(chan int)
+	for range min(runtime.GOMAXPROCS(0), len(ps)) {
+		wg.Go(func() {
+			for i := range work {
+				reads[i] = read(ps[i].Name, ps[i].Data, created)
+				ps[i].prepare()
+			}
+		})
+	}
+	for i := range ps {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+	return reads
 }
 
 func (s *Store) exists(ctx context.Context, hash string) (bool, error) {
