@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -72,6 +73,9 @@ type Point struct {
 	EnvID  string
 	Value  float64
 	N      int
+	// Lo and Hi are the lowest and highest of the forks' values whose
+	// median is Value (0 when not known: a point read from elsewhere).
+	Lo, Hi float64
 }
 
 // Series is one benchmark's values over the runs of one machine.
@@ -235,7 +239,7 @@ func FilePoints(name string, data []byte) (points []FilePoint, warnings []string
 		med := verdict.Median(per)
 		points = append(points, FilePoint{Pkg: k.pkg, Benchmark: k.name, Unit: k.unit,
 			HigherIsBetter: higher[k.unit] || throughput(k.unit),
-			Point:          Point{File: name, Commit: commit[k], EnvID: env[k], Value: med, N: len(per)}})
+			Point:          Point{File: name, Commit: commit[k], EnvID: env[k], Value: med, N: len(per), Lo: slices.Min(per), Hi: slices.Max(per)}})
 	}
 	sort.Slice(points, func(i, j int) bool {
 		a, b := points[i], points[j]

@@ -80,7 +80,7 @@ func WriteChangeChart(path, title string, bars []ChangeBar) error {
 // WriteSeriesChart draws one benchmark's nightly series with its change
 // points as vertical lines.
 func WriteSeriesChart(path, title, unit string, values []float64, changePoints []int) error {
-	p, err := seriesPlot(title, unit, nil, values, changePoints, nil)
+	p, err := seriesPlot(title, unit, nil, values, nil, changePoints, nil)
 	if err != nil {
 		return fmt.Errorf("chart %s: %w", path, err)
 	}
@@ -91,15 +91,16 @@ func WriteSeriesChart(path, title, unit string, values []float64, changePoints [
 // change points as dashed red lines before the point that starts a
 // segment, and its environment changes (a new env-id) as dotted grey
 // ones. The value axis reads in unit's scaled form, as the tables do
-// (158.5n sec/op). Each point with a tip (its commit, date and value)
+// (158.5n sec/op). A band, when given, shades each run's range of forks
+// around its point. Each point with a tip (its commit, date and value)
 // shows it as a tooltip: an SVG <title> of a dot over the point, read
 // when the chart is opened or embedded as a document rather than an
 // image. Any title draws: characters XML cannot carry are replaced.
-func SeriesSVG(title, unit string, at []time.Time, values []float64, changePoints, envChanges []int, tips []string) ([]byte, error) {
+func SeriesSVG(title, unit string, at []time.Time, values []float64, band *Band, changePoints, envChanges []int, tips []string) ([]byte, error) {
 	if len(at) != len(values) {
 		return nil, fmt.Errorf("%d times for %d values", len(at), len(values))
 	}
-	p, err := seriesPlot(title, unit, at, values, changePoints, envChanges)
+	p, err := seriesPlot(title, unit, at, values, band, changePoints, envChanges)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +148,7 @@ func sans(p *plot.Plot) {
 }
 
 // seriesPlot draws values at times at, or in run order when at is nil.
-func seriesPlot(title, unit string, at []time.Time, values []float64, changePoints, envChanges []int) (*plot.Plot, error) {
+func seriesPlot(title, unit string, at []time.Time, values []float64, band *Band, changePoints, envChanges []int) (*plot.Plot, error) {
 	if len(values) == 0 {
 		return nil, fmt.Errorf("nothing to draw")
 	}
@@ -168,6 +169,18 @@ func seriesPlot(title, unit string, at []time.Time, values []float64, changePoin
 	for i, v := range values {
 		xys[i] = plotter.XY{X: x(i), Y: v}
 		lo, hi = min(lo, v), max(hi, v)
+	}
+	if band != nil {
+		shades, err := band.polygons(x, len(values))
+		if err != nil {
+			return nil, err
+		}
+		for _, sh := range shades {
+			p.Add(sh)
+			for _, v := range sh.XYs[0] {
+				lo, hi = min(lo, v.Y), max(hi, v.Y)
+			}
+		}
 	}
 	line, points, err := plotter.NewLinePoints(xys)
 	if err != nil {
@@ -196,6 +209,43 @@ func seriesPlot(title, unit string, at []time.Time, values []float64, changePoin
 		return nil, err
 	}
 	return p, nil
+}
+
+// Band is each run's range of forks: Lo[i] to Hi[i] around value i,
+// unknown where Hi[i] is 0 or below Lo[i].
+type Band struct{ Lo, Hi []float64 }
+
+// polygons shades the band as one polygon for each stretch of runs
+// whose range is known, x placing run i.
+func (b *Band) polygons(x func(int) float64, n int) ([]*plotter.Polygon, error) {
+	known := func(i int) bool { return i < len(b.Lo) && i < len(b.Hi) && b.Hi[i] > 0 && b.Hi[i] >= b.Lo[i] }
+	var out []*plotter.Polygon
+	for i := 0; i < n; {
+		if !known(i) {
+			i++
+			continue
+		}
+		j := i
+		for j < n && known(j) {
+			j++
+		}
+		var ring plotter.XYs
+		for k := i; k < j; k++ {
+			ring = append(ring, plotter.XY{X: x(k), Y: b.Hi[k]})
+		}
+		for k := j - 1; k >= i; k-- {
+			ring = append(ring, plotter.XY{X: x(k), Y: b.Lo[k]})
+		}
+		pg, err := plotter.NewPolygon(ring)
+		if err != nil {
+			return nil, err
+		}
+		pg.Color = color.NRGBA{R: 60, G: 110, B: 200, A: 50}
+		pg.LineStyle.Width = 0
+		out = append(out, pg)
+		i = j
+	}
+	return out, nil
 }
 
 // unitTicks labels an axis as benchunit scales its unit's values.

@@ -56,11 +56,11 @@ func TestSeriesSVGMarksChangesAndEnvironments(t *testing.T) {
 	for i := range at {
 		at[i] = time.Date(2026, 11, 20+i, 2, 0, 0, 0, time.UTC)
 	}
-	plain, err := chart.SeriesSVG("s", "sec/op", at, values, nil, nil, nil)
+	plain, err := chart.SeriesSVG("s", "sec/op", at, values, nil, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	marked, err := chart.SeriesSVG("s", "sec/op", at, values, []int{4}, []int{2}, nil)
+	marked, err := chart.SeriesSVG("s", "sec/op", at, values, nil, []int{4}, []int{2}, nil)
 	if err != nil || !strings.HasPrefix(strings.TrimSpace(string(marked)), "<?xml") || !strings.Contains(string(marked), "<svg") {
 		t.Fatalf("not SVG: %v", err)
 	}
@@ -85,7 +85,7 @@ func TestSeriesSVGMarksChangesAndEnvironments(t *testing.T) {
 	for i := range tips {
 		tips[i] = fmt.Sprintf("commit %d <b>", i)
 	}
-	tipped, err := chart.SeriesSVG("s", "sec/op", at, values, []int{4}, nil, tips)
+	tipped, err := chart.SeriesSVG("s", "sec/op", at, values, nil, []int{4}, nil, tips)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,23 @@ func TestSeriesSVGMarksChangesAndEnvironments(t *testing.T) {
 	if num(dots[6][2]) <= num(dots[2][2]) { // 113n above 99n
 		t.Errorf("the highest value's dot at y %s, the lowest's at %s", dots[6][2], dots[2][2])
 	}
-	if _, err := chart.SeriesSVG("s", "sec/op", nil, nil, nil, nil, nil); err == nil {
+	// The forks' band: one shaded polygon for each stretch of runs whose
+	// range is known (runs 3 and 4 stored before it was kept).
+	band := &chart.Band{Lo: make([]float64, len(values)), Hi: make([]float64, len(values))}
+	for i, v := range values {
+		if i != 3 && i != 4 {
+			band.Lo[i], band.Hi[i] = v*0.98, v*1.02
+		}
+	}
+	banded, err := chart.SeriesSVG("s", "sec/op", at, values, band, nil, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shade := regexp.MustCompile(`<path d="M[^"]*Z" style="fill:#[0-9A-Fa-f]{6};fill-opacity:0\.19[0-9]*"`)
+	if n, m := len(shade.FindAll(banded, -1)), len(shade.FindAll(plain, -1)); n != 2 || m != 0 {
+		t.Errorf("%d shaded stretches with the band (want 2), %d without", n, m)
+	}
+	if _, err := chart.SeriesSVG("s", "sec/op", nil, nil, nil, nil, nil, nil); err == nil {
 		t.Error("an empty series drew a chart")
 	}
 }
@@ -122,7 +138,7 @@ func TestSeriesSVGMarksChangesAndEnvironments(t *testing.T) {
 // markup and invalid UTF-8 still makes a well-formed SVG document.
 func TestSeriesSVGOfAnyNameIsXML(t *testing.T) {
 	name := "Benchmark\x00A\x01<b>&\\\xff\x1b[31m" + strings.Repeat("x", 300)
-	svg, err := chart.SeriesSVG(name, "sec/op\x00", []time.Time{time.Unix(1e9, 0), time.Unix(1e9+60, 0)}, []float64{1e-7, 2e-7}, []int{1}, nil, nil)
+	svg, err := chart.SeriesSVG(name, "sec/op\x00", []time.Time{time.Unix(1e9, 0), time.Unix(1e9+60, 0)}, []float64{1e-7, 2e-7}, nil, []int{1}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

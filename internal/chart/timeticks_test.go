@@ -45,7 +45,7 @@ func TestTimeAxis(t *testing.T) {
 		}
 	}
 	at := []time.Time{base, base.Add(20 * time.Second), base.Add(40 * time.Second)}
-	svg, err := SeriesSVG("BenchmarkX", "sec/op", at, []float64{1e-6, 1.1e-6, 1e-6}, nil, nil, nil)
+	svg, err := SeriesSVG("BenchmarkX", "sec/op", at, []float64{1e-6, 1.1e-6, 1e-6}, nil, nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -291,15 +291,18 @@ func (s *Server) chart(w http.ResponseWriter, r *http.Request) {
 }
 
 // seriesChart draws a series with its change points and env-id changes,
-// each run's tooltip its commit, date and value.
+// its runs' fork ranges as a band, each run's tooltip its commit, date
+// and value.
 func seriesChart(ser *store.Series) ([]byte, error) {
 	values := make([]float64, len(ser.Points))
 	at := make([]time.Time, len(ser.Points))
 	tips := make([]string, len(ser.Points))
+	band := &chart.Band{Lo: make([]float64, len(ser.Points)), Hi: make([]float64, len(ser.Points))}
 	index := map[time.Time]int{}
 	class := benchunit.ClassOf(ser.Unit)
 	for i, p := range ser.Points {
 		values[i], at[i] = p.Value, p.At
+		band.Lo[i], band.Hi[i] = p.Lo, p.Hi
 		index[p.At] = i
 		tips[i] = fmt.Sprintf("%s · %s · %s %s", shortCommit(p.Commit), runDate(p.At), benchunit.Scale(p.Value, class), ser.Unit)
 	}
@@ -314,7 +317,7 @@ func seriesChart(ser *store.Series) ([]byte, error) {
 			cps = append(cps, i)
 		}
 	}
-	return chart.SeriesSVG(ser.Benchmark+" on "+ser.Machine, ser.Unit, at, values, cps, env, tips)
+	return chart.SeriesSVG(ser.Benchmark+" on "+ser.Machine, ser.Unit, at, values, band, cps, env, tips)
 }
 
 func (s *Server) across(w http.ResponseWriter, r *http.Request) {

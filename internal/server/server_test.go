@@ -388,8 +388,10 @@ func TestDashboardPagesAndAPI(t *testing.T) {
 	}
 	seriesURL := f.http.URL + "/series?machine=m1&benchmark=BenchmarkGet%2Fimpl%3Dpaged-2&unit=sec%2Fop"
 	code, ser := get(t, seriesURL)
-	// The chart inline, a tooltip for each of its 16 runs.
+	// The chart inline, a tooltip for each of its 16 runs, the forks'
+	// range a band.
 	if code != 200 || !strings.Contains(ser, `<div class="chart" id="chart"`) || strings.Count(ser, `fill="transparent"><title>`) != 16 ||
+		!strings.Contains(ser, "fill-opacity:0.19") ||
 		strings.Count(ser, "<tr") < 17 || !strings.Contains(ser, "open regression") || !strings.Contains(ser, `href="/chart.svg?`) {
 		t.Fatalf("series: %d\n%s", code, ser)
 	}

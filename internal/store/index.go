@@ -166,11 +166,20 @@ func (ix *indexer) write(ctx context.Context, tx *sql.Tx, fid int64, in indexed)
 	}
 	for lo := 0; lo < len(pts); lo += 200 {
 		hi := min(lo+200, len(pts))
-		args := make([]any, 0, 5*(hi-lo))
-		for i := lo; i < hi; i++ {
-			args = append(args, sids[i], at, fid, pts[i].Value, pts[i].N)
+		// The forks' range from schema 10 on.
+		cols, k := "series, at, file, value, n", 5
+		if ix.version >= 10 {
+			cols, k = cols+", lo, hi", 7
 		}
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO points (series, at, file, value, n) VALUES `+rows(hi-lo, 5)), args...); err != nil {
+		args := make([]any, 0, k*(hi-lo))
+		for i := lo; i < hi; i++ {
+			p := pts[i]
+			args = append(args, sids[i], at, fid, p.Value, p.N)
+			if k == 7 {
+				args = append(args, p.Lo, p.Hi)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO points (`+cols+`) VALUES `+rows(hi-lo, k)), args...); err != nil {
 			return unavailable("index points", err)
 		}
 	}

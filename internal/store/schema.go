@@ -8,7 +8,7 @@ import (
 )
 
 // SchemaVersion is the schema this code reads and writes.
-const SchemaVersion = 9
+const SchemaVersion = 10
 
 // migration is one schema step: its statements ({{pk}}, {{blob}} and
 // {{norowid}} are spelled per dialect), then an optional step in Go in
@@ -155,6 +155,15 @@ var migrations = []migration{
 	// open regressions, not every bisection of the machine.
 	{stmts: []string{
 		`CREATE INDEX bisections_by_regression ON bisections (machine_id, benchmark, unit, good, bad, file)`,
+	}},
+	// 10: each point keeps the range of its forks (the chart's band); a
+	// point stored before has none (NULL), so an upgrade reads no file
+	// again. PostgreSQL's covering index carries the range too.
+	{stmts: []string{
+		`ALTER TABLE points ADD COLUMN lo DOUBLE PRECISION`,
+		`ALTER TABLE points ADD COLUMN hi DOUBLE PRECISION`,
+		`{{pgonly}}DROP INDEX points_cover`,
+		`{{pgonly}}CREATE INDEX points_cover ON points (series, at, file) INCLUDE (value, n, lo, hi)`,
 	}},
 }
 

@@ -79,7 +79,11 @@ type SeriesPoint struct {
 	Run
 	Value float64 `json:"value"`
 	N     int     `json:"n"`
-	file  int64
+	// Lo and Hi are the range of the run's forks; both 0 for a run
+	// stored before schema 10, which kept only the median.
+	Lo   float64 `json:"lo,omitempty"`
+	Hi   float64 `json:"hi,omitempty"`
+	file int64
 }
 
 // Series is a series' points, oldest first, with its change points.
@@ -167,7 +171,7 @@ func (s *Store) Series(ctx context.Context, k SeriesKey) (*Series, error) {
 // runs they name are then read by file ID (a join over every run would
 // make PostgreSQL hash the whole files table).
 func (s *Store) points(ctx context.Context, id int64, last int) ([]SeriesPoint, error) {
-	q := `SELECT p.file, p.at, p.value, p.n FROM points p WHERE p.series = ?`
+	q := `SELECT p.file, p.at, p.value, p.n, COALESCE(p.lo, 0), COALESCE(p.hi, 0) FROM points p WHERE p.series = ?`
 	if last > 0 {
 		q += fmt.Sprintf(` ORDER BY p.at DESC, p.file DESC LIMIT %d`, last)
 	} else {
@@ -181,7 +185,7 @@ func (s *Store) points(ctx context.Context, id int64, last int) ([]SeriesPoint, 
 	for rs.Next() {
 		var p SeriesPoint
 		var at int64
-		if err := rs.Scan(&p.file, &at, &p.Value, &p.N); err != nil {
+		if err := rs.Scan(&p.file, &at, &p.Value, &p.N, &p.Lo, &p.Hi); err != nil {
 			rs.Close()
 			return nil, unavailable("points", err)
 		}

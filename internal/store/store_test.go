@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -321,6 +322,13 @@ func TestSeriesChangePointsAndRegressions(t *testing.T) {
 		ser, err := s.Series(ctx, SeriesKey{Machine: "m1", Benchmark: "BenchmarkGet-2", Unit: "sec/op"})
 		if err != nil || len(ser.Points) != 26 || ser.Pending || ser.Pkg != "example.com/m/cache" {
 			t.Fatalf("series: %v, %+v", err, ser)
+		}
+		// Each run keeps its three forks' range around their median
+		// (the forks lie ±0.2 % around it).
+		for _, p := range ser.Points {
+			if p.N != 3 || math.Abs(p.Lo/p.Value-0.998) > 1e-9 || math.Abs(p.Hi/p.Value-1.002) > 1e-9 {
+				t.Fatalf("a run's forks: %+v", p)
+			}
 		}
 		for i := 1; i < len(ser.Points); i++ {
 			if !ser.Points[i].At.After(ser.Points[i-1].At) {
