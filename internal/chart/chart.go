@@ -171,15 +171,9 @@ func seriesPlot(title, unit string, at []time.Time, values []float64, band *Band
 		lo, hi = min(lo, v), max(hi, v)
 	}
 	if band != nil {
-		shades, err := band.polygons(x, len(values))
-		if err != nil {
+		var err error
+		if lo, hi, err = band.add(p, x, len(values), lo, hi); err != nil {
 			return nil, err
-		}
-		for _, sh := range shades {
-			p.Add(sh)
-			for _, v := range sh.XYs[0] {
-				lo, hi = min(lo, v.Y), max(hi, v.Y)
-			}
 		}
 	}
 	line, points, err := plotter.NewLinePoints(xys)
@@ -214,6 +208,22 @@ func seriesPlot(title, unit string, at []time.Time, values []float64, band *Band
 // Band is each run's range of forks: Lo[i] to Hi[i] around value i,
 // unknown where Hi[i] is 0 or below Lo[i].
 type Band struct{ Lo, Hi []float64 }
+
+// add shades the band on p under the series, and returns the range of
+// values lo to hi widened to hold it.
+func (b *Band) add(p *plot.Plot, x func(int) float64, n int, lo, hi float64) (float64, float64, error) {
+	shades, err := b.polygons(x, n)
+	if err != nil {
+		return lo, hi, err
+	}
+	for _, sh := range shades {
+		p.Add(sh)
+		for _, v := range sh.XYs[0] {
+			lo, hi = min(lo, v.Y), max(hi, v.Y)
+		}
+	}
+	return lo, hi, nil
+}
 
 // polygons shades the band as one polygon for each stretch of runs
 // whose range is known, x placing run i.
