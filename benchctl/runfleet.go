@@ -73,7 +73,7 @@ func (a *app) runOnFleet(cmd *cobra.Command, f *runFlags, ff fleetFlags, untilDe
 	r := ab.Rounds{Engine: o, Cases: cases, Sides: []engine.Side{side}, Dir: filepath.Join(out, "machines")}
 	ts, paths, rec, err := ab.Remotely(cmd.Context(), a.env(), remote, r, nil, filepath.Join(out, "bench.txt"), compare.Options{})
 	if ts != nil {
-		if err := a.fleetRunTables(ts, paths, cases); err != nil {
+		if err := axis.WriteOf(a.stdout, paths, resultCases(cases), ts); err != nil {
 			a.say("the tables could not be made: %v", err)
 		}
 	}
@@ -85,18 +85,4 @@ func (a *app) runOnFleet(cmd *cobra.Command, f *runFlags, ff fleetFlags, untilDe
 		return failedError(fmt.Sprintf("%d fork(s) failed on the fleet; %s says which and why", rec.Failed, rec.Path))
 	}
 	return nil
-}
-
-// fleetRunTables prints a fleet run's pull-request tables, or, when its
-// benchmarks declare no implementation axis, every row (ts).
-func (a *app) fleetRunTables(ts *compare.Tables, paths []string, cases []engine.Case) error {
-	tables, err := axis.TablesOf(paths, resultCases(cases))
-	if err != nil {
-		return err
-	}
-	if len(tables) > 0 {
-		return axis.WriteTables(a.stdout, tables)
-	}
-	fmt.Fprintln(a.stdout)
-	return ts.Markdown(a.stdout, nil)
 }

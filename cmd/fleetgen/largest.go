@@ -37,18 +37,26 @@ type small struct {
 	err  error
 }
 
+// smallFile is the n-th one-line upload of a small writer, stamped so
+// that no earlier upload holds its bytes (the store would take those as
+// stored already, and write nothing).
+func smallFile(n int, stamp int64) payload.File {
+	return payload.File{Name: fmt.Sprintf("small-%d.txt", n),
+		Data: fmt.Appendf(nil, "machine-id: small\ncommit: %040d\nupload-stamp: %d\nBenchmarkSmall-2 1000 %d ns/op\n", n, stamp, 100+n)}
+}
+
 // putSmalls puts a one-line upload every 50 ms until done is closed.
 func putSmalls(ctx context.Context, st *store.Store, done <-chan struct{}) []small {
 	var smalls []small
+	stamp := time.Now().UnixNano()
 	for n := 0; ; n++ {
 		select {
 		case <-done:
 			return smalls
 		case <-time.After(50 * time.Millisecond):
 		}
-		f := payload.File{Name: fmt.Sprintf("small-%d.txt", n), Data: fmt.Appendf(nil, "machine-id: small\ncommit: %040d\nBenchmarkSmall-2 1000 %d ns/op\n", n, 100+n)}
 		t0 := time.Now()
-		_, err := st.Put(ctx, []payload.File{f}, "")
+		_, err := st.Put(ctx, []payload.File{smallFile(n, stamp)}, "")
 		smalls = append(smalls, small{time.Since(t0), err})
 	}
 }

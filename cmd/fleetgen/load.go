@@ -18,6 +18,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/server"
 	"github.com/ledgerbench/ledgerbench/internal/store"
 	"github.com/ledgerbench/ledgerbench/internal/upload"
+	"gonum.org/v1/gonum/stat"
 )
 
 // largestByFiles is the upload of the most files a server accepts:
@@ -52,13 +53,12 @@ func largestByFiles() []payload.File {
 // LoadPhase is what the readers waited while one upload (or none) was
 // being stored.
 type LoadPhase struct {
-	Name    string // "quiet", or the upload's
-	Files   int
-	Bytes   int
-	Upload  time.Duration // the upload's answer, from its first byte sent
-	UpErr   error
-	Paths   map[string]*Waits // by path
-	Elapsed time.Duration
+	Name   string // "quiet", or the upload's
+	Files  int
+	Bytes  int
+	Upload time.Duration // the upload's answer, from its first byte sent
+	UpErr  error
+	Paths  map[string]*Waits // by path
 }
 
 // Waits are the answers to one path's requests.
@@ -68,13 +68,17 @@ type Waits struct {
 	Status map[int]int
 }
 
-// Quantile is the q-th quantile of the answers' times (nearest rank).
+// Quantile is the q-th quantile of the answers' times: the least time
+// that at least a share q of them took no longer than (stat.Empirical).
 func (w *Waits) Quantile(q float64) time.Duration {
 	if len(w.Took) == 0 {
 		return 0
 	}
-	i := int(q*float64(len(w.Took))+0.5) - 1
-	return w.Took[min(max(i, 0), len(w.Took)-1)]
+	xs := make([]float64, len(w.Took))
+	for i, d := range w.Took {
+		xs[i] = float64(d)
+	}
+	return time.Duration(stat.Quantile(q, stat.Empirical, xs, nil))
 }
 
 // loadPaths are what each reader asks for, in turn.
@@ -117,13 +121,11 @@ func measureLoad(ctx context.Context, spec string, readers int, quiet time.Durat
 		for _, f := range files {
 			p.Bytes += len(f.Data)
 		}
-		t0 := time.Now()
 		p.Paths = read(ctx, base, readers, spool, func() {
 			t := time.Now()
 			p.UpErr = body()
 			p.Upload = time.Since(t)
 		})
-		p.Elapsed = time.Since(t0)
 		phases = append(phases, p)
 	}
 	phase("quiet", nil, func() error { time.Sleep(quiet); return nil })
@@ -182,9 +184,8 @@ func read(ctx context.Context, base string, readers int, spool *upload.Spool, du
 				return
 			case <-time.After(50 * time.Millisecond):
 			}
-			f := payload.File{Name: fmt.Sprintf("small-%d.txt", n), Data: fmt.Appendf(nil, "machine-id: small\ncommit: %040d\nupload-time: %d\nBenchmarkSmall-2 1000 %d ns/op\n", n, time.Now().UnixNano(), 100+n)}
 			t0 := time.Now()
-			res := spool.Send(ctx, base, []payload.File{f})
+			res := spool.Send(ctx, base, []payload.File{smallFile(n, t0.UnixNano())})
 			took := time.Since(t0)
 			mu.Lock()
 			w := out[smallUpload]

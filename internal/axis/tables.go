@@ -98,6 +98,21 @@ func Write(w io.Writer, h report.Header, run *result.Run, sequential bool) error
 	return WriteTables(w, tables)
 }
 
+// WriteOf writes the pull-request tables of a run measured on several
+// machines (TablesOf paths), or, when its benchmarks declare no
+// implementation axis, every row (all).
+func WriteOf(w io.Writer, paths []string, cases []result.Case, all *compare.Tables) error {
+	tables, err := TablesOf(paths, cases)
+	if err != nil {
+		return err
+	}
+	if len(tables) > 0 {
+		return WriteTables(w, tables)
+	}
+	fmt.Fprintln(w)
+	return all.Markdown(w, nil)
+}
+
 // WriteTables writes tables, each under its heading.
 func WriteTables(w io.Writer, tables []Table) error {
 	for _, t := range tables {

@@ -123,9 +123,8 @@ func SeriesSVG(title, unit string, at []time.Time, values []float64, band *Band,
 			if i >= len(values) || tip == "" {
 				continue
 			}
-			x := float64(at[i].UnixNano()) / 1e9
 			fmt.Fprintf(&dots, `<circle cx="%.2f" cy="%.2f" r="4" fill="transparent"><title>%s</title></circle>`+"\n",
-				trX(x).Points(), trY(values[i]).Points(), html.EscapeString(printable(tip)))
+				trX(unixSeconds(at[i])).Points(), trY(values[i]).Points(), html.EscapeString(printable(tip)))
 		}
 		dots.WriteString("</g>\n")
 		end := bytes.LastIndex(svg, []byte("</g>\n</svg>"))
@@ -160,7 +159,7 @@ func seriesPlot(title, unit string, at []time.Time, values []float64, band *Band
 	x := func(i int) float64 { return float64(i) }
 	p.X.Label.Text = "run"
 	if at != nil {
-		x = func(i int) float64 { return float64(at[i].UnixNano()) / 1e9 }
+		x = func(i int) float64 { return unixSeconds(at[i]) }
 		p.X.Label.Text = "time (UTC)"
 		p.X.Tick.Marker = timeTicks{}
 	}

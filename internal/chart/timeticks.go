@@ -70,7 +70,7 @@ func (timeTicks) Ticks(min, max float64) []plot.Tick {
 			if j == 0 {
 				layout = st.head
 			}
-			ticks[j] = plot.Tick{Value: float64(t.UnixNano()) / 1e9, Label: t.Format(layout)}
+			ticks[j] = plot.Tick{Value: unixSeconds(t), Label: t.Format(layout)}
 		}
 		if len(ticks) == 0 { // a span shorter than a second: its start
 			ticks = append(ticks, plot.Tick{Value: min, Label: lo.Format("2006-01-02 15:04:05.000")})
@@ -79,6 +79,9 @@ func (timeTicks) Ticks(min, max float64) []plot.Tick {
 	}
 	return nil
 }
+
+// unixSeconds is t on the time axis: seconds since the Unix epoch.
+func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 
 func unixTime(s float64) time.Time { return time.Unix(0, int64(s*1e9)).UTC() }
 

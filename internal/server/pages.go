@@ -210,7 +210,7 @@ func (s *Server) sparks(ctx context.Context, rows []regressionRow) error {
 		values, tips, shift := make([]float64, len(pts)), make([]string, len(pts)), -1
 		for j, p := range pts {
 			values[j] = p.Value
-			tips[j] = fmt.Sprintf("%s · %s · %s %s", shortCommit(p.Commit), runDate(p.At), benchunit.Scale(p.Value, benchunit.ClassOf(c.Unit)), c.Unit)
+			tips[j] = runTip(p, c.Unit)
 			if shift < 0 && !p.At.Before(c.After.At) {
 				shift = j
 			}
@@ -299,12 +299,11 @@ func seriesChart(ser *store.Series) ([]byte, error) {
 	tips := make([]string, len(ser.Points))
 	band := &chart.Band{Lo: make([]float64, len(ser.Points)), Hi: make([]float64, len(ser.Points))}
 	index := map[time.Time]int{}
-	class := benchunit.ClassOf(ser.Unit)
 	for i, p := range ser.Points {
 		values[i], at[i] = p.Value, p.At
 		band.Lo[i], band.Hi[i] = p.Lo, p.Hi
 		index[p.At] = i
-		tips[i] = fmt.Sprintf("%s · %s · %s %s", shortCommit(p.Commit), runDate(p.At), benchunit.Scale(p.Value, class), ser.Unit)
+		tips[i] = runTip(p, ser.Unit)
 	}
 	var env []int
 	for i := range envChanges(ser.Points) {
@@ -428,6 +427,11 @@ func readUploadFile(id string, part int, name string, data []byte) uploadFile {
 	f.Table = markdownHTML(md.String())
 	f.PlainTables = md.String()
 	return f
+}
+
+// runTip is a run's tooltip in a chart: its commit, date and value.
+func runTip(p store.SeriesPoint, unit string) string {
+	return fmt.Sprintf("%s · %s · %s %s", shortCommit(p.Commit), runDate(p.At), benchunit.Scale(p.Value, benchunit.ClassOf(unit)), unit)
 }
 
 // runDate is a run's time, to the second when it is not on a minute

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -213,6 +214,10 @@ func (s *Store) points(ctx context.Context, id int64, last int) ([]SeriesPoint, 
 	return out, nil
 }
 
+// maxListedRuns is the most runs SQLite reads by a list of their IDs;
+// more are read by their series.
+const maxListedRuns = 500
+
 // runs reads the runs of points by file ID.
 func (s *Store) runs(ctx context.Context, series int64, pts []SeriesPoint) (map[int64]Run, error) {
 	const cols = `SELECT f.id, COALESCE(f.upload_key, ''), f.part, COALESCE(f.commit_id, ''), COALESCE(f.env_id, '') FROM files f WHERE `
@@ -224,6 +229,14 @@ func (s *Store) runs(ctx context.Context, series int64, pts []SeriesPoint) (map[
 			ids[i] = p.file
 		}
 		rs, err = s.db.QueryContext(ctx, cols+`f.id = ANY($1)`, ids)
+	} else if len(pts) <= maxListedRuns {
+		// The points' own files: a series' latest few (a small chart's)
+		// do not read the runs of all its points.
+		ids := make([]any, len(pts))
+		for i, p := range pts {
+			ids[i] = p.file
+		}
+		rs, err = s.db.QueryContext(ctx, cols+`f.id IN (`+strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ")+`)`, ids...)
 	} else {
 		rs, err = s.db.QueryContext(ctx, cols+`f.id IN (SELECT p.file FROM points p WHERE p.series = ?)`, series)
 	}
