@@ -15,10 +15,11 @@ import (
 
 // largestUpload is the biggest upload a server accepts by default: as
 // many benchmarks as one upload may name, each with as many forks' lines
-// as fit in payload.MaxUpload.
-func largestUpload() payload.File {
+// as fit in payload.MaxUpload. Its stamp makes its bytes new to a store
+// that holds an earlier one (a store keeps the same bytes once).
+func largestUpload(stamp int64) payload.File {
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "machine-id: largest\ngoos: linux\ngoarch: amd64\ncommit: %040d\n", 1)
+	fmt.Fprintf(&b, "machine-id: largest\ngoos: linux\ngoarch: amd64\ncommit: %040d\nupload-stamp: %020d\n", 1, stamp)
 	line := func(i, fork int) string {
 		return fmt.Sprintf("BenchmarkLargestUploadOfAllowedSize/case=%05d-2 \t 1000000\t %d.%d ns/op\t 16 B/op\t 1 allocs/op\n", i, 100+i%900, fork)
 	}
@@ -71,7 +72,7 @@ func measureLargest(ctx context.Context, spec string, w io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	big := largestUpload()
+	big := largestUpload(time.Now().UnixNano())
 	done := make(chan struct{})
 	smallsc := make(chan []small)
 	go func() { smallsc <- putSmalls(ctx, st, done) }()

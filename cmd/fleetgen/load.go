@@ -24,14 +24,15 @@ import (
 // largestByFiles is the upload of the most files a server accepts:
 // store.MaxFiles nightly files of one machine, store.MaxBenchmarks
 // benchmarks among them, payload.MaxUpload bytes in all (less the
-// multipart form's own).
-func largestByFiles() []payload.File {
+// multipart form's own). Its stamp makes each file's bytes new to a store
+// that holds an earlier one.
+func largestByFiles(stamp int64) []payload.File {
 	per := store.MaxBenchmarks / store.MaxFiles
 	line := func(i, fork int) string {
 		return fmt.Sprintf("BenchmarkLargestUploadByFiles/case=%05d-2 \t 1000000\t %d.%d ns/op\t 16 B/op\t 1 allocs/op\n", i, 100+i%900, fork%10)
 	}
 	head := func(f int) string {
-		return fmt.Sprintf("machine-id: many-files\ngoos: linux\ngoarch: amd64\ncommit: %040d\n", f)
+		return fmt.Sprintf("machine-id: many-files\ngoos: linux\ngoarch: amd64\ncommit: %040d\nupload-stamp: %020d\n", f, stamp)
 	}
 	// The form adds a part header to each file.
 	room := (payload.MaxUpload-4096)/store.MaxFiles - 256
@@ -108,12 +109,13 @@ func measureLoad(ctx context.Context, spec string, readers int, quiet time.Durat
 		return nil, err
 	}
 	spool := &upload.Spool{Dir: filepath.Join(dir, "spool"), Token: tok, Timeout: 10 * time.Minute}
+	stamp := time.Now().UnixNano()
 	uploads := []struct {
 		name  string
 		files []payload.File
 	}{
-		{"largest by bytes", []payload.File{largestUpload()}},
-		{"largest by files", largestByFiles()},
+		{"largest by bytes", []payload.File{largestUpload(stamp)}},
+		{"largest by files", largestByFiles(stamp)},
 	}
 	var phases []*LoadPhase
 	phase := func(name string, files []payload.File, body func() error) {

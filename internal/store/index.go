@@ -264,6 +264,7 @@ func (ix *indexer) series(ctx context.Context, tx *sql.Tx, mid int64, pts []hist
 		unit string
 	}
 	got := map[key]int64{}
+	created := 0
 	bump := ""
 	if ix.version >= 3 {
 		bump = ", version = series.version + 1"
@@ -281,20 +282,28 @@ func (ix *indexer) series(ctx context.Context, tx *sql.Tx, mid int64, pts []hist
 		rs, err := tx.QueryContext(ctx, s.q(`INSERT INTO series (machine, benchmark, unit, higher, points) VALUES `+
 			strings.ReplaceAll(rows(hi-lo, 4), "?)", "?, 1)")+`
 			ON CONFLICT (machine, benchmark, unit) DO UPDATE SET points = series.points + 1`+bump+`
-			RETURNING id, benchmark, unit`), args...)
+			RETURNING id, benchmark, unit, points`), args...)
 		if err != nil {
 			return nil, unavailable("index series", err)
 		}
 		for rs.Next() {
-			var id int64
+			var id, points int64
 			var k key
-			if err := rs.Scan(&id, &k.b, &k.unit); err != nil {
+			if err := rs.Scan(&id, &k.b, &k.unit, &points); err != nil {
 				rs.Close()
 				return nil, unavailable("index series", err)
 			}
 			got[k] = id
+			if points == 1 {
+				created++ // inserted, not updated
+			}
 		}
 		if err := rs.Close(); err != nil {
+			return nil, unavailable("index series", err)
+		}
+	}
+	if created > 0 && ix.version >= 11 {
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE machines SET series_count = series_count + ? WHERE id = ?`), created, mid); err != nil {
 			return nil, unavailable("index series", err)
 		}
 	}

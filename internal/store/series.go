@@ -34,9 +34,12 @@ type Machine struct {
 
 // Machines lists the machines, by machine-id.
 func (s *Store) Machines(ctx context.Context) ([]Machine, error) {
-	rs, err := s.db.QueryContext(ctx, `SELECT m.machine_id, m.first_seen, m.last_seen, m.runs, m.facts,
-		(SELECT COUNT(*) FROM series s WHERE s.machine = m.id),
-		(SELECT COUNT(*) FROM changepoints c JOIN series s ON s.id = c.series WHERE s.machine = m.id AND c.open = 1)
+	counts := `m.series_count, m.open_count`
+	if s.schema < 11 {
+		counts = `(SELECT COUNT(*) FROM series s WHERE s.machine = m.id),
+			(SELECT COUNT(*) FROM changepoints c JOIN series s ON s.id = c.series WHERE s.machine = m.id AND c.open = 1)`
+	}
+	rs, err := s.db.QueryContext(ctx, `SELECT m.machine_id, m.first_seen, m.last_seen, m.runs, m.facts, `+counts+`
 		FROM machines m ORDER BY m.machine_id`)
 	if err != nil {
 		return nil, unavailable("machines", err)
@@ -487,17 +490,36 @@ func (s *Store) analyzeSeries(ctx context.Context, id, version int64, higher boo
 		return unavailable("analyze", err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM changepoints WHERE series = ?`), id); err != nil {
-		return unavailable("analyze", err)
+	// The machine's count of open regressions follows the rows each
+	// statement changed, so it holds however analyses interleave.
+	var opened int64
+	for _, open := range []int{1, 0} {
+		r, err := tx.ExecContext(ctx, s.q(`DELETE FROM changepoints WHERE series = ? AND open = ?`), id, open)
+		if err != nil {
+			return unavailable("analyze", err)
+		}
+		if n, _ := r.RowsAffected(); open == 1 {
+			opened -= n
+		}
 	}
 	for _, sh := range shifts {
 		if sh.Index <= 0 || sh.Index >= len(pts) || math.IsNaN(sh.Before) || sh.Before == 0 {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO changepoints (series, at, file_before, file_after, before_value, after_value, noise, worse, small, env_changed, open)
+		open := sh.New || sh.Standing
+		r, err := tx.ExecContext(ctx, s.q(`INSERT INTO changepoints (series, at, file_before, file_after, before_value, after_value, noise, worse, small, env_changed, open)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`),
 			id, pts[sh.Index].At.UnixNano(), pts[sh.Index-1].file, pts[sh.Index].file, sh.Before, sh.After, sh.Noise,
-			b2i(sh.Worse), b2i(sh.Small), b2i(sh.EnvChanged), b2i(sh.New || sh.Standing)); err != nil {
+			b2i(sh.Worse), b2i(sh.Small), b2i(sh.EnvChanged), b2i(open))
+		if err != nil {
+			return unavailable("analyze", err)
+		}
+		if n, _ := r.RowsAffected(); open {
+			opened += n
+		}
+	}
+	if opened != 0 && s.schema >= 11 {
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE machines SET open_count = open_count + ? WHERE id = (SELECT machine FROM series WHERE id = ?)`), opened, id); err != nil {
 			return unavailable("analyze", err)
 		}
 	}

@@ -402,7 +402,7 @@ func TestMigrationsFromEveryVersion(t *testing.T) {
 					}
 					ps, _ := validate([]payload.File{f})
 					ps[0].prepare()
-					fid, err := old.insertFile(ctx, tx, pk, 0, ps[0], 0, map[string]string{"upload": payload.UploadID([]payload.File{f})})
+					fid, _, err := old.insertFile(ctx, tx, pk, 0, ps[0], 0, map[string]string{"upload": payload.UploadID([]payload.File{f})})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -416,7 +416,7 @@ func TestMigrationsFromEveryVersion(t *testing.T) {
 						}
 						renamed := ps[0]
 						renamed.Name = "renamed.txt"
-						if _, err := old.insertFile(ctx, tx, pk2, 0, renamed, 0, nil); err != nil {
+						if _, _, err := old.insertFile(ctx, tx, pk2, 0, renamed, 0, nil); err != nil {
 							t.Fatal(err)
 						}
 					}
@@ -455,6 +455,10 @@ func TestMigrationsFromEveryVersion(t *testing.T) {
 					if got := search(t, s, "/impl:paged"); len(got) != 3 {
 						t.Errorf("search after migrating: %v", got)
 					}
+				}
+				checkCounts(t, s, "migrated")
+				if kept := checkUploadLabels(t, s, "migrated"); from >= 1 && (len(kept) == 0 || kept[len(kept)-1].LabelValues["upload"] == "") {
+					t.Errorf("the upload's labels after migrating: %+v", kept)
 				}
 				// Uploads work on the migrated schema.
 				if _, err := s.Put(ctx, []payload.File{nightlyFile("m1", "e1", 1, map[string]float64{"BenchmarkGet/impl=paged-2": 101})}, ""); err != nil {
@@ -708,7 +712,7 @@ func TestBisectionsFromBeforeSchema7BecomeBisections(t *testing.T) {
 				t.Fatal(err)
 			}
 			ps[0].prepare()
-			fid, err := old.insertFile(ctx, tx, pk, 0, ps[0], 0, map[string]string{"upload": id})
+			fid, _, err := old.insertFile(ctx, tx, pk, 0, ps[0], 0, map[string]string{"upload": id})
 			if err != nil {
 				t.Fatal(err)
 			}

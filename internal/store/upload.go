@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
@@ -322,7 +323,7 @@ func (s *Store) exists(ctx context.Context, hash string) (bool, error) {
 // configuration pairs it contains and the server's own (empty ones left
 // out). A file whose bytes are stored already, as file sameAs, keeps no
 // contents of its own: it points at that file's.
-func (s *Store) insertFile(ctx context.Context, tx *sql.Tx, upload int64, part int, p parsed, sameAs int64, server map[string]string) (int64, error) {
+func (s *Store) insertFile(ctx context.Context, tx *sql.Tx, upload int64, part int, p parsed, sameAs int64, server map[string]string) (int64, [][2]string, error) {
 	contents := []byte{}
 	if sameAs == 0 {
 		contents = p.deflated
@@ -338,7 +339,7 @@ func (s *Store) insertFile(ctx context.Context, tx *sql.Tx, upload int64, part i
 	}
 	var fid int64
 	if err := tx.QueryRowContext(ctx, s.q(`INSERT INTO files (`+cols+`) VALUES `+rows(1, len(args))+` RETURNING id`), args...).Scan(&fid); err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	for k, v := range server {
 		if v != "" {
@@ -350,18 +351,50 @@ func (s *Store) insertFile(ctx context.Context, tx *sql.Tx, upload int64, part i
 		pairs = append(pairs, kv)
 	}
 	sort.Slice(pairs, func(i, j int) bool { return pairs[i][0]+"\x00"+pairs[i][1] < pairs[j][0]+"\x00"+pairs[j][1] })
+	if err := s.insertLabels(ctx, tx, "file_labels (file, name, value)", fid, pairs); err != nil {
+		return 0, nil, err
+	}
+	return fid, pairs, nil
+}
+
+// insertLabels writes name=value pairs of one file or upload, id, into
+// table (its columns named).
+func (s *Store) insertLabels(ctx context.Context, tx *sql.Tx, table string, id int64, pairs [][2]string) error {
 	for len(pairs) > 0 {
 		n := min(len(pairs), 300)
 		args := make([]any, 0, 3*n)
 		for _, kv := range pairs[:n] {
-			args = append(args, fid, kv[0], kv[1])
+			args = append(args, id, kv[0], kv[1])
 		}
-		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO file_labels (file, name, value) VALUES `+rows(n, 3)), args...); err != nil {
-			return 0, err
+		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO `+table+` VALUES `+rows(n, 3)), args...); err != nil {
+			return err
 		}
 		pairs = pairs[n:]
 	}
-	return fid, nil
+	return nil
+}
+
+// uploadLabels gathers an upload's first values of each label
+// (MaxLabelValues at most, in byte order): what a list of uploads shows.
+type uploadLabels map[string][]string
+
+func (u uploadLabels) add(pairs [][2]string) {
+	for _, kv := range pairs {
+		u[kv[0]] = append(u[kv[0]], kv[1])
+		if len(u[kv[0]]) > 4*MaxLabelValues {
+			u[kv[0]] = firstValues(u[kv[0]])
+		}
+	}
+}
+
+func (u uploadLabels) pairs() [][2]string {
+	var out [][2]string
+	for _, name := range slices.Sorted(maps.Keys(u)) {
+		for _, v := range firstValues(u[name]) {
+			out = append(out, [2]string{name, v})
+		}
+	}
+	return out
 }
 
 // rows spells n rows of k placeholders: (?, ?), (?, ?), …
@@ -373,6 +406,7 @@ func rows(n, k int) string {
 // putFiles stores upload pk's files with their labels, in tx, and
 // indexes each one not stored before.
 func (s *Store) putFiles(ctx context.Context, tx *sql.Tx, ix *indexer, pk int64, up *Upload, ps []parsed, reads []indexed, created time.Time, user string) error {
+	labels := uploadLabels{}
 	for i, p := range ps {
 		// The same bytes stored before (under another name, in another
 		// upload) are one run: stored once, not counted again.
@@ -390,12 +424,13 @@ func (s *Store) putFiles(ctx context.Context, tx *sql.Tx, ix *indexer, pk int64,
 		if s.schema < 6 {
 			sameAs = 0
 		}
-		fid, err := s.insertFile(ctx, tx, pk, i, p, sameAs, map[string]string{
+		fid, pairs, err := s.insertFile(ctx, tx, pk, i, p, sameAs, map[string]string{
 			"upload": up.ID, "upload-part": up.FileIDs[i], "upload-file": p.Name,
 			"upload-time": created.Format(time.RFC3339), "by": user})
 		if err != nil {
 			return unavailable("insert file", err)
 		}
+		labels.add(pairs)
 		if was != "" {
 			ix.warnings = append(ix.warnings, fmt.Sprintf("%s: the same bytes as %s/%d: stored once, not counted again in the series", p.Name, was, wasPart))
 			continue
@@ -415,7 +450,10 @@ func (s *Store) putFiles(ctx context.Context, tx *sql.Tx, ix *indexer, pk int64,
 			return err
 		}
 	}
-	return nil
+	if s.schema < 11 {
+		return nil
+	}
+	return unavailable("insert upload labels", s.insertLabels(ctx, tx, "upload_labels (upload, name, value)", pk, labels.pairs()))
 }
 
 // dataHash is a file's SHA-256, in hex.
