@@ -689,9 +689,17 @@ func TestContentRefusedAlike(t *testing.T) {
 // the machine's runs and the series' points are the nightly run's alone.
 // On both back ends.
 func TestBisectionsFromBeforeSchema7BecomeBisections(t *testing.T) {
+	for _, from := range []int{5, 6} {
+		t.Run(fmt.Sprintf("from%d", from), func(t *testing.T) { bisectionsBecomeBisections(t, from) })
+	}
+}
+
+// bisectionsBecomeBisections stores a nightly run and a bisection as a
+// server of schema from did, then opens the store.
+func bisectionsBecomeBisections(t *testing.T, from int) {
 	backends(t, func(t *testing.T, spec string) {
 		ctx := context.Background()
-		old, err := openAt(ctx, spec, 6)
+		old, err := openAt(ctx, spec, from)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -699,7 +707,7 @@ func TestBisectionsFromBeforeSchema7BecomeBisections(t *testing.T) {
 		bis := payload.File{Name: "bisect.txt", Data: fmt.Appendf(nil, "machine-id: m1\nbisect-benchmark: BenchmarkGet/impl=paged-2\nbisect-unit: sec/op\n"+
 			"bisect-good: %040x\nbisect-bad: %040x\nbisect-culprit: %040x\nbisect-share: 0.97\nBenchmarkGet/impl=paged-2 1000 125 ns/op\n", 1, 2, 3)}
 		for i, f := range []payload.File{run, bis} {
-			// As a schema-6 server stored and indexed it.
+			// As a schema-5 or 6 server stored and indexed it.
 			tx, _ := old.db.BeginTx(ctx, nil)
 			var pk int64
 			id := payload.UploadID([]payload.File{f})
@@ -719,7 +727,7 @@ func TestBisectionsFromBeforeSchema7BecomeBisections(t *testing.T) {
 			if _, err := tx.Exec(old.q(`UPDATE files SET upload_key = ?, data_hash = ? WHERE id = ?`), id, dataHash(f.Data), fid); err != nil {
 				t.Fatal(err)
 			}
-			if err := newIndexer(old, 6, false).file(ctx, tx, fid, f.Name, f.Data, time.Now()); err != nil {
+			if err := newIndexer(old, from, false).file(ctx, tx, fid, f.Name, f.Data, time.Now()); err != nil {
 				t.Fatal(err)
 			}
 			if err := tx.Commit(); err != nil {
@@ -727,7 +735,7 @@ func TestBisectionsFromBeforeSchema7BecomeBisections(t *testing.T) {
 			}
 		}
 		if ms, _ := old.Machines(ctx); len(ms) != 1 || ms[0].Runs != 2 {
-			t.Fatalf("at schema 6 the bisection is a run: %+v", ms)
+			t.Fatalf("at schema %d the bisection is a run: %+v", from, ms)
 		}
 		old.Close()
 		s := open(t, spec)
@@ -741,5 +749,6 @@ func TestBisectionsFromBeforeSchema7BecomeBisections(t *testing.T) {
 		if n := count(t, s, "points"); n != 1 {
 			t.Errorf("%d points after the upgrade, want the nightly run's one", n)
 		}
+		checkCounts(t, s, "upgraded")
 	})
 }
