@@ -181,6 +181,11 @@ func TestFleetFlagsRefused(t *testing.T) {
 		{[]string{"run", "--suite", "clitest", "--fleet", "postgres://x@127.0.0.1:1/db", "--shard", "1/2"}, "--shard (a fleet shares"},
 		{[]string{"run", "./...", "--fleet", "postgres://x@127.0.0.1:1/db"}, "a package's go test benchmarks need its directory"},
 		{[]string{"run", "--suite", "clitest", "--fleet", "postgres://x@127.0.0.1:1/db"}, "--fleet: bench links no fleet client"},
+		{[]string{"nightly", "--suite", "clitest", "--every", "1h"}, "--every and --at go with --fleet"},
+		{[]string{"nightly", "--suite", "clitest", "--fleet", "postgres://x@127.0.0.1:1/db", "--anchor", "v1"}, "a plain run: --anchor runs on one machine"},
+		{[]string{"nightly", "--suite", "clitest", "--fleet", "postgres://x@127.0.0.1:1/db", "--bisect"}, "does not --bisect"},
+		{[]string{"nightly", "--suite", "clitest", "--fleet", "postgres://x@127.0.0.1:1/db", "--forks", "0"}, "--forks 0 runs on one machine"},
+		{[]string{"nightly", "--suite", "clitest", "--fleet", "postgres://x@127.0.0.1:1/db"}, "--fleet: bench links no fleet client"},
 	} {
 		code, _, stderr := abApp(t, t.TempDir(), tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.want) {

@@ -1,6 +1,7 @@
 package benchctl
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -16,8 +17,10 @@ func (a *app) nightlyCmd() *cobra.Command {
 	var f runFlags
 	var no nightlylib.Options
 	var explain string
+	var ff fleetFlags
+	var every, at time.Duration
 	c := &cobra.Command{
-		Use:   "nightly [run flags] [--results DIR] [--anchor REV|none] [PACKAGES...]",
+		Use:   "nightly [run flags] [--results DIR] [--anchor REV|none] [--fleet URL --every D --at D] [PACKAGES...]",
 		Short: "Record a run per machine, find change points in each benchmark's series, regenerate results/README.md",
 		Long: `nightly checks the host (refusing one that is not pinned unless --allow-unpinned), runs the
 selected benchmarks with this binary as HEAD — against an anchor revision when there is one (the
@@ -34,6 +37,9 @@ tree, and from the anchor as ab builds its baseline.`,
 			o, cases, err := a.planOrPackages(cmd, &f, args)
 			if err != nil {
 				return err
+			}
+			if ff.url != "" || cmd.Flags().Changed("every") || cmd.Flags().Changed("at") {
+				return a.nightlyOnFleet(cmd, ff, nightlylib.Options{Engine: o, Cases: cases, Packages: args, Anchor: no.Anchor, Bisect: no.Bisect}, every, at)
 			}
 			no.Engine, no.Cases, no.Packages, no.Registry, no.Dir, no.Host = o, cases, args, a.registry, a.dir, f.hostOptions()
 			no.StepBudget, no.Now = f.budget, a.clock
@@ -62,5 +68,35 @@ tree, and from the anchor as ab builds its baseline.`,
 	c.Flags().BoolVar(&no.Bisect, "bisect", false, "bisect each new regression (as bisect does, into DIR/bisect/<machine-id>/), and show its culprit beside it")
 	c.Flags().DurationVar(&no.BisectBudget, "bisect-budget", time.Hour, "with --bisect, the machine time after which no further bisection starts")
 	c.Flags().StringVar(&explain, "explain", "changed", "with --bisect, explain each culprit's own change by its functions (changed) or not (off), as bisect --explain")
+	ff.bind(c.Flags(), "instead of running, register this program's benchmarks as the nightly of a class of the fleet whose database is URL: its agents run it on schedule and upload it to their --server")
+	_ = c.Flags().MarkHidden("job-time") // a night is one job
+	c.Flags().DurationVar(&every, "every", 24*time.Hour, "with --fleet, how often the night runs")
+	c.Flags().DurationVar(&at, "at", 3*time.Hour, "with --fleet, when in each period the night runs, from the Unix epoch (with --every 24h: 3h is 03:00 UTC)")
 	return c
+}
+
+// nightlyOnFleet registers the run o plans as the nightly of the fleet's
+// class, and says when it runs.
+func (a *app) nightlyOnFleet(cmd *cobra.Command, ff fleetFlags, o nightlylib.Options, every, at time.Duration) error {
+	if ff.url == "" {
+		return usageError(errors.New("--every and --at go with --fleet"))
+	}
+	if err := refuseOnFleet(cmd, o.Engine, false); err != nil {
+		return err
+	}
+	if err := nightlylib.CheckFleet(o); err != nil {
+		return err
+	}
+	remote, closer, err := a.remote(cmd, ff)
+	if err != nil {
+		return err
+	}
+	defer closer.Close()
+	next, err := nightlylib.OnFleet(cmd.Context(), remote, o, every, at)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(a.stdout, "nightly registered: %d cases × %d rounds every %s, the next night at %s; the night just past runs when an agent takes it up\n",
+		len(o.Cases), o.Engine.Forks, every, next.UTC().Format(time.RFC3339))
+	return nil
 }

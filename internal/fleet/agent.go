@@ -1,6 +1,7 @@
 package fleet
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,6 +39,14 @@ type Agent struct {
 	PollOnly bool
 	// Logger receives River's log; nil discards it.
 	Logger *slog.Logger
+	// Deliver takes a night's file once it is committed with its job
+	// (to upload it to the results server, say); its error is logged,
+	// the file staying in the fleet's database. nil keeps it there only.
+	Deliver func(ctx context.Context, night Night, attempt int, file []byte) error
+	// NightlyPoll is how often the registered nightlies are read again
+	// (0: DefaultNightlyPoll): each agent schedules every class's, so
+	// whichever leads enqueues them.
+	NightlyPoll time.Duration
 
 	client   *river.Client[pgx.Tx]
 	stopBeat context.CancelFunc
@@ -53,6 +62,9 @@ func (a *Agent) Start(ctx context.Context) error {
 	}
 	workers := river.NewWorkers()
 	if err := river.AddWorkerSafely(workers, &roundsWorker{a: a}); err != nil {
+		return err
+	}
+	if err := river.AddWorkerSafely(workers, &nightWorker{a: a}); err != nil {
 		return err
 	}
 	logger := a.log()
@@ -76,7 +88,31 @@ func (a *Agent) Start(ctx context.Context) error {
 	beat, stop := context.WithCancel(ctx)
 	a.stopBeat = stop
 	go a.beat(beat)
+	go a.schedule(beat)
 	return nil
+}
+
+// DefaultNightlyPoll is how often an agent reads the nightlies again.
+const DefaultNightlyPoll = 30 * time.Second
+
+// schedule keeps the client's periodic jobs the registered nightlies',
+// until ctx ends.
+func (a *Agent) schedule(ctx context.Context) {
+	s := &schedules{client: a.client}
+	for {
+		ns, err := Nightlies(ctx, a.Pool)
+		if err == nil {
+			err = s.sync(ns)
+		}
+		if err != nil && ctx.Err() == nil {
+			a.log().Warn("fleet agent: scheduling the nightlies", "error", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(cmp.Or(a.NightlyPoll, DefaultNightlyPoll)):
+		}
+	}
 }
 
 // log is the agent's Logger, or one that discards.
@@ -100,21 +136,48 @@ type roundsWorker struct {
 func (w *roundsWorker) Timeout(job *river.Job[Rounds]) time.Duration { return job.Args.timeout() }
 
 func (w *roundsWorker) Work(ctx context.Context, job *river.Job[Rounds]) error {
-	file, err := w.a.Run(ctx, job.Args, job.Attempt)
-	if err != nil {
+	_, err := work(ctx, w.a, job, job.Args)
+	return err
+}
+
+// nightWorker runs a night's job as roundsWorker runs any, then
+// delivers its file.
+type nightWorker struct {
+	river.WorkerDefaults[Night]
+	a *Agent
+}
+
+func (w *nightWorker) Timeout(job *river.Job[Night]) time.Duration { return job.Args.Job.timeout() }
+
+func (w *nightWorker) Work(ctx context.Context, job *river.Job[Night]) error {
+	file, err := work(ctx, w.a, job, job.Args.Job)
+	if err != nil || w.a.Deliver == nil {
 		return err
+	}
+	if err := w.a.Deliver(ctx, job.Args, job.Attempt, file); err != nil {
+		w.a.log().Warn("fleet agent: delivering a night's file failed; it is kept in the fleet's database", "night", job.Args.Job.Comparison, "error", err)
+	}
+	return nil
+}
+
+// work runs rounds, job's, and records the result with the job's
+// completion, in one transaction; it returns the result file.
+func work[T river.JobArgs](ctx context.Context, a *Agent, job *river.Job[T], rounds Rounds) ([]byte, error) {
+	file, err := a.Run(ctx, rounds, job.Attempt)
+	if err != nil {
+		return nil, err
 	}
 	// Minutes of machine time are not lost to a database restarting
 	// while they ran: the result is offered again until it is taken.
 	for wait := time.Second; ; wait = min(2*wait, 30*time.Second) {
-		err = w.complete(ctx, job, file)
+		err = complete(ctx, a, job, rounds.Comparison, file)
 		if err == nil || ctx.Err() != nil || !transient(err) {
-			return err
+			return file, err
 		}
-		w.a.log().Warn("fleet agent: recording a job's result failed; trying again", "job", job.ID, "error", err, "in", wait)
+		a.log().Warn("fleet agent: recording a job's result failed; trying again", "job", job.ID, "error", err, "in", wait)
 		select {
 		case <-ctx.Done():
-			return err
+			return file, err
 		case <-time.After(wait):
 		}
 	}
@@ -137,15 +200,16 @@ func transient(err error) bool {
 	return false
 }
 
-// complete records job's result and completes it, in one transaction.
-func (w *roundsWorker) complete(ctx context.Context, job *river.Job[Rounds], file []byte) error {
-	tx, err := w.a.Pool.Begin(ctx)
+// complete records job's result, of comparison, and completes it, in
+// one transaction.
+func complete[T river.JobArgs](ctx context.Context, a *Agent, job *river.Job[T], comparison string, file []byte) error {
+	tx, err := a.Pool.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback(ctx)
 	if _, err := tx.Exec(ctx, `INSERT INTO benchctl_fleet_result (job_id, comparison, agent, attempt, file) VALUES ($1, $2, $3, $4, $5)`,
-		job.ID, job.Args.Comparison, w.a.Name, job.Attempt, file); err != nil {
+		job.ID, comparison, a.Name, job.Attempt, file); err != nil {
 		return fmt.Errorf("recording the result of job %d: %w", job.ID, err)
 	}
 	if _, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job); err != nil {

@@ -19,14 +19,20 @@
 //   - unique jobs: a job is unique by its arguments, so a coordinator
 //     started again with the same comparison gets the jobs it inserted
 //     before (done or not) instead of new ones;
+//   - periodic jobs: a class's [Nightly] is a periodic job that every
+//     agent schedules and only River's elected leader enqueues, one
+//     [Night] a night (unique by its class and night, so neither a new
+//     leader nor a nightly registered again adds a second);
 //   - transactional completion: an [Agent] writes a job's result file and
 //     marks the job completed in one transaction (river.JobCompleteTx),
 //     and the result table is keyed by the job, so a result is counted
 //     exactly once and an attempt that did not finish leaves nothing.
 //
-// An [Agent] works its class's queue, one job at a time (a benchmark
-// machine measures one thing at once), running each job with the
-// caller's [Runner] and saying every few seconds that it is there;
+// An [Agent] works its class's queue (a comparison's jobs and its
+// class's nights), one job at a time (a benchmark machine measures one
+// thing at once), running each job with the
+// caller's [Runner], delivering each night's file (Agent.Deliver: to the
+// results server) and saying every few seconds that it is there;
 // [Coordinator] inserts a comparison's jobs, waits for them and gathers
 // their result files in job order.
 //
@@ -39,10 +45,12 @@
 // ([engine.Described]) so that the agent needs neither a checkout nor a
 // toolchain, waits (saying
 // so when no agent of the class has been seen for a minute), and writes
-// each agent's files as one, a stratum of the comparison. A [Machine] is
-// the agent's side: it fetches the programs and checks their hash
-// ([Fetch]; a program that does not hash is cancelled with the reason,
-// not retried), runs the job's rounds with the engine on its prepared
-// session, and returns the results file, whose header names the
-// comparison, the rounds, the attempt and the agent.
+// each agent's files as one, a stratum of the comparison; its Schedule
+// registers a run's program and cases as the class's nightly instead
+// ([RegisterNightly]). A [Machine] is the agent's side: it fetches the
+// programs and checks their hash ([Fetch]; a program that does not hash
+// is cancelled with the reason, not retried), runs the job's rounds with
+// the engine on its prepared session, and returns the results file,
+// whose header names the comparison, the rounds, the attempt and the
+// agent, and, for a run's one program, the commit that built it.
 package fleet

@@ -26,6 +26,10 @@ type Spec struct {
 	Engine engine.Options      `json:"engine"`
 	Cases  []engine.Described  `json:"cases"`
 	Revs   []revision.Revision `json:"revs,omitempty"`
+	// Build is the coordinator's source tree, which built the program a
+	// run's job runs: its results file names that commit, not the
+	// agent's.
+	Build *session.Build `json:"build,omitempty"`
 }
 
 // Machine runs jobs on this machine (its Run is an Agent's Runner): each
@@ -102,7 +106,7 @@ func (m *Machine) Run(ctx context.Context, job Rounds, attempt int) ([]byte, err
 	}
 	note := fmt.Sprintf("fleet: comparison %s, round(s) %d-%d, attempt %d, agent %s", job.Comparison, job.First, job.First+job.Count-1, attempt, m.Name)
 	r, err := m.Session.Record(ctx, &session.Recording{Options: eo, Cases: cases, Sides: sides, Revs: spec.Revs,
-		Notes: []string{note}, Dir: logs, LogDir: logs, Out: withTheJob{}})
+		Notes: []string{note}, Dir: logs, Build: spec.Build, LogDir: logs, Out: withTheJob{}})
 	if err != nil {
 		return nil, err
 	}

@@ -57,7 +57,8 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 // schema is the fleet's tables: a job's result file, one per job (the
 // key makes a second completion fail), and the agent and attempt that
 // made it; the agents, by name, with their class and when they were
-// last seen; the programs jobs run, by the SHA-256 of their bytes.
+// last seen; each class's nightly; the programs jobs run, by the SHA-256
+// of their bytes.
 const schema = `
 CREATE TABLE IF NOT EXISTS benchctl_fleet_result (
 	job_id     bigint PRIMARY KEY,
@@ -73,6 +74,11 @@ CREATE TABLE IF NOT EXISTS benchctl_fleet_agent (
 	class   text NOT NULL,
 	seen_at timestamptz NOT NULL
 );
+CREATE TABLE IF NOT EXISTS benchctl_fleet_nightly (
+	class         text PRIMARY KEY,
+	nightly       jsonb NOT NULL,
+	registered_at timestamptz NOT NULL
+);
 CREATE TABLE IF NOT EXISTS benchctl_fleet_artifact (
 	sha256     text PRIMARY KEY,
 	size       bigint NOT NULL,
@@ -84,7 +90,7 @@ CREATE TABLE IF NOT EXISTS benchctl_fleet_artifact (
 // Check refuses a database whose fleet tables are missing (never
 // migrated, or by an older benchctl).
 func Check(ctx context.Context, pool *pgxpool.Pool) error {
-	for _, table := range []string{"river_job", "benchctl_fleet_result", "benchctl_fleet_agent", "benchctl_fleet_artifact"} {
+	for _, table := range []string{"river_job", "benchctl_fleet_result", "benchctl_fleet_agent", "benchctl_fleet_nightly", "benchctl_fleet_artifact"} {
 		var ok bool
 		if err := pool.QueryRow(ctx, `SELECT to_regclass($1) IS NOT NULL`, table).Scan(&ok); err != nil {
 			return fmt.Errorf("fleet database: %w", err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/ledgerbench/ledgerbench/harness/report"
 	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/session"
@@ -92,30 +93,44 @@ func (f *Remote) Measure(ctx context.Context, env *session.Env, r ab.Rounds) ([]
 	return writeByAgent(r.Dir, results)
 }
 
-// plan publishes r's programs and cuts its rounds into jobs.
-func (f *Remote) plan(ctx context.Context, r ab.Rounds) ([]Rounds, error) {
+// describe publishes r's programs and describes its plan for the
+// agents: the sides by hash, the spec (with the source tree's build when
+// one program is run) and the cases' names.
+func (f *Remote) describe(ctx context.Context, r ab.Rounds) ([]Artifact, Spec, []string, error) {
 	var sides []Artifact
 	for _, s := range r.Sides {
 		p, ok := s.Launch.(engine.Program)
 		if !ok || p.Executable == "" {
-			return nil, session.Input("side %s is not a built program: a fleet runs programs", s.Name)
+			return nil, Spec{}, nil, session.Input("side %s is not a built program: a fleet runs programs", s.Name)
 		}
 		hash, err := Publish(ctx, f.Pool, p.Executable)
 		if err != nil {
-			return nil, session.FailedError{Msg: err.Error()}
+			return nil, Spec{}, nil, session.FailedError{Msg: err.Error()}
 		}
 		sides = append(sides, Artifact{Side: s.Name, SHA256: hash})
 	}
 	spec := Spec{Engine: r.Engine, Revs: r.Revs}
 	spec.Engine.CPUs, spec.Engine.Forks = nil, 1 // each agent's own; a job's rounds are its own
+	if len(sides) == 1 {
+		spec.Build = session.BuildOf(report.CollectHeader("", ""))
+	}
 	var names []string
 	for _, c := range r.Cases {
 		d, err := engine.Describe(c)
 		if err != nil {
-			return nil, session.Input("%v", err)
+			return nil, Spec{}, nil, session.Input("%v", err)
 		}
 		spec.Cases = append(spec.Cases, d)
 		names = append(names, c.Name())
+	}
+	return sides, spec, names, nil
+}
+
+// plan publishes r's programs and cuts its rounds into jobs.
+func (f *Remote) plan(ctx context.Context, r ab.Rounds) ([]Rounds, error) {
+	sides, spec, names, err := f.describe(ctx, r)
+	if err != nil {
+		return nil, err
 	}
 	whole, err := json.Marshal(struct {
 		Sides  []Artifact
@@ -247,4 +262,36 @@ func (f *Remote) present(ctx context.Context, moved time.Time) error {
 		return err
 	}
 	return fmt.Errorf("no agent of class %s has been seen in the last %s: start one on a machine of that class (its jobs stay queued)", f.Class, absent)
+}
+
+// Schedule registers r, all the rounds of one program's cases, as the
+// nightly of f's class: run every every, at at past each multiple of it
+// (see Nightly), by an agent of the class. It returns when the next
+// night is due.
+func (f *Remote) Schedule(ctx context.Context, r ab.Rounds, every, at time.Duration) (time.Time, error) {
+	if len(r.Sides) != 1 {
+		return time.Time{}, session.Input("a nightly runs one program, not %d", len(r.Sides))
+	}
+	if err := checkSchedule(f.Class, every, at); err != nil {
+		return time.Time{}, session.Input("%v", err) // before publishing anything
+	}
+	sides, spec, names, err := f.describe(ctx, r)
+	if err != nil {
+		return time.Time{}, err
+	}
+	data, err := json.Marshal(spec)
+	if err != nil {
+		return time.Time{}, err
+	}
+	// A round of a case is a fork of the one program.
+	jobTime := engine.FirstRounds(spec.Engine, len(names)) * time.Duration(max(r.Engine.Forks, 1)) / 2
+	n := Nightly{Class: f.Class, Every: every, At: at, Job: Rounds{Class: f.Class, Sides: sides, Cases: names, First: 1,
+		Count: r.Engine.Forks, Spec: data, Timeout: max(4*jobTime, MinJobTimeout)}}
+	if err := n.check(); err != nil {
+		return time.Time{}, session.Input("%v", err)
+	}
+	if err := RegisterNightly(ctx, f.Pool, n); err != nil {
+		return time.Time{}, session.FailedError{Msg: err.Error()}
+	}
+	return n.Next(time.Now()), nil
 }

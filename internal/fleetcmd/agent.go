@@ -15,12 +15,15 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness/hostcheck"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/fleet"
+	"github.com/ledgerbench/ledgerbench/internal/payload"
 	"github.com/ledgerbench/ledgerbench/internal/session"
+	"github.com/ledgerbench/ledgerbench/internal/upload"
 )
 
 // agentFlags are agent's flags.
 type agentFlags struct {
 	db, class, name, dir, cpus, lock string
+	server                           string
 	ignoreLock, pollOnly             bool
 	drain, rescueAfter               time.Duration
 }
@@ -30,18 +33,24 @@ func agentCmd(name string) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "agent --db URL [--class C] [--name N] [--cpus LIST]",
 		Short: "Work a fleet's queue on this machine: run the rounds of the comparisons of its class",
-		Long: `agent runs on each benchmark machine of a fleet. It checks the host, holds its run lock, and
+		Long: fmt.Sprintf(`agent runs on each benchmark machine of a fleet. It checks the host, holds its run lock, and
 works the queue of its class (by default the host's machine-id: machines of one hardware
 fingerprint form a class, and a job never runs on another), one job at a time: it fetches the job's
 programs (an A/B's two, a run's one) by their SHA-256 (a program whose bytes do not hash to it is refused, and the job
 failed with the reason), runs the job's rounds with the engine (forks pinned to --cpus) and commits
 the results file with the job, in one transaction. It needs no Go toolchain and no checkout.
 
+Every agent schedules the registered nightlies (nightly --fleet), whatever its class: the one River
+elects leader enqueues each class's night, and an agent of that class runs it. With --server the
+agent uploads each night's file to the results server as nightly --server does (its token in
+$%[1]s, spooled under --dir until the server takes it), so the server keeps each
+machine's series; without it the night stays in the fleet's database only.
+
 On SIGTERM or SIGINT it drains: the job it runs finishes, within --drain, and no other is taken;
 past --drain the job is cancelled and River releases it to another agent. An agent that dies (SIGKILL,
-a lost machine) has its job rescued by River after the job's timeout and --rescue-after.`,
+a lost machine) has its job rescued by River after the job's timeout and --rescue-after.`, payload.TokenEnv),
 		Example: fmt.Sprintf(`  %[1]s fleet migrate --db postgres://bench@db.internal:5432/results
-  %[1]s agent --db postgres://bench@db.internal:5432/results --cpus 2-3`, name),
+  %[1]s agent --db postgres://bench@db.internal:5432/results --cpus 2-3 --server https://bench.internal`, name),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return f.run(cmd.Context(), name, strings.Join(os.Args, " "))
@@ -57,6 +66,7 @@ a lost machine) has its job rescued by River after the job's timeout and --rescu
 	fl.BoolVar(&f.ignoreLock, "ignore-lock", false, "work without the host's run lock (two agents on one host, each on its own --cpus)")
 	fl.DurationVar(&f.drain, "drain", 10*time.Minute, "on SIGTERM, how long the running job may take to finish before it is cancelled and retried elsewhere")
 	fl.BoolVar(&f.pollOnly, "poll-only", false, "hold no connection for PostgreSQL's LISTEN, and look for jobs every 200 ms instead: for a fleet of hundreds of agents (each LISTEN holds one of the database's connections), or PgBouncer in transaction mode")
+	fl.StringVar(&f.server, "server", "", "upload each night's results file (nightly --fleet) to this results server")
 	fl.DurationVar(&f.rescueAfter, "rescue-after", time.Hour, "how long past its timeout a running job whose agent died is left before it is given to another")
 	return c
 }
@@ -100,13 +110,40 @@ func (f *agentFlags) run(ctx context.Context, name, command string) error {
 	// and the agent's own go to stderr, as the operator's log.
 	log := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	a := &fleet.Agent{Pool: pool, Class: f.class, Name: f.name, Run: m.Run, RescueAfter: f.rescueAfter, PollOnly: f.pollOnly, Logger: log}
+	if f.server != "" {
+		a.Deliver = Uploader(env, f.server, &upload.Spool{Dir: filepath.Join(f.dir, "spool"), Token: os.Getenv(payload.TokenEnv)})
+	}
 	// River stops at once when Start's context ends: the agent's ends
 	// only when it has drained.
 	if err := a.Start(context.WithoutCancel(ctx)); err != nil {
 		return usageError(err)
 	}
 	env.Say("agent %s works the queue of class %s (host %s; CPUs %v)", f.name, f.class, s.Check.Verdict(), eo.CPUs)
+	if f.server == "" {
+		env.Say("agent %s: no --server: a night's results stay in the fleet's database", f.name)
+	}
 	<-ctx.Done()
 	env.Say("agent %s draining: the running job may take %s to finish", f.name, f.drain)
 	return a.Drain(f.drain)
+}
+
+// Uploader delivers each night's results file to server through spool,
+// as an upload of its own named after the night's comparison, saying
+// what became of it; a file the server did not take stays spooled (and
+// is sent again with the next night's).
+func Uploader(env *session.Env, server string, spool *upload.Spool) func(context.Context, fleet.Night, int, []byte) error {
+	return func(ctx context.Context, n fleet.Night, attempt int, file []byte) error {
+		if _, err := spool.Flush(ctx, server, false); err != nil {
+			env.Say("agent: the spool %s: %v", spool.Dir, err)
+		}
+		r := spool.Send(ctx, server, []payload.File{{Name: n.Job.Comparison + ".txt", Data: file}})
+		if r.Err != nil {
+			if r.Spooled {
+				return fmt.Errorf("upload %s to %s: %w (spooled: sent again with the next night's)", r.ID, server, r.Err)
+			}
+			return fmt.Errorf("upload %s to %s: %w (not spooled: %v)", r.ID, server, r.Err, r.SpoolErr)
+		}
+		env.Say("agent: night %s uploaded to %s as %s", n.Night, server, r.ID)
+		return nil
+	}
 }

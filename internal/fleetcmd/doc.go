@@ -1,4 +1,6 @@
-// Package fleetcmd is the fleet's commands, agent and fleet migrate, as
+// Package fleetcmd is the fleet's commands, agent (with [Uploader], which
+// sends a night's file to the results server) and fleet migrate and
+// nightlies, as
 // cobra commands a program adds to benchctl's CLI through
 // benchctl.Config's Commands, and [Remote], the client of a fleet that
 // ab --fleet connects with: importing the package sets ab.Fleets. It is the only package

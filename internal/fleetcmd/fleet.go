@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/spf13/cobra"
@@ -45,7 +46,56 @@ func fleetCmd(name string) *cobra.Command {
 		},
 	}
 	m.Flags().StringVar(&db, "db", "", "the fleet's PostgreSQL database (postgres://USER@HOST:PORT/DB)")
-	c.AddCommand(m)
+	c.AddCommand(m, nightliesCmd(name))
+	return c
+}
+
+// nightliesCmd lists the registered nightlies, or removes one.
+func nightliesCmd(name string) *cobra.Command {
+	var db, remove string
+	c := &cobra.Command{
+		Use:   "nightlies --db URL [--remove CLASS]",
+		Short: "List the classes' nightlies (registered by nightly --fleet), or remove one",
+		Example: fmt.Sprintf(`  %[1]s fleet nightlies --db postgres://bench@db.internal:5432/results
+  %[1]s fleet nightlies --db postgres://bench@db.internal:5432/results --remove epyc-9655`, name),
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if db == "" {
+				return usageError(errors.New("--db is required: the fleet's PostgreSQL database"))
+			}
+			pool, err := openFleet(cmd.Context(), db)
+			if err != nil {
+				return err
+			}
+			defer pool.Close()
+			out := cmd.OutOrStdout()
+			if remove != "" {
+				ok, err := fleet.RemoveNightly(cmd.Context(), pool, remove)
+				if err != nil {
+					return failedError(err.Error())
+				}
+				if !ok {
+					return usageError(fmt.Errorf("--remove %s: class %s has no nightly", remove, remove))
+				}
+				fmt.Fprintf(out, "removed the nightly of class %s: the agents stop scheduling it within %s\n", remove, fleet.DefaultNightlyPoll)
+				return nil
+			}
+			ns, err := fleet.Nightlies(cmd.Context(), pool)
+			if err != nil {
+				return failedError(err.Error())
+			}
+			for _, n := range ns {
+				fmt.Fprintf(out, "%s\tevery %s at %s\tnext %s\t%d cases × %d rounds\tprogram %.12s\n", n.Class, n.Every, n.At,
+					n.Next(time.Now()).UTC().Format(time.RFC3339), len(n.Job.Cases), n.Job.Count, n.Job.Sides[0].SHA256)
+			}
+			if len(ns) == 0 {
+				fmt.Fprintln(out, "no nightly is registered: nightly --fleet registers one")
+			}
+			return nil
+		},
+	}
+	c.Flags().StringVar(&db, "db", "", "the fleet's PostgreSQL database (postgres://USER@HOST:PORT/DB)")
+	c.Flags().StringVar(&remove, "remove", "", "remove this class's nightly")
 	return c
 }
 

@@ -27,9 +27,12 @@ type Recording struct {
 	// two for an A/B run, whose names are the files' toolchain keys.
 	Sides []engine.Side
 	// Revs, for two revisions, record their commits in the header.
-	Revs   []revision.Revision
-	Notes  []string // the header's notes
-	Dir    string   // the source tree the header describes
+	Revs  []revision.Revision
+	Notes []string // the header's notes
+	Dir   string   // the source tree the header describes
+	// Build, when set, says what the header says of the measured build
+	// instead of Dir: a fleet's job runs a program built elsewhere.
+	Build  *Build
 	LogDir string
 	// ProfileDir receives run's profiles ("" for commands without them).
 	ProfileDir string
@@ -41,6 +44,21 @@ type Recording struct {
 	// file so far, encoded as it will be written, after each round: the
 	// returned function says whether a case (by name) is decided.
 	Decide func(data []byte) (func(name string) bool, error)
+}
+
+// Build is what a header says of the measured program's build: the
+// commit of its source tree, that commit's time, whether the tree had
+// changes, and the toolchain.
+type Build struct {
+	Commit     string `json:"commit"`
+	CommitTime string `json:"commitTime"`
+	Dirty      string `json:"dirty"`
+	Go         string `json:"go"`
+}
+
+// BuildOf is what header h says of its build.
+func BuildOf(h report.Header) *Build {
+	return &Build{Commit: h.Commit, CommitTime: h.CommitTime, Dirty: h.Dirty, Go: h.Go}
 }
 
 // Recorded is what the pipeline obtained.
@@ -103,6 +121,9 @@ func ReplaceFile(path string, data []byte) (string, error) {
 func (s *Session) Record(ctx context.Context, m *Recording) (*Recorded, error) {
 	h := s.Header(m.Dir) // before the run: its Started is the run's start
 	h.Notes = append(h.Notes, m.Notes...)
+	if b := m.Build; b != nil {
+		h.Commit, h.CommitTime, h.Dirty, h.Go = b.Commit, b.CommitTime, b.Dirty, b.Go
+	}
 	if len(m.Revs) == 2 {
 		h.BaselineCommit, h.ExperimentCommit = m.Revs[0].Commit, m.Revs[1].Commit
 	}
