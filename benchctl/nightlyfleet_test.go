@@ -67,6 +67,9 @@ func TestNightlyOnAFleet(t *testing.T) {
 		q, _ := store.ParseQuery("machine-id:" + machine)
 		err := st.Search(ctx, q, func(r *benchfmt.Result) error {
 			runs[r.GetConfig("upload")] = r.GetConfig("commit")
+			if c := r.GetConfig("fleet-comparison"); !strings.HasPrefix(c, "nightly-nights-") || r.GetConfig("fleet-job") == "" || r.GetConfig("fleet-attempt") != "1" {
+				t.Errorf("a night's result labelled fleet-comparison %q, fleet-job %q, fleet-attempt %q", c, r.GetConfig("fleet-job"), r.GetConfig("fleet-attempt"))
+			}
 			return nil
 		})
 		if err != nil {

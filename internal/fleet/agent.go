@@ -39,10 +39,11 @@ type Agent struct {
 	PollOnly bool
 	// Logger receives River's log; nil discards it.
 	Logger *slog.Logger
-	// Deliver takes a night's file once it is committed with its job
-	// (to upload it to the results server, say); its error is logged,
-	// the file staying in the fleet's database. nil keeps it there only.
-	Deliver func(ctx context.Context, night Night, attempt int, file []byte) error
+	// Deliver takes each job's result file once it is committed with the
+	// job (to upload it to the results server, say); its error is
+	// logged, the file staying in the fleet's database. nil keeps it
+	// there only.
+	Deliver func(ctx context.Context, d Done, file []byte) error
 	// NightlyPoll is how often the registered nightlies are read again
 	// (0: DefaultNightlyPoll): each agent schedules every class's, so
 	// whichever leads enqueues them.
@@ -136,12 +137,10 @@ type roundsWorker struct {
 func (w *roundsWorker) Timeout(job *river.Job[Rounds]) time.Duration { return job.Args.timeout() }
 
 func (w *roundsWorker) Work(ctx context.Context, job *river.Job[Rounds]) error {
-	_, err := work(ctx, w.a, job, job.Args)
-	return err
+	return work(ctx, w.a, job, job.Args, "")
 }
 
-// nightWorker runs a night's job as roundsWorker runs any, then
-// delivers its file.
+// nightWorker runs a night's job as roundsWorker runs any.
 type nightWorker struct {
 	river.WorkerDefaults[Night]
 	a *Agent
@@ -150,34 +149,42 @@ type nightWorker struct {
 func (w *nightWorker) Timeout(job *river.Job[Night]) time.Duration { return job.Args.Job.timeout() }
 
 func (w *nightWorker) Work(ctx context.Context, job *river.Job[Night]) error {
-	file, err := work(ctx, w.a, job, job.Args.Job)
-	if err != nil || w.a.Deliver == nil {
-		return err
-	}
-	if err := w.a.Deliver(ctx, job.Args, job.Attempt, file); err != nil {
-		w.a.log().Warn("fleet agent: delivering a night's file failed; it is kept in the fleet's database", "night", job.Args.Job.Comparison, "error", err)
-	}
-	return nil
+	return work(ctx, w.a, job, job.Args.Job, job.Args.Night)
 }
 
-// work runs rounds, job's, and records the result with the job's
-// completion, in one transaction; it returns the result file.
-func work[T river.JobArgs](ctx context.Context, a *Agent, job *river.Job[T], rounds Rounds) ([]byte, error) {
+// Done is a job whose result file is committed, as Agent.Deliver is
+// told of it.
+type Done struct {
+	Job        int64 // River's ID
+	Comparison string
+	Attempt    int
+	Night      string // a nightly's night; "" for a comparison's job
+}
+
+// work runs rounds, job's (of night, for a nightly's), records the
+// result with the job's completion, in one transaction, and delivers it.
+func work[T river.JobArgs](ctx context.Context, a *Agent, job *river.Job[T], rounds Rounds, night string) error {
 	file, err := a.Run(ctx, rounds, job.Attempt)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// Minutes of machine time are not lost to a database restarting
 	// while they ran: the result is offered again until it is taken.
 	for wait := time.Second; ; wait = min(2*wait, 30*time.Second) {
 		err = complete(ctx, a, job, rounds.Comparison, file)
+		if err == nil && a.Deliver != nil {
+			d := Done{Job: job.ID, Comparison: rounds.Comparison, Attempt: job.Attempt, Night: night}
+			if err := a.Deliver(ctx, d, file); err != nil {
+				a.log().Warn("fleet agent: delivering a job's file failed; it is kept in the fleet's database", "job", job.ID, "comparison", rounds.Comparison, "error", err)
+			}
+		}
 		if err == nil || ctx.Err() != nil || !transient(err) {
-			return file, err
+			return err
 		}
 		a.log().Warn("fleet agent: recording a job's result failed; trying again", "job", job.ID, "error", err, "in", wait)
 		select {
 		case <-ctx.Done():
-			return file, err
+			return err
 		case <-time.After(wait):
 		}
 	}

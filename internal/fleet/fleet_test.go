@@ -94,13 +94,25 @@ func (r *recorder) runner(agent string) Runner {
 // TestTwoAgentsShareAComparison: 9 jobs of class a over two agents of
 // class a and one of class b. Each job runs once, the two a agents share
 // them, the b agent gets none; the results come back in job order, each
-// the file its agent made; the same comparison enqueued again (a
-// coordinator started again) takes back the 9 jobs and runs none.
+// the file its agent made, and each is delivered once, after it is
+// committed; the same comparison enqueued again (a coordinator started
+// again) takes back the 9 jobs and runs none.
 func TestTwoAgentsShareAComparison(t *testing.T) {
 	pool := fleetDB(t)
 	rec := &recorder{ran: map[string][]string{}}
+	var mu sync.Mutex
+	delivered := map[int64]string{} // job → its file
+	deliver := func(_ context.Context, d Done, file []byte) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if _, ok := delivered[d.Job]; ok || d.Comparison != "cmp1" || d.Attempt != 1 || d.Night != "" {
+			t.Errorf("delivered %+v (delivered before: %v)", d, ok)
+		}
+		delivered[d.Job] = string(file)
+		return nil
+	}
 	for _, a := range []struct{ class, name string }{{"a", "a1"}, {"a", "a2"}, {"b", "b1"}} {
-		startAgent(t, pool, a.class, a.name, rec.runner(a.name))
+		started(t, &Agent{Pool: pool, Class: a.class, Name: a.name, Run: rec.runner(a.name), Deliver: deliver})
 	}
 	c, err := NewCoordinator(pool)
 	if err != nil {
@@ -129,6 +141,14 @@ func TestTwoAgentsShareAComparison(t *testing.T) {
 		if string(r.File) != want || r.Attempt != 1 {
 			t.Errorf("result %d: %q attempt %d, want %q attempt 1", i, r.File, r.Attempt, want)
 		}
+	}
+	waitFor(t, "the 9 results delivered", func() bool { mu.Lock(); defer mu.Unlock(); return len(delivered) == 9 })
+	for i, id := range e.IDs {
+		mu.Lock()
+		if got := delivered[id]; got != string(rs[i].File) {
+			t.Errorf("job %d delivered %q, committed %q", id, got, rs[i].File)
+		}
+		mu.Unlock()
 	}
 	rec.mu.Lock()
 	if n := len(rec.ran["a1"]) + len(rec.ran["a2"]); n != 9 || len(rec.ran["a1"]) == 0 || len(rec.ran["a2"]) == 0 || len(rec.ran["b1"]) != 0 {

@@ -63,15 +63,15 @@ type deliveries struct {
 	by  map[string]string   // night → program hash
 }
 
-func (d *deliveries) deliver(agent string) func(context.Context, Night, int, []byte) error {
-	return func(_ context.Context, n Night, _ int, file []byte) error {
+func (d *deliveries) deliver(agent string) func(context.Context, Done, []byte) error {
+	return func(_ context.Context, n Done, file []byte) error {
 		d.mu.Lock()
 		defer d.mu.Unlock()
-		if !strings.Contains(string(file), n.Job.Comparison) {
-			return fmt.Errorf("night %s delivered another's file: %q", n.Night, file)
+		if !strings.Contains(string(file), n.Comparison) || n.Night == "" || !strings.HasSuffix(n.Comparison, n.Night) {
+			return fmt.Errorf("night %s delivered as %+v: %q", n.Night, n, file)
 		}
 		d.got[n.Night] = append(d.got[n.Night], agent)
-		d.by[n.Night] = n.Job.Sides[0].SHA256
+		d.by[n.Night] = strings.Fields(string(file))[len(strings.Fields(string(file)))-1]
 		return nil
 	}
 }
@@ -107,7 +107,7 @@ func TestANightlyRunsOnceANight(t *testing.T) {
 	pool := fleetDB(t)
 	d := &deliveries{got: map[string][]string{}, by: map[string]string{}}
 	run := func(_ context.Context, job Rounds, _ int) ([]byte, error) {
-		return []byte("BenchmarkNight 1 1 ns/op\n# " + job.Comparison + "\n"), nil
+		return []byte("BenchmarkNight 1 1 ns/op\n# " + job.Comparison + " " + job.Sides[0].SHA256 + "\n"), nil
 	}
 	other := func(context.Context, Rounds, int) ([]byte, error) {
 		return nil, fmt.Errorf("a job of another class ran")

@@ -1,12 +1,14 @@
 package fleetcmd
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -42,9 +44,10 @@ the results file with the job, in one transaction. It needs no Go toolchain and 
 
 Every agent schedules the registered nightlies (nightly --fleet), whatever its class: the one River
 elects leader enqueues each class's night, and an agent of that class runs it. With --server the
-agent uploads each night's file to the results server as nightly --server does (its token in
-$%[1]s, spooled under --dir until the server takes it), so the server keeps each
-machine's series; without it the night stays in the fleet's database only.
+agent uploads each job's results file (an A/B's rounds, a run's, a night's) to the results server,
+labelled fleet-comparison, fleet-job and fleet-attempt (its token in $%[1]s, spooled under
+--dir until the server takes it), so the server keeps each machine's nightly series; without it the
+files stay in the fleet's database only.
 
 On SIGTERM or SIGINT it drains: the job it runs finishes, within --drain, and no other is taken;
 past --drain the job is cancelled and River releases it to another agent. An agent that dies (SIGKILL,
@@ -66,7 +69,7 @@ a lost machine) has its job rescued by River after the job's timeout and --rescu
 	fl.BoolVar(&f.ignoreLock, "ignore-lock", false, "work without the host's run lock (two agents on one host, each on its own --cpus)")
 	fl.DurationVar(&f.drain, "drain", 10*time.Minute, "on SIGTERM, how long the running job may take to finish before it is cancelled and retried elsewhere")
 	fl.BoolVar(&f.pollOnly, "poll-only", false, "hold no connection for PostgreSQL's LISTEN, and look for jobs every 200 ms instead: for a fleet of hundreds of agents (each LISTEN holds one of the database's connections), or PgBouncer in transaction mode")
-	fl.StringVar(&f.server, "server", "", "upload each night's results file (nightly --fleet) to this results server")
+	fl.StringVar(&f.server, "server", "", "upload each job's results file (nightly --fleet's nights among them) to this results server")
 	fl.DurationVar(&f.rescueAfter, "rescue-after", time.Hour, "how long past its timeout a running job whose agent died is left before it is given to another")
 	return c
 }
@@ -120,30 +123,54 @@ func (f *agentFlags) run(ctx context.Context, name, command string) error {
 	}
 	env.Say("agent %s works the queue of class %s (host %s; CPUs %v)", f.name, f.class, s.Check.Verdict(), eo.CPUs)
 	if f.server == "" {
-		env.Say("agent %s: no --server: a night's results stay in the fleet's database", f.name)
+		env.Say("agent %s: no --server: the jobs' results stay in the fleet's database", f.name)
 	}
 	<-ctx.Done()
 	env.Say("agent %s draining: the running job may take %s to finish", f.name, f.drain)
 	return a.Drain(f.drain)
 }
 
-// Uploader delivers each night's results file to server through spool,
-// as an upload of its own named after the night's comparison, saying
-// what became of it; a file the server did not take stays spooled (and
-// is sent again with the next night's).
-func Uploader(env *session.Env, server string, spool *upload.Spool) func(context.Context, fleet.Night, int, []byte) error {
-	return func(ctx context.Context, n fleet.Night, attempt int, file []byte) error {
+// Uploader delivers each job's results file to server through spool, as
+// an upload of its own labelled with the job (fleet-comparison,
+// fleet-job, fleet-attempt), saying what became of it; a file the server
+// did not take stays spooled (and is sent again with the next job's).
+func Uploader(env *session.Env, server string, spool *upload.Spool) func(context.Context, fleet.Done, []byte) error {
+	return func(ctx context.Context, d fleet.Done, file []byte) error {
 		if _, err := spool.Flush(ctx, server, false); err != nil {
 			env.Say("agent: the spool %s: %v", spool.Dir, err)
 		}
-		r := spool.Send(ctx, server, []payload.File{{Name: n.Job.Comparison + ".txt", Data: file}})
+		name := fmt.Sprintf("%s-job%d.txt", d.Comparison, d.Job)
+		if d.Night != "" {
+			name = d.Comparison + ".txt"
+		}
+		labels := fmt.Sprintf("fleet-comparison: %s\nfleet-job: %d\nfleet-attempt: %d\n", d.Comparison, d.Job, d.Attempt)
+		r := spool.Send(ctx, server, []payload.File{{Name: name, Data: labelled(file, labels)}})
 		if r.Err != nil {
 			if r.Spooled {
-				return fmt.Errorf("upload %s to %s: %w (spooled: sent again with the next night's)", r.ID, server, r.Err)
+				return fmt.Errorf("upload %s to %s: %w (spooled: sent again with the next job's)", r.ID, server, r.Err)
 			}
 			return fmt.Errorf("upload %s to %s: %w (not spooled: %v)", r.ID, server, r.Err, r.SpoolErr)
 		}
-		env.Say("agent: night %s uploaded to %s as %s", n.Night, server, r.ID)
+		env.Say("agent: %s uploaded to %s as %s", name, server, r.ID)
 		return nil
 	}
+}
+
+// labelled is file with the configuration lines labels before its first
+// result, so that every result has them.
+func labelled(file []byte, labels string) []byte {
+	at := 0
+	for at < len(file) && !bytes.HasPrefix(file[at:], []byte("Benchmark")) {
+		nl := bytes.IndexByte(file[at:], '\n')
+		if nl < 0 {
+			at = len(file)
+			break
+		}
+		at += nl + 1
+	}
+	head := file[:at]
+	if len(head) > 0 && head[len(head)-1] != '\n' {
+		head = append(slices.Clip(head), '\n') // a last line without its newline
+	}
+	return slices.Concat(head, []byte(labels), file[at:])
 }

@@ -60,3 +60,18 @@ func TestFleetNightliesListsAndRemoves(t *testing.T) {
 		t.Errorf("no --db: %v", err)
 	}
 }
+
+// TestLabelledLabelsEveryResult: the job's labels go before the first
+// result, after the header, so every result has them and the header's
+// first lines stay first; a file of no result gets them at its end.
+func TestLabelledLabelsEveryResult(t *testing.T) {
+	const labels = "fleet-job: 7\n"
+	file := "# benchctl: made by `bench run` at 2026-12-05T13:00:00Z;\nmachine-id: m1\n\nBenchmarkA 1 2 ns/op\nkind: x\nBenchmarkB 1 3 ns/op\n"
+	want := "# benchctl: made by `bench run` at 2026-12-05T13:00:00Z;\nmachine-id: m1\n\nfleet-job: 7\nBenchmarkA 1 2 ns/op\nkind: x\nBenchmarkB 1 3 ns/op\n"
+	if got := string(labelled([]byte(file), labels)); got != want {
+		t.Errorf("labelled:\n%s\nwant\n%s", got, want)
+	}
+	if got := string(labelled([]byte("machine-id: m1"), labels)); got != "machine-id: m1\n"+labels {
+		t.Errorf("a file of no result: %q", got)
+	}
+}
