@@ -2,6 +2,8 @@ package benchctl
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -107,6 +109,37 @@ func TestRunOnAFleet(t *testing.T) {
 	if !strings.Contains(errb.String(), "fleet: comparison ") {
 		t.Errorf("no fleet progress:\n%s", errb.String())
 	}
+	// bench.json and JMH's table, as on one machine: the same cases,
+	// each of 3 forks.
+	if got, want := jmhCases(t, filepath.Join(out, "bench.json")), jmhCases(t, filepath.Join(dir, "local", "bench.json")); !slices.Equal(got, want) {
+		t.Errorf("the fleet's bench.json: %q\none machine's: %q", got, want)
+	}
+	if table, err := os.ReadFile(filepath.Join(out, "table.txt")); err != nil || !strings.Contains(string(table), "Enum") {
+		t.Errorf("the fleet's table.txt: %v\n%s", err, table)
+	}
+}
+
+// jmhCases are the cases of a bench.json, each "name params forks".
+func jmhCases(t *testing.T, path string) []string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rs []struct {
+		Benchmark string            `json:"benchmark"`
+		Params    map[string]string `json:"params"`
+		Forks     int               `json:"forks"`
+	}
+	if err := json.Unmarshal(data, &rs); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	var out []string
+	for _, r := range rs {
+		out = append(out, fmt.Sprintf("%s %v %d", r.Benchmark, r.Params, r.Forks))
+	}
+	slices.Sort(out)
+	return out
 }
 
 // fleetResults counts the jobs' results in the fleet's database.
@@ -153,7 +186,7 @@ func startFleetAgent(t *testing.T, pool *pgxpool.Pool, class, name string) {
 		t.Fatal(err)
 	}
 	m := &fleet.Machine{Pool: pool, Session: s, Dir: t.TempDir(), Name: name}
-	ag := &fleet.Agent{Pool: pool, Class: class, Name: name, Run: m.Run}
+	ag := &fleet.Agent{Pool: pool, Class: class, Name: name, Measure: m.Measure}
 	if err := ag.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

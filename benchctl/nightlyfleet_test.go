@@ -42,7 +42,7 @@ func TestNightlyOnAFleet(t *testing.T) {
 	}
 	defer s.Release()
 	m := &fleet.Machine{Pool: pool, Session: s, Dir: t.TempDir(), Name: "night-agent"}
-	ag := &fleet.Agent{Pool: pool, Class: "nights", Name: "night-agent", Run: m.Run, NightlyPoll: 200 * time.Millisecond,
+	ag := &fleet.Agent{Pool: pool, Class: "nights", Name: "night-agent", Measure: m.Measure, NightlyPoll: 200 * time.Millisecond,
 		Deliver: fleetcmd.Uploader(env, srv, &upload.Spool{Dir: t.TempDir(), Token: tok})}
 	if err := ag.Start(context.Background()); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,9 @@
 package benchctl
 
 import (
+	"bytes"
+	"cmp"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,7 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
+	"github.com/ledgerbench/ledgerbench/harness/report"
 	"github.com/ledgerbench/ledgerbench/internal/ab"
+	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 	"github.com/ledgerbench/ledgerbench/internal/axis"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 )
@@ -43,7 +48,7 @@ func refuseOnFleet(cmd *cobra.Command, o engine.Options, untilDecided bool) erro
 // DIR/machines and all of them, one after another, to DIR/bench.txt
 // (ab.Remotely, as an A/B on a fleet); it prints the pull-request tables
 // with each machine a stratum (or, for benchmarks without an axis, every
-// row).
+// row), and writes bench.json and JMH's table from the machines' runs.
 func (a *app) runOnFleet(cmd *cobra.Command, f *runFlags, ff fleetFlags, untilDecided bool, packages int) error {
 	if packages > 0 {
 		return ab.ErrFleetPackages
@@ -80,9 +85,41 @@ func (a *app) runOnFleet(cmd *cobra.Command, f *runFlags, ff fleetFlags, untilDe
 	if err != nil {
 		return err
 	}
+	if err := a.fleetRunJMH(r.Dir, out, f.jmh); err != nil {
+		a.say("bench.json and the JMH table are left out: %v", err)
+	}
 	fmt.Fprintf(a.stdout, "\nresults: %s (%d machine(s); each one's file in %s)\n", rec.Path, len(paths), r.Dir)
 	if rec.Failed > 0 {
 		return failedError(fmt.Sprintf("%d fork(s) failed on the fleet; %s says which and why", rec.Failed, rec.Path))
+	}
+	return nil
+}
+
+// fleetRunJMH writes OUT/bench.json and OUT/table.txt (JMH's table,
+// printed with --jmh) from the run the machines of a fleet run measured
+// (every machine's forks of a case joined, as ab.ReadRuns reads them from
+// dir), as a run on one machine writes them.
+func (a *app) fleetRunJMH(dir, out string, jmh bool) error {
+	runs, err := ab.ReadRuns(dir)
+	if err != nil || len(runs) == 0 {
+		return cmp.Or(err, errors.New("the machines kept no runs"))
+	}
+	var js, table bytes.Buffer
+	if err := report.WriteJMH(&js, report.CollectHeader(a.dir, ""), runs[0]); err != nil {
+		return err
+	}
+	if err := report.WriteTable(&table, runs[0]); err != nil {
+		return err
+	}
+	if err := atomicfile.Replace(filepath.Join(out, "bench.json"), js.Bytes()); err != nil {
+		return err
+	}
+	if err := atomicfile.Replace(filepath.Join(out, "table.txt"), table.Bytes()); err != nil {
+		return err
+	}
+	if jmh {
+		fmt.Fprintf(a.stdout, "\n## Every case (JMH's table)\n\n")
+		a.stdout.Write(table.Bytes())
 	}
 	return nil
 }

@@ -3,8 +3,11 @@ package ab
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,6 +53,11 @@ type FleetOptions struct {
 	// JobTime is a job's planned machine time (0: the fleet's default).
 	JobTime time.Duration
 }
+
+// RunsFile is the file of a Remote's Dir that holds the sides'
+// result.Runs as JSON, every machine's forks joined, when the machines
+// kept them: what a run's bench.json and JMH table are made from.
+const RunsFile = "runs.json"
 
 // Rounds are the rounds an A/B asks of a Remote: Engine.Forks rounds
 // from Engine.Seed of Cases on the two Sides (programs built here).
@@ -232,4 +240,22 @@ func byMachine(paths []string, dir string) ([]string, []byte, error) {
 		out = append(out, p)
 	}
 	return out, all, nil
+}
+
+// ReadRuns reads the RunsFile a Remote wrote in dir: nil, and no error,
+// when it wrote none.
+func ReadRuns(dir string) ([]*result.Run, error) {
+	path := filepath.Join(dir, RunsFile)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var runs []*result.Run
+	if err := json.Unmarshal(data, &runs); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return runs, nil
 }

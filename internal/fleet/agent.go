@@ -20,13 +20,20 @@ import (
 // River's attempt number, from 1.
 type Runner func(ctx context.Context, job Rounds, attempt int) ([]byte, error)
 
+// Measurer is a Runner that also returns each side's result.Run, as
+// JSON, kept with the result file (a run's bench.json and JMH table are
+// made from them).
+type Measurer func(ctx context.Context, job Rounds, attempt int) (file, runs []byte, err error)
+
 // Agent works the queue of one class of machines, one job at a time.
 type Agent struct {
 	Pool  *pgxpool.Pool
 	Class string
 	// Name is the agent's name in the results (its host, say).
 	Name string
-	Run  Runner
+	// Run runs a job; Measure, when set, instead.
+	Run     Runner
+	Measure Measurer
 	// RescueAfter is how long a job must have been running, beyond its
 	// own Timeout, before the leader's rescuer makes it available again,
 	// its agent presumed dead. 0 is River's default (an hour).
@@ -58,7 +65,7 @@ func (a *Agent) Start(ctx context.Context) error {
 	if err := checkClass(a.Class); err != nil {
 		return err
 	}
-	if a.Run == nil || a.Pool == nil {
+	if (a.Run == nil && a.Measure == nil) || a.Pool == nil {
 		return errors.New("fleet agent: no pool or no runner")
 	}
 	workers := river.NewWorkers()
@@ -164,14 +171,21 @@ type Done struct {
 // work runs rounds, job's (of night, for a nightly's), records the
 // result with the job's completion, in one transaction, and delivers it.
 func work[T river.JobArgs](ctx context.Context, a *Agent, job *river.Job[T], rounds Rounds, night string) error {
-	file, err := a.Run(ctx, rounds, job.Attempt)
+	measure := a.Measure
+	if measure == nil {
+		measure = func(ctx context.Context, job Rounds, attempt int) ([]byte, []byte, error) {
+			file, err := a.Run(ctx, job, attempt)
+			return file, nil, err
+		}
+	}
+	file, runs, err := measure(ctx, rounds, job.Attempt)
 	if err != nil {
 		return err
 	}
 	// Minutes of machine time are not lost to a database restarting
 	// while they ran: the result is offered again until it is taken.
 	for wait := time.Second; ; wait = min(2*wait, 30*time.Second) {
-		err = complete(ctx, a, job, rounds.Comparison, file)
+		err = complete(ctx, a, job, rounds.Comparison, file, runs)
 		if err == nil && a.Deliver != nil {
 			d := Done{Job: job.ID, Comparison: rounds.Comparison, Attempt: job.Attempt, Night: night}
 			if err := a.Deliver(ctx, d, file); err != nil {
@@ -209,14 +223,14 @@ func transient(err error) bool {
 
 // complete records job's result, of comparison, and completes it, in
 // one transaction.
-func complete[T river.JobArgs](ctx context.Context, a *Agent, job *river.Job[T], comparison string, file []byte) error {
+func complete[T river.JobArgs](ctx context.Context, a *Agent, job *river.Job[T], comparison string, file, runs []byte) error {
 	tx, err := a.Pool.Begin(ctx)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, `INSERT INTO benchctl_fleet_result (job_id, comparison, agent, attempt, file) VALUES ($1, $2, $3, $4, $5)`,
-		job.ID, comparison, a.Name, job.Attempt, file); err != nil {
+	if _, err := tx.Exec(ctx, `INSERT INTO benchctl_fleet_result (job_id, comparison, agent, attempt, file, runs) VALUES ($1, $2, $3, $4, $5, $6)`,
+		job.ID, comparison, a.Name, job.Attempt, file, runs); err != nil {
 		return fmt.Errorf("recording the result of job %d: %w", job.ID, err)
 	}
 	if _, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job); err != nil {

@@ -205,19 +205,22 @@ type Result struct {
 	Agent   string
 	Attempt int
 	File    []byte
+	// Runs are the job's sides' result.Runs as JSON (nil when its
+	// agent kept none).
+	Runs []byte
 }
 
 // Results are the result files of e's jobs, in job order; a job without
 // one is an error.
 func (c *Coordinator) Results(ctx context.Context, e *Enqueued) ([]Result, error) {
-	rows, err := c.pool.Query(ctx, `SELECT job_id, agent, attempt, file FROM benchctl_fleet_result WHERE job_id = ANY($1)`, e.IDs)
+	rows, err := c.pool.Query(ctx, `SELECT job_id, agent, attempt, file, runs FROM benchctl_fleet_result WHERE job_id = ANY($1)`, e.IDs)
 	if err != nil {
 		return nil, fmt.Errorf("fleet: reading the results: %w", err)
 	}
 	by := map[int64]Result{}
 	for rows.Next() {
 		var r Result
-		if err := rows.Scan(&r.JobID, &r.Agent, &r.Attempt, &r.File); err != nil {
+		if err := rows.Scan(&r.JobID, &r.Agent, &r.Attempt, &r.File, &r.Runs); err != nil {
 			return nil, err
 		}
 		by[r.JobID] = r

@@ -71,26 +71,34 @@ func (m *Machine) program(ctx context.Context, hash string) (string, error) {
 	return p, nil
 }
 
-// Run runs the job's rounds: rounds First to First+Count-1, as forks 1
-// to Count with the seed moved by First (every job of a comparison
-// orders its sides afresh). A job this machine cannot run (a spec it
-// cannot read, a program it cannot fetch) is cancelled, not retried.
+// Run is Measure's results file alone (a Runner).
 func (m *Machine) Run(ctx context.Context, job Rounds, attempt int) ([]byte, error) {
+	file, _, err := m.Measure(ctx, job, attempt)
+	return file, err
+}
+
+// Measure runs the job's rounds: rounds First to First+Count-1, as forks
+// 1 to Count with the seed moved by First (every job of a comparison
+// orders its sides afresh). It returns the results file and each side's
+// result.Run, as JSON (a Measurer). A job this machine cannot run (a
+// spec it cannot read, a program it cannot fetch) is cancelled, not
+// retried.
+func (m *Machine) Measure(ctx context.Context, job Rounds, attempt int) (file, runs []byte, err error) {
 	var spec Spec
 	if err := json.Unmarshal(job.Spec, &spec); err != nil {
-		return nil, river.JobCancel(fmt.Errorf("the job's plan cannot be read: %w", err))
+		return nil, nil, river.JobCancel(fmt.Errorf("the job's plan cannot be read: %w", err))
 	}
 	if len(spec.Cases) == 0 || len(job.Sides) == 0 {
-		return nil, river.JobCancel(errors.New("the job has no case or no side"))
+		return nil, nil, river.JobCancel(errors.New("the job has no case or no side"))
 	}
 	var sides []engine.Side
 	for _, a := range job.Sides {
 		exe, err := m.program(ctx, a.SHA256)
 		if errors.Is(err, ErrArtifact) {
-			return nil, river.JobCancel(fmt.Errorf("side %s: %w", a.Side, err))
+			return nil, nil, river.JobCancel(fmt.Errorf("side %s: %w", a.Side, err))
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		sides = append(sides, engine.Side{Name: a.Side, Launch: engine.Program{Executable: exe}})
 	}
@@ -102,21 +110,24 @@ func (m *Machine) Run(ctx context.Context, job Rounds, attempt int) ([]byte, err
 	eo.Forks, eo.Seed, eo.CPUs = job.Count, eo.Seed+uint64(job.First), m.CPUs
 	logs := filepath.Join(m.Dir, "logs", fmt.Sprintf("job-%s-%d-attempt-%d", job.Comparison, job.First, attempt))
 	if err := os.MkdirAll(logs, 0o755); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	note := fmt.Sprintf("fleet: comparison %s, round(s) %d-%d, attempt %d, agent %s", job.Comparison, job.First, job.First+job.Count-1, attempt, m.Name)
 	r, err := m.Session.Record(ctx, &session.Recording{Options: eo, Cases: cases, Sides: sides, Revs: spec.Revs,
 		Notes: []string{note}, Dir: logs, Build: spec.Build, LogDir: logs, Out: withTheJob{}})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if r.Interrupted != nil {
-		return nil, r.Interrupted
+		return nil, nil, r.Interrupted
 	}
 	if r.Failed == 0 {
 		os.RemoveAll(logs) // kept only to tell what a failed fork said
 	}
-	return r.Data, nil
+	if runs, err = json.Marshal(r.Runs); err != nil {
+		return nil, nil, err
+	}
+	return r.Data, runs, nil
 }
 
 // withTheJob is a Recording's Output that writes nothing: the results

@@ -55,8 +55,8 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 }
 
 // schema is the fleet's tables: a job's result file, one per job (the
-// key makes a second completion fail), and the agent and attempt that
-// made it; the agents, by name, with their class and when they were
+// key makes a second completion fail), with its sides' result.Runs as
+// JSON when the agent kept them, and the agent and attempt that made it; the agents, by name, with their class and when they were
 // last seen; each class's nightly; the programs jobs run, by the SHA-256
 // of their bytes.
 const schema = `
@@ -69,6 +69,7 @@ CREATE TABLE IF NOT EXISTS benchctl_fleet_result (
 	created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS benchctl_fleet_result_comparison ON benchctl_fleet_result (comparison);
+ALTER TABLE benchctl_fleet_result ADD COLUMN IF NOT EXISTS runs bytea;
 CREATE TABLE IF NOT EXISTS benchctl_fleet_agent (
 	name    text PRIMARY KEY,
 	class   text NOT NULL,

@@ -90,7 +90,18 @@ func (f *Remote) Measure(ctx context.Context, env *session.Env, r ab.Rounds) ([]
 	if err != nil {
 		return nil, session.FailedError{Msg: err.Error()}
 	}
-	return writeByAgent(r.Dir, results)
+	paths, err := writeByAgent(r.Dir, results)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := mergeRuns(jobs, results)
+	if err == nil && runs != nil {
+		err = writeRuns(r.Dir, runs)
+	}
+	if err != nil {
+		env.Say("fleet: the runs of the jobs (for bench.json and the JMH table) are left out: %v", err)
+	}
+	return paths, nil
 }
 
 // describe publishes r's programs and describes its plan for the

@@ -112,7 +112,7 @@ func (f *agentFlags) run(ctx context.Context, name, command string) error {
 	// River's warnings and errors (a database gone away, a job failed)
 	// and the agent's own go to stderr, as the operator's log.
 	log := slog.New(slog.NewTextHandler(env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	a := &fleet.Agent{Pool: pool, Class: f.class, Name: f.name, Run: m.Run, RescueAfter: f.rescueAfter, PollOnly: f.pollOnly, Logger: log}
+	a := &fleet.Agent{Pool: pool, Class: f.class, Name: f.name, Measure: m.Measure, RescueAfter: f.rescueAfter, PollOnly: f.pollOnly, Logger: log}
 	if f.server != "" {
 		a.Deliver = Uploader(env, f.server, &upload.Spool{Dir: filepath.Join(f.dir, "spool"), Token: os.Getenv(payload.TokenEnv)})
 	}
