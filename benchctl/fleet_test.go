@@ -142,6 +142,48 @@ func jmhCases(t *testing.T, path string) []string {
 	return out
 }
 
+// TestRunOnAFleetUntilDecided: run --fleet --until-decided measures the
+// first 3 rounds of every case, then batches of 3 more of the groups whose
+// rows are undecided, deciding the rows by the anytime-valid test over
+// every batch, each machine a stratum; a floor (decided at once) keeps
+// its first rounds; bench.json holds every batch's forks of a case.
+func TestRunOnAFleetUntilDecided(t *testing.T) {
+	if raceEnabled {
+		t.Skip("batches of race-built forks on two CPUs take minutes: .ci/run runs this test in a normal build")
+	}
+	url, pool := fleetDatabase(t)
+	startFleetAgents(t, pool, "untils", "until-1", "until-2")
+	out := filepath.Join(t.TempDir(), "run")
+	var stdout, stderr strings.Builder
+	a := &app{name: "bench", registry: harness.Default, stdout: &stdout, stderr: &stderr, dir: t.TempDir(), fleet: ab.Fleets}
+	code := a.main(t.Context(), []string{"run", "--suite", "clitest", "--bench", "Noop|Enum", "--until-decided", "--budget", "20s",
+		"--warmup", "0", "--measure", "2x10ms", "--out", out, "--fleet", url, "--class", "untils", "--job-time", "1ms"})
+	if code != 0 || !strings.Contains(stdout.String(), "confidence sequence (anytime-valid") {
+		t.Fatalf("exit %d, want 0 with an anytime-valid table\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	m := regexp.MustCompile(`--until-decided: (\d) of 3 cases decided in .*, (\d+) rounds at most`).FindStringSubmatch(stderr.String())
+	if m == nil || m[1] == "0" {
+		t.Fatalf("stderr does not count the decided cases, the floor among them:\n%s", stderr.String())
+	}
+	data, err := os.ReadFile(filepath.Join(out, "bench.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := countLines(string(data), "BenchmarkNoop") / 2; n != 3 {
+		t.Errorf("the floor ran %d forks, want the first 3", n)
+	}
+	enum := countLines(string(data), "BenchmarkEnum/kind=a/even=2") / 2
+	batches := strings.Count(stderr.String(), "more rounds of them")
+	if enum != 3*(batches+1) || m[2] != fmt.Sprint(enum) || countLines(string(data), "BenchmarkEnum/kind=b/even=2")/2 != enum {
+		t.Errorf("Enum/kind=a ran %d forks (kind=b %d) in %d batches after the first, the report says %s rounds: want 3 a batch, both kinds alike\n%s",
+			enum, countLines(string(data), "BenchmarkEnum/kind=b/even=2")/2, batches, m[2], stderr.String())
+	}
+	got := jmhCases(t, filepath.Join(out, "bench.json"))
+	if want := fmt.Sprintf(".Enum map[even:2 kind:a] %d", enum); !slices.ContainsFunc(got, func(c string) bool { return strings.HasSuffix(c, want) }) {
+		t.Errorf("bench.json: %q, want %q among them", got, want)
+	}
+}
+
 // fleetResults counts the jobs' results in the fleet's database.
 func fleetResults(t *testing.T, pool *pgxpool.Pool) int {
 	var n int
@@ -210,7 +252,8 @@ func TestFleetFlagsRefused(t *testing.T) {
 		{[]string{"ab", "--base", "HEAD", "--fleet", "postgres://x@127.0.0.1:1/db", "--job-time", "0s"}, "--job-time 0s: want a positive duration"},
 		{[]string{"run", "--suite", "clitest", "--class", "a"}, "--class and --job-time go with --fleet"},
 		{[]string{"run", "--suite", "clitest", "--fleet", "postgres://x@127.0.0.1:1/db", "--prof", "cpu"}, "--prof runs on one machine"},
-		{[]string{"run", "--suite", "clitest", "--fleet", "postgres://x@127.0.0.1:1/db", "--until-decided"}, "--until-decided runs on one machine"},
+		{[]string{"run", "--suite", "clitest", "--fleet", "postgres://x@127.0.0.1:1/db", "--budget", "1m"}, "--budget without --until-decided runs on one machine"},
+		{[]string{"run", "--suite", "clitest", "--fleet", "postgres://x@127.0.0.1:1/db", "--until-decided", "--forks", "2"}, "--forks 2: --until-decided looks at the rows from round 3 on"},
 		{[]string{"run", "--suite", "clitest", "--fleet", "postgres://x@127.0.0.1:1/db", "--shard", "1/2"}, "--shard (a fleet shares"},
 		{[]string{"run", "./...", "--fleet", "postgres://x@127.0.0.1:1/db"}, "a package's go test benchmarks need its directory"},
 		{[]string{"run", "--suite", "clitest", "--fleet", "postgres://x@127.0.0.1:1/db"}, "--fleet: bench links no fleet client"},

@@ -107,7 +107,7 @@ callgrind twice, at b.N=K and 2K, and divides the difference by K.`,
 		q.Forks, q.Warmup, q.Measure, axis.QuickOver*100, quickBudget)
 	c.Flags().BoolVar(&f.jmh, "jmh", false, "print the JMH table (every case's score, error and count) after the pull-request tables, not only into DIR/table.txt")
 	c.Flags().BoolVar(&untilDecided, "until-decided", false, "after each fork from the --forks-th (default 3), decide the pull-request tables' rows by an anytime-valid test and give forks only to the cases of undecided rows, until all are decided or --budget is spent")
-	fleet.bind(c.Flags(), "measure on the agents of a fleet, by its PostgreSQL URL (see benchctl agent): this program is published to them, and each job runs whole comparison groups in fixed rounds on one agent")
+	fleet.bind(c.Flags(), "measure on the agents of a fleet, by its PostgreSQL URL (see benchctl agent): this program is published to them, and each job runs whole comparison groups in rounds on one agent (with --until-decided, batches of --forks rounds of the undecided rows' groups)")
 	a.addServerFlags(c)
 	return c
 }

@@ -2,16 +2,18 @@ package benchctl
 
 import (
 	"bytes"
-	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/harness/report"
+	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 	"github.com/ledgerbench/ledgerbench/internal/axis"
@@ -19,16 +21,15 @@ import (
 )
 
 // refuseOnFleet refuses what run cannot do on a fleet yet: a fleet runs
-// this program's benchmarks in fixed rounds, timed only.
+// this program's benchmarks in rounds (fixed, or until decided), timed
+// only.
 func refuseOnFleet(cmd *cobra.Command, o engine.Options, untilDecided bool) error {
 	var what string
 	switch set := cmd.Flags().Changed; {
-	case untilDecided:
-		what = "--until-decided"
 	case o.Precision > 0:
 		what = "--precision"
-	case set("budget"):
-		what = "--budget"
+	case set("budget") && !untilDecided:
+		what = "--budget without --until-decided"
 	case len(o.Profiles) > 0:
 		what = "--prof"
 	case !o.Shard.Whole():
@@ -38,7 +39,7 @@ func refuseOnFleet(cmd *cobra.Command, o engine.Options, untilDecided bool) erro
 	default:
 		return nil
 	}
-	return usageError(fmt.Errorf("--fleet runs fixed rounds of timed forks: %s runs on one machine", what))
+	return usageError(fmt.Errorf("--fleet runs rounds of timed forks: %s runs on one machine", what))
 }
 
 // runOnFleet measures the cases in o.Forks rounds on the fleet's agents
@@ -56,6 +57,11 @@ func (a *app) runOnFleet(cmd *cobra.Command, f *runFlags, ff fleetFlags, untilDe
 	o, cases, err := a.plan(cmd, f)
 	if err != nil {
 		return err
+	}
+	if untilDecided {
+		if err := bindRunUntilDecided(cmd, &o, f); err != nil {
+			return err
+		}
 	}
 	if err := refuseOnFleet(cmd, o, untilDecided); err != nil {
 		return err
@@ -76,33 +82,82 @@ func (a *app) runOnFleet(cmd *cobra.Command, f *runFlags, ff fleetFlags, untilDe
 	a.say("%d cases × %d rounds on the fleet, warmup %s, measure %s, seed %d → %s", len(cases), o.Forks, o.Warmup, o.Measure, o.Seed, out)
 	side := engine.Side{Launch: engine.Program{Executable: exe}}
 	r := ab.Rounds{Engine: o, Cases: cases, Sides: []engine.Side{side}, Dir: filepath.Join(out, "machines")}
-	ts, paths, rec, err := ab.Remotely(cmd.Context(), a.env(), remote, r, nil, filepath.Join(out, "bench.txt"), compare.Options{})
-	if ts != nil {
-		if err := axis.WriteOf(a.stdout, paths, resultCases(cases), ts); err != nil {
+	b, err := a.measureOnFleet(cmd, remote, r, out)
+	if b.Tables != nil {
+		if err := axis.WriteOf(a.stdout, b.Paths, resultCases(cases), b.Tables, o.UntilDecided); err != nil {
 			a.say("the tables could not be made: %v", err)
 		}
 	}
 	if err != nil {
 		return err
 	}
-	if err := a.fleetRunJMH(r.Dir, out, f.jmh); err != nil {
+	if err := a.fleetRunJMH(b.Runs, out, f.jmh); err != nil {
 		a.say("bench.json and the JMH table are left out: %v", err)
 	}
-	fmt.Fprintf(a.stdout, "\nresults: %s (%d machine(s); each one's file in %s)\n", rec.Path, len(paths), r.Dir)
+	rec := b.Rec
+	fmt.Fprintf(a.stdout, "\nresults: %s (%d file(s) of machines; in %s)\n", rec.Path, len(b.Paths), filepath.Dir(rec.Path))
 	if rec.Failed > 0 {
 		return failedError(fmt.Sprintf("%d fork(s) failed on the fleet; %s says which and why", rec.Failed, rec.Path))
 	}
 	return nil
 }
 
+// measureOnFleet measures r on remote: its rounds at once, or, until
+// decided, in batches of them (ab.RunUntilDecided) into OUT/batch-N,
+// saying then which rows stayed undecided.
+func (a *app) measureOnFleet(cmd *cobra.Command, remote ab.Remote, r ab.Rounds, out string) (*ab.Batches, error) {
+	bench := filepath.Join(out, "bench.txt")
+	if !r.Engine.UntilDecided {
+		ts, paths, rec, err := ab.Remotely(cmd.Context(), a.env(), remote, r, nil, bench, compare.Options{})
+		b := &ab.Batches{Tables: ts, Paths: paths, Rec: rec, Rounds: r.Engine.Forks}
+		if err == nil {
+			b.Runs, err = ab.ReadRuns(r.Dir)
+		}
+		return b, err
+	}
+	start := time.Now()
+	wait := axis.NewWait(resultCases(r.Cases), waitOver(r.Engine))
+	batch := r
+	batch.Engine.UntilDecided, batch.Engine.Budget = false, 0
+	b, err := ab.RunUntilDecided(cmd.Context(), a.env(), remote, batch, r.Engine.Budget, filepath.Join(out, "batch"), bench, wait.DecideOf)
+	if err == nil {
+		a.reportFleetUndecided(wait, b, r.Cases, time.Since(start), r.Engine.Budget)
+	}
+	return b, err
+}
+
+// reportFleetUndecided says how many cases a run --until-decided on a
+// fleet decided, and why each compared case's row that is not decided
+// is not.
+func (a *app) reportFleetUndecided(w *axis.Wait, b *ab.Batches, cases []engine.Case, took, budget time.Duration) {
+	look, err := w.LookOf(b.Paths)
+	if err != nil {
+		a.say("--until-decided: the rows could not be decided: %v", err)
+		return
+	}
+	decided := 0
+	var undecided []string
+	for _, c := range resultCases(cases) {
+		l, d := look(c.Name())
+		if l == axis.Decided {
+			decided++
+		} else if v, _ := c.Params.Get(c.Axis); v != c.Baseline {
+			undecided = append(undecided, c.Name()+" "+w.Why(l, d, b.Rounds))
+		}
+	}
+	a.say("--until-decided: %d of %d cases decided in %s (budget %s), %d rounds at most", decided, len(cases), took.Round(time.Second), budget, b.Rounds)
+	if len(undecided) > 0 {
+		a.say("undecided (their rows say unknown, with the sequence of their change):\n  %s", strings.Join(undecided, "\n  "))
+	}
+}
+
 // fleetRunJMH writes OUT/bench.json and OUT/table.txt (JMH's table,
-// printed with --jmh) from the run the machines of a fleet run measured
-// (every machine's forks of a case joined, as ab.ReadRuns reads them from
-// dir), as a run on one machine writes them.
-func (a *app) fleetRunJMH(dir, out string, jmh bool) error {
-	runs, err := ab.ReadRuns(dir)
-	if err != nil || len(runs) == 0 {
-		return cmp.Or(err, errors.New("the machines kept no runs"))
+// printed with --jmh) from the runs the machines of a fleet run measured
+// (every machine's forks of a case joined), as a run on one machine
+// writes them.
+func (a *app) fleetRunJMH(runs []*result.Run, out string, jmh bool) error {
+	if len(runs) == 0 {
+		return errors.New("the machines kept no runs")
 	}
 	var js, table bytes.Buffer
 	if err := report.WriteJMH(&js, report.CollectHeader(a.dir, ""), runs[0]); err != nil {

@@ -203,3 +203,39 @@ func (e *ForkError) Error() string {
 	}
 	return b.String()
 }
+
+// Renumber moves c's forks n to n+shift (its iterations' and failures'):
+// forks measured apart (another job, another batch) numbered by round.
+func (c *CaseResult) Renumber(shift int) {
+	for i := range c.Iterations {
+		c.Iterations[i].Fork += shift
+	}
+	for _, f := range c.Failures {
+		f.Fork += shift
+	}
+}
+
+// Forks is the highest fork number among c's iterations and failures.
+func (c *CaseResult) Forks() int {
+	n := 0
+	for _, it := range c.Iterations {
+		n = max(n, it.Fork)
+	}
+	for _, f := range c.Failures {
+		n = max(n, f.Fork)
+	}
+	return n
+}
+
+// Join appends o's forks, numbered after c's own (Renumber them first),
+// to c: its iterations, failures, start-up times, CPUs and notes.
+func (c *CaseResult) Join(o *CaseResult) {
+	c.Iterations = append(c.Iterations, o.Iterations...)
+	c.Failures = append(c.Failures, o.Failures...)
+	c.Startup = append(c.Startup, o.Startup...)
+	c.Ready = append(c.Ready, o.Ready...)
+	c.ForkCPUs = append(c.ForkCPUs, o.ForkCPUs...)
+	c.Notes = append(c.Notes, o.Notes...)
+	c.Sink ^= o.Sink
+	c.Threads = max(c.Threads, o.Threads)
+}

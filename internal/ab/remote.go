@@ -109,7 +109,7 @@ func measureRemote(ctx context.Context, s *session.Session, o Options, set *Side
 	r.Engine.UntilDecided, r.Engine.Budget = false, 0
 	start := time.Now()
 	began, measured := start, len(set.Cases)
-	next := func(ts *compare.Tables, rounds int) []engine.Case {
+	next := func(ts *compare.Tables, _ []string, rounds int) []engine.Case {
 		var undecided []engine.Case
 		for _, c := range set.Cases {
 			if !ts.Decided(c.Name()) {
@@ -125,8 +125,118 @@ func measureRemote(ctx context.Context, s *session.Session, o Options, set *Side
 		began, measured = time.Now(), len(undecided)
 		return undecided
 	}
-	ts, rec, _, err := Sequentially(ctx, s.Env, o.Remote, r, filepath.Join(o.Out, stem+"-batch"), path, co, next)
+	ts, _, rec, _, err := Sequentially(ctx, s.Env, o.Remote, r, filepath.Join(o.Out, stem+"-batch"), path, co, next)
 	return ts, rec, err
+}
+
+// Batches is what RunUntilDecided measured.
+type Batches struct {
+	Tables *compare.Tables   // every row, over every batch
+	Paths  []string          // every batch's machines' files
+	Rec    *session.Recorded // what was written
+	Rounds int               // of the most measured case
+	// Runs are the sides' runs, every batch's forks of a case joined
+	// (nil when the machines kept none).
+	Runs []*result.Run
+}
+
+// RunUntilDecided measures a run's cases (r, one side) on remote in
+// batches of r.Engine.Forks rounds (Sequentially, into dir-N and path),
+// until decided, given the files of every batch so far, says every case
+// is, the next batch would end past budget (0: none), or a case has
+// engine.MaxForks rounds. A batch measures the whole comparison groups
+// (engine.Groups) of the cases not decided: a group's cases are compared
+// by round on one machine.
+func RunUntilDecided(ctx context.Context, env *session.Env, remote Remote, r Rounds, budget time.Duration, dir, path string,
+	decided func(paths []string) (func(string) bool, error)) (*Batches, error) {
+	all, groups := r.Cases, engine.Groups(r.Cases)
+	start := time.Now()
+	began, measured := start, len(all)
+	next := func(_ *compare.Tables, paths []string, rounds int) []engine.Case {
+		is, err := decided(paths)
+		if err != nil {
+			env.Say("fleet: the rows could not be decided: %v", err)
+			return nil
+		}
+		var open []engine.Case
+		for _, g := range groups {
+			if slices.ContainsFunc(g, func(i int) bool { return !is(all[i].Name()) }) {
+				for _, i := range g {
+					open = append(open, all[i])
+				}
+			}
+		}
+		one := r.Engine // a round of a case is one fork: half an A/B's
+		if len(open) == 0 || rounds+one.Forks > engine.MaxForks ||
+			budget > 0 && time.Since(start)+nextBatch(one, time.Since(began), measured, len(open))/2 > budget {
+			return nil
+		}
+		env.Say("fleet: %d case(s) of undecided rows after %d rounds; %d more rounds of them", len(open), rounds, one.Forks)
+		began, measured = time.Now(), len(open)
+		return open
+	}
+	ts, paths, rec, rounds, err := Sequentially(ctx, env, remote, r, dir, path, compare.Options{}, next)
+	b := &Batches{Tables: ts, Paths: paths, Rec: rec, Rounds: rounds}
+	if err != nil {
+		return b, err
+	}
+	var dirs []string // the batches', as Sequentially names them
+	for b := 1; ; b++ {
+		d := fmt.Sprintf("%s-%d", dir, b)
+		if _, err := os.Stat(d); err != nil {
+			break
+		}
+		dirs = append(dirs, d)
+	}
+	if b.Runs, err = joinBatches(dirs); err != nil {
+		env.Say("the runs of the batches (for bench.json and the JMH table) are left out: %v", err)
+	}
+	return b, nil
+}
+
+// joinBatches reads each batch directory's RunsFile and joins them: a
+// case's forks of a later batch numbered after its earlier ones. nil when
+// a batch has none.
+func joinBatches(dirs []string) ([]*result.Run, error) {
+	var out []*result.Run
+	index := map[[2]string]*result.CaseResult{}
+	for _, d := range dirs {
+		runs, err := ReadRuns(d)
+		if err != nil || runs == nil {
+			return nil, err
+		}
+		if out == nil {
+			out = runs
+			for _, run := range runs {
+				for _, c := range run.Cases {
+					index[[2]string{run.Side, c.Case.Name()}] = c
+				}
+			}
+			continue
+		}
+		if len(runs) != len(out) {
+			return nil, fmt.Errorf("%s: %d sides' runs, %d before", d, len(runs), len(out))
+		}
+		for s, run := range runs {
+			m := out[s]
+			if run.End.After(m.End) {
+				m.End = run.End
+			}
+			for _, c := range run.Cases {
+				key := [2]string{run.Side, c.Case.Name()}
+				have, ok := index[key]
+				if !ok {
+					index[key] = c
+					m.Cases = append(m.Cases, c)
+					continue
+				}
+				c.Renumber(have.Forks())
+				have.Join(c)
+				m.Config.Forks = max(m.Config.Forks, have.Forks())
+			}
+		}
+	}
+	return out, nil
 }
 
 // nextBatch is how long a fleet's batch of cases cases is expected to
@@ -142,11 +252,12 @@ func nextBatch(o engine.Options, took time.Duration, measured, cases int) time.D
 // each with a seed of its own (r's moved by the batch), its machines'
 // files in dir-N: after every batch it decides the rows with all the
 // batches before (co, the anytime-valid test: the rounds were added by
-// looking) into path, and next, given those tables and the rounds
-// measured so far, names the cases the next batch measures (none: it
-// stops). It stops too after a batch with a failed fork. It returns the
-// last tables and what was written, and the rounds measured.
-func Sequentially(ctx context.Context, env *session.Env, remote Remote, r Rounds, dir, path string, co compare.Options, next func(*compare.Tables, int) []engine.Case) (*compare.Tables, *session.Recorded, int, error) {
+// looking) into path, and next, given those tables, the files of every
+// batch so far and the rounds measured, names the cases the next batch
+// measures (none: it stops). It stops too after a batch with a failed
+// fork. It returns the last tables, the files of every batch and what
+// was written, and the rounds measured.
+func Sequentially(ctx context.Context, env *session.Env, remote Remote, r Rounds, dir, path string, co compare.Options, next func(*compare.Tables, []string, int) []engine.Case) (*compare.Tables, []string, *session.Recorded, int, error) {
 	seed := r.Engine.Seed
 	var paths []string
 	rounds := 0
@@ -155,15 +266,15 @@ func Sequentially(ctx context.Context, env *session.Env, remote Remote, r Rounds
 		r.Dir = fmt.Sprintf("%s-%d", dir, b)
 		ts, all, rec, err := Remotely(ctx, env, remote, r, paths, path, co)
 		if err != nil {
-			return ts, rec, rounds, err
+			return ts, paths, rec, rounds, err
 		}
 		paths = all
 		rounds += r.Engine.Forks
 		if rec.Failed > 0 {
-			return ts, rec, rounds, nil
+			return ts, paths, rec, rounds, nil
 		}
-		if r.Cases = next(ts, rounds); len(r.Cases) == 0 {
-			return ts, rec, rounds, nil
+		if r.Cases = next(ts, paths, rounds); len(r.Cases) == 0 {
+			return ts, paths, rec, rounds, nil
 		}
 	}
 }

@@ -29,10 +29,11 @@ func Tables(data []byte, cases []result.Case, sequential bool) ([]Table, error) 
 // TablesOf are Tables of a run measured on several machines, each
 // machine's results file one of paths: a file is a stratum (a group's
 // cases were measured on one machine, pairs by round), and the keys in
-// which machines of a class differ are ignored (compare.HostKeys).
-func TablesOf(paths []string, cases []result.Case) ([]Table, error) {
+// which machines of a class differ are ignored (compare.HostKeys);
+// decided by the anytime-valid test when sequential.
+func TablesOf(paths []string, cases []result.Case, sequential bool) ([]Table, error) {
 	return tables(cases, func(o compare.Options) (*compare.Tables, error) {
-		o.Ignore = compare.HostKeys
+		o.Ignore, o.Sequential = compare.HostKeys, sequential
 		return compare.Build(paths, o)
 	})
 }
@@ -100,9 +101,10 @@ func Write(w io.Writer, h report.Header, run *result.Run, sequential bool) error
 
 // WriteOf writes the pull-request tables of a run measured on several
 // machines (TablesOf paths), or, when its benchmarks declare no
-// implementation axis, every row (all).
-func WriteOf(w io.Writer, paths []string, cases []result.Case, all *compare.Tables) error {
-	tables, err := TablesOf(paths, cases)
+// implementation axis, every row (all); decided by the anytime-valid
+// test when sequential.
+func WriteOf(w io.Writer, paths []string, cases []result.Case, all *compare.Tables, sequential bool) error {
+	tables, err := TablesOf(paths, cases, sequential)
 	if err != nil {
 		return err
 	}

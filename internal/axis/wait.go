@@ -56,7 +56,16 @@ func NewWait(cases []result.Case, over float64) *Wait {
 
 // Decide is the session's Decide (session.Recording.Decide): whether a case needs no more forks.
 func (w *Wait) Decide(data []byte) (func(string) bool, error) {
-	look, err := w.Look(data)
+	return decide(w.Look(data))
+}
+
+// DecideOf is Decide of a run measured on several machines, each
+// machine's files one of paths (TablesOf).
+func (w *Wait) DecideOf(paths []string) (func(string) bool, error) {
+	return decide(w.LookOf(paths))
+}
+
+func decide(look func(string) (Look, *compare.Decision), err error) (func(string) bool, error) {
 	if err != nil {
 		return nil, err
 	}
@@ -74,6 +83,21 @@ func (w *Wait) Look(data []byte) (func(string) (Look, *compare.Decision), error)
 	if err != nil {
 		return nil, err
 	}
+	return w.look(tables), nil
+}
+
+// LookOf is Look of a run measured on several machines, each machine's
+// files one of paths (TablesOf).
+func (w *Wait) LookOf(paths []string) (func(string) (Look, *compare.Decision), error) {
+	tables, err := TablesOf(paths, w.cases, true)
+	if err != nil {
+		return nil, err
+	}
+	return w.look(tables), nil
+}
+
+// look says of each case what tables found.
+func (w *Wait) look(tables []Table) func(string) (Look, *compare.Decision) {
 	return func(name string) (Look, *compare.Decision) {
 		c, ok := w.byName[name]
 		switch {
@@ -103,7 +127,7 @@ func (w *Wait) Look(data []byte) (func(string) (Look, *compare.Decision), error)
 			return l, nil
 		}
 		return Open, nil
-	}, nil
+	}
 }
 
 // classify is what a comparison's decision asks of its cases.

@@ -43,13 +43,13 @@ func (bs *bisector) measureRemote(ctx context.Context, sr *stepRun, set *ab.Side
 	h.Write([]byte(filepath.Base(sr.dir)))
 	batch.Seed = o.Seed + h.Sum64()
 	r := ab.Rounds{Engine: batch, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs}
-	next := func(ts *compare.Tables, rounds int) []engine.Case {
+	next := func(ts *compare.Tables, _ []string, rounds int) []engine.Case {
 		if bs.met(ts, set, add) || rounds+batch.Forks > engine.MaxForks || o.Budget > 0 && time.Since(start) >= o.Budget {
 			return nil
 		}
 		return set.Cases
 	}
-	ts, rec, rounds, err := ab.Sequentially(ctx, bs.env, bs.opts.Remote, r, filepath.Join(sr.dir, "batch"), filepath.Join(sr.dir, "ab.txt"), co, next)
+	ts, _, rec, rounds, err := ab.Sequentially(ctx, bs.env, bs.opts.Remote, r, filepath.Join(sr.dir, "batch"), filepath.Join(sr.dir, "ab.txt"), co, next)
 	if err != nil {
 		return err
 	}

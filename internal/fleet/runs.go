@@ -48,10 +48,10 @@ func mergeRuns(jobs []Rounds, results []Result) ([]*result.Run, error) {
 				m.End = run.End
 			}
 			for _, c := range run.Cases {
-				shiftForks(c, shift)
+				c.Renumber(shift)
 				key := [2]string{run.Side, c.Case.Name()}
 				if have, ok := index[key]; ok {
-					joinForks(have, c)
+					have.Join(c)
 					continue
 				}
 				index[key] = c
@@ -60,28 +60,6 @@ func mergeRuns(jobs []Rounds, results []Result) ([]*result.Run, error) {
 		}
 	}
 	return out, nil
-}
-
-// shiftForks renumbers c's forks n as n+shift.
-func shiftForks(c *result.CaseResult, shift int) {
-	for i := range c.Iterations {
-		c.Iterations[i].Fork += shift
-	}
-	for _, f := range c.Failures {
-		f.Fork += shift
-	}
-}
-
-// joinForks appends c's forks to have's.
-func joinForks(have, c *result.CaseResult) {
-	have.Iterations = append(have.Iterations, c.Iterations...)
-	have.Failures = append(have.Failures, c.Failures...)
-	have.Startup = append(have.Startup, c.Startup...)
-	have.Ready = append(have.Ready, c.Ready...)
-	have.ForkCPUs = append(have.ForkCPUs, c.ForkCPUs...)
-	have.Notes = append(have.Notes, c.Notes...)
-	have.Sink ^= c.Sink
-	have.Threads = max(have.Threads, c.Threads)
 }
 
 // writeRuns writes runs, as JSON, to dir's ab.RunsFile.
