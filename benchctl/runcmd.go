@@ -101,15 +101,20 @@ callgrind twice, at b.N=K and 2K, and divides the difference by K.`,
 			return a.doRun(cmd, o, cases, &f, s, nil)
 		},
 	}
-	a.addShardedRunFlags(c, &f, engine.DefaultOptions())
+	a.addRunCmdFlags(c, &f, &untilDecided, &fleet)
+	return c
+}
+
+// addRunCmdFlags declares run's flags: a sharded run's, and its own.
+func (a *app) addRunCmdFlags(c *cobra.Command, f *runFlags, untilDecided *bool, fleet *fleetFlags) {
+	a.addShardedRunFlags(c, f, engine.DefaultOptions())
 	q := engine.QuickOptions()
 	c.Flags().Lookup("quick").Usage = fmt.Sprintf("quick run: %d forks, %s warmup, %s measurement and the smaller datasets benchmarks declare for it (explicit flags still win); with --until-decided, forks until every change of %g %% or more is decided, within %s unless --budget",
 		q.Forks, q.Warmup, q.Measure, axis.QuickOver*100, quickBudget)
 	c.Flags().BoolVar(&f.jmh, "jmh", false, "print the JMH table (every case's score, error and count) after the pull-request tables, not only into DIR/table.txt")
-	c.Flags().BoolVar(&untilDecided, "until-decided", false, "after each fork from the --forks-th (default 3), decide the pull-request tables' rows by an anytime-valid test and give forks only to the cases of undecided rows, until all are decided or --budget is spent")
+	c.Flags().BoolVar(untilDecided, "until-decided", false, "after each fork from the --forks-th (default 3), decide the pull-request tables' rows by an anytime-valid test and give forks only to the cases of undecided rows, until all are decided or --budget is spent")
 	fleet.bind(c.Flags(), "measure on the agents of a fleet, by its PostgreSQL URL (see benchctl agent): this program is published to them, and each job runs whole comparison groups in rounds on one agent (with --until-decided, batches of --forks rounds of the undecided rows' groups)")
 	a.addServerFlags(c)
-	return c
 }
 
 // bindRunUntilDecided binds run --until-decided into o: the first
