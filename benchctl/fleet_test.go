@@ -255,7 +255,7 @@ func TestFleetFlagsRefused(t *testing.T) {
 		{[]string{"run", "--suite", "clitest", "--fleet", "postgres://x@127.0.0.1:1/db", "--budget", "1m"}, "--budget without --until-decided runs on one machine"},
 		{[]string{"run", "--suite", "clitest", "--fleet", "postgres://x@127.0.0.1:1/db", "--until-decided", "--forks", "2"}, "--forks 2: --until-decided looks at the rows from round 3 on"},
 		{[]string{"run", "--suite", "clitest", "--fleet", "postgres://x@127.0.0.1:1/db", "--shard", "1/2"}, "--shard (a fleet shares"},
-		{[]string{"run", "./...", "--fleet", "postgres://x@127.0.0.1:1/db"}, "a package's go test benchmarks need its directory"},
+		{[]string{"run", "./...", "--fleet", "postgres://x@127.0.0.1:1/db"}, "a package's go test benchmarks run on a fleet with ab or bisect"},
 		{[]string{"run", "--suite", "clitest", "--fleet", "postgres://x@127.0.0.1:1/db"}, "--fleet: bench links no fleet client"},
 		{[]string{"nightly", "--suite", "clitest", "--every", "1h"}, "--every and --at go with --fleet"},
 		{[]string{"nightly", "--suite", "clitest", "--fleet", "postgres://x@127.0.0.1:1/db", "--anchor", "v1"}, "a plain run: --anchor runs on one machine"},

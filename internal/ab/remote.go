@@ -69,19 +69,17 @@ type Rounds struct {
 	Dir    string
 }
 
-// ErrFleetPackages refuses go test packages on a fleet (ab's and
-// bisect's).
-var ErrFleetPackages = session.Input("{Fleet} runs benchmark programs; a package's go test benchmarks need its directory on the agent, which a fleet does not ship yet")
+// ErrFleetPackages refuses go test packages where a fleet runs the
+// program that asks (run's and nightly's): ab and bisect run them there.
+var ErrFleetPackages = session.Input("{Fleet} runs this program's benchmarks here; a package's go test benchmarks run on a fleet with ab or bisect")
 
-// checkRemote refuses what a fleet cannot run yet: go test packages
-// (they run in their package's directory) and the rules that add rounds
-// by looking at them.
+// checkRemote refuses what a fleet cannot run yet: the rules that add
+// rounds by looking at them, and profiles. (Go test packages run there:
+// each package's test binary is shipped with its directory.)
 func (o *Options) checkRemote() error {
 	switch e := o.Engine; {
 	case o.Remote == nil:
 		return nil
-	case len(o.Packages) > 0:
-		return ErrFleetPackages
 	case e.Detect > 0 || e.Precision > 0:
 		return session.Input("{Fleet} adds rounds until every row is decided ({UntilDecided}, {Budget}): {Detect} and {Precision} run on one machine")
 	case len(e.Profiles) > 0:

@@ -77,16 +77,13 @@ func (bs *bisector) met(ts *compare.Tables, set *ab.Sides, add adding) bool {
 	return true
 }
 
-// checkRemote refuses what a bisection on a fleet cannot do: go test
-// packages, and probes at once without one.
+// checkRemote refuses probes at once without a fleet.
 func (o *Options) checkRemote() error {
 	switch {
 	case o.Parallel < 0:
 		return session.Input("{Parallel} %d: the commits probed at once, at least 1", o.Parallel)
 	case o.Remote == nil && o.Parallel > 1:
 		return session.Input("{Parallel} %d probes at once need a fleet: on one machine they would measure each other", o.Parallel)
-	case o.Remote != nil && len(o.Packages) > 0:
-		return ab.ErrFleetPackages
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/ledgerbench/ledgerbench/harness/result"
 )
@@ -14,15 +13,19 @@ import (
 type Described struct {
 	Case result.Case `json:"case"`
 	Mode result.Mode `json:"mode,omitempty"`
+	// Test is a go test benchmark's: it runs in its package's test
+	// binary (TestBinaries), in the package's directory.
+	Test *GoTest `json:"test,omitempty"`
 }
 
-// Describe describes c for a machine that runs it in a program's forks.
-// A go test benchmark, which runs in its package's directory with its
-// test data, is refused.
+// Describe describes c for a machine that runs it in a program's forks,
+// or, for a go test benchmark, in its package's test binary (which,
+// with the package's directory, the machine must be given).
 func Describe(c Case) (Described, error) {
 	switch {
 	case c.Test != nil:
-		return Described{}, fmt.Errorf("go test benchmark %s: runs in its package's directory, not from a description", c.Name())
+		t := *c.Test
+		return Described{Case: c.Result(), Test: &t}, nil
 	case c.desc != nil:
 		return *c.desc, nil
 	case c.Bench == nil:
@@ -34,6 +37,10 @@ func Describe(c Case) (Described, error) {
 // Runnable is the case d describes: it runs only in forks of a program
 // (Program launches), never in this process.
 func (d Described) Runnable() Case {
+	if d.Test != nil {
+		t := *d.Test
+		return Case{Test: &t} // a go test benchmark, run by its package's binary
+	}
 	return Case{Params: d.Case.Params, desc: &d}
 }
 

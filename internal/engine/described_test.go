@@ -54,7 +54,19 @@ func TestDescribedCaseRunsInForks(t *testing.T) {
 	if _, err := rn.Run(t.Context(), o, []engine.Case{c}); err == nil || !strings.Contains(err.Error(), "description alone") {
 		t.Errorf("a described case in this process: %v, want it refused", err)
 	}
-	if _, err := engine.Describe(engine.Case{Test: &engine.GoTest{Pkg: "example.com/p", Name: "BenchmarkX"}}); err == nil {
-		t.Error("a go test benchmark was described")
+	// A go test benchmark is described with its package, name and
+	// -test.cpu, and is one again once read back.
+	gt := engine.Case{Test: &engine.GoTest{Pkg: "example.com/p", Name: "BenchmarkX/n=1", Procs: 2}}
+	d, err = engine.Describe(gt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ = json.Marshal(d)
+	back = engine.Described{}
+	if err := json.Unmarshal(data, &back); err != nil {
+		t.Fatal(err)
+	}
+	if c := back.Runnable(); c.Test == nil || *c.Test != *gt.Test || c.Name() != "BenchmarkX/n=1" || !reflect.DeepEqual(c.Result(), gt.Result()) {
+		t.Errorf("a go test benchmark described and read back: %+v", c)
 	}
 }

@@ -37,8 +37,13 @@ func Publish(ctx context.Context, pool *pgxpool.Pool, path string) (string, erro
 	if err != nil {
 		return "", err
 	}
+	return publishBytes(ctx, pool, path, data)
+}
+
+// publishBytes stores data, what path made, under its hash.
+func publishBytes(ctx context.Context, pool *pgxpool.Pool, path string, data []byte) (string, error) {
 	if len(data) > MaxArtifact {
-		return "", fmt.Errorf("%s: over the fleet's %d MiB bound for a program", path, MaxArtifact>>20)
+		return "", fmt.Errorf("%s: over the fleet's %d MiB bound for an artifact", path, MaxArtifact>>20)
 	}
 	hash := hashOf(data)
 	if _, err := pool.Exec(ctx, `INSERT INTO benchctl_fleet_artifact (sha256, size, bytes) VALUES ($1, $2, $3) ON CONFLICT (sha256) DO NOTHING`,
@@ -57,16 +62,9 @@ func Fetch(ctx context.Context, pool *pgxpool.Pool, hash, dir string) (string, e
 	if data, err := os.ReadFile(path); err == nil && hashOf(data) == hash {
 		return path, nil
 	}
-	var data []byte
-	err := pool.QueryRow(ctx, `SELECT bytes FROM benchctl_fleet_artifact WHERE sha256 = $1`, hash).Scan(&data)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", fmt.Errorf("%w: no program %.12s in the fleet's database", ErrArtifact, hash)
-	}
+	data, err := fetchBytes(ctx, pool, "program", hash)
 	if err != nil {
-		return "", fmt.Errorf("reading program %.12s: %w", hash, err)
-	}
-	if got := hashOf(data); got != hash {
-		return "", fmt.Errorf("%w: program %.12s's bytes hash to %.12s", ErrArtifact, hash, got)
+		return "", err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
@@ -75,6 +73,23 @@ func Fetch(ctx context.Context, pool *pgxpool.Pool, hash, dir string) (string, e
 		return "", err
 	}
 	return path, nil
+}
+
+// fetchBytes reads the artifact (a what) whose bytes hash to hash from
+// the fleet's database, checked.
+func fetchBytes(ctx context.Context, pool *pgxpool.Pool, what, hash string) ([]byte, error) {
+	var data []byte
+	err := pool.QueryRow(ctx, `SELECT bytes FROM benchctl_fleet_artifact WHERE sha256 = $1`, hash).Scan(&data)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, fmt.Errorf("%w: no %s %.12s in the fleet's database", ErrArtifact, what, hash)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s %.12s: %w", what, hash, err)
+	}
+	if got := hashOf(data); got != hash {
+		return nil, fmt.Errorf("%w: %s %.12s's bytes hash to %.12s", ErrArtifact, what, hash, got)
+	}
+	return data, nil
 }
 
 func hashOf(data []byte) string {

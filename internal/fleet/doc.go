@@ -37,8 +37,9 @@
 // their result files in job order.
 //
 // On top of them, [Remote] is a measurement on a class (ab's Remote: an
-// A/B's two programs, or a run's one): it publishes the programs by the
-// SHA-256 of their bytes ([Publish]), cuts the work into jobs of all the
+// A/B's two programs, or a run's one, or each side's go test binaries
+// with their packages' directories, [PublishDir]): it publishes the
+// programs by the SHA-256 of their bytes ([Publish]), cuts the work into jobs of all the
 // rounds of as many whole comparison groups ([engine.Groups]) as fit a
 // job's planned time (a case's rounds cut over jobs of at least
 // MinJobRounds when they do not fit), each case described
@@ -48,8 +49,9 @@
 // each agent's files as one, a stratum of the comparison; its Schedule
 // registers a run's program and cases as the class's nightly instead
 // ([RegisterNightly]). A [Machine] is the agent's side: it fetches the
-// programs and checks their hash ([Fetch]; a program that does not hash
-// is cancelled with the reason, not retried), runs the job's rounds with
+// programs and checks their hash ([Fetch], and [FetchDir] for a
+// package's directory; an artifact that does not hash is cancelled with
+// the reason, not retried), runs the job's rounds with
 // the engine on its prepared session, and returns the results file,
 // whose header names the comparison, the rounds, the attempt and the
 // agent, and, for a run's one program, the commit that built it.

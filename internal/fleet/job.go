@@ -38,10 +38,20 @@ func (r Rounds) timeout() time.Duration {
 	return DefaultTimeout
 }
 
-// Artifact is a side's program, by content hash.
+// Artifact is a side's program, by content hash; or, for a side of go
+// test benchmarks, each package's test binary and directory.
 type Artifact struct {
-	Side   string `json:"side"`
-	SHA256 string `json:"sha256"`
+	Side   string         `json:"side"`
+	SHA256 string         `json:"sha256,omitempty"`
+	Tests  []TestArtifact `json:"tests,omitempty"`
+}
+
+// TestArtifact is a package's test binary (Publish) and the directory
+// its tests run in (PublishDir), by content hash.
+type TestArtifact struct {
+	Pkg    string `json:"pkg"`
+	Binary string `json:"binary"`
+	Dir    string `json:"dir"`
 }
 
 // Kind is River's job kind.

@@ -71,6 +71,28 @@ func (m *Machine) program(ctx context.Context, hash string) (string, error) {
 	return p, nil
 }
 
+// launcher is what runs side a's forks: its program, or its packages'
+// test binaries, each in its package's directory, fetched and checked.
+func (m *Machine) launcher(ctx context.Context, a Artifact) (engine.Launcher, error) {
+	if len(a.Tests) == 0 {
+		exe, err := m.program(ctx, a.SHA256)
+		return engine.Program{Executable: exe}, err
+	}
+	bins := engine.TestBinaries{}
+	for _, t := range a.Tests {
+		exe, err := m.program(ctx, t.Binary)
+		if err != nil {
+			return nil, err
+		}
+		dir, err := FetchDir(ctx, m.Pool, t.Dir, filepath.Join(m.Dir, "dirs"))
+		if err != nil {
+			return nil, err
+		}
+		bins[t.Pkg] = engine.TestBinary{Path: exe, Dir: dir}
+	}
+	return bins, nil
+}
+
 // Run is Measure's results file alone (a Runner).
 func (m *Machine) Run(ctx context.Context, job Rounds, attempt int) ([]byte, error) {
 	file, _, err := m.Measure(ctx, job, attempt)
@@ -93,14 +115,14 @@ func (m *Machine) Measure(ctx context.Context, job Rounds, attempt int) (file, r
 	}
 	var sides []engine.Side
 	for _, a := range job.Sides {
-		exe, err := m.program(ctx, a.SHA256)
+		launch, err := m.launcher(ctx, a)
 		if errors.Is(err, ErrArtifact) {
 			return nil, nil, river.JobCancel(fmt.Errorf("side %s: %w", a.Side, err))
 		}
 		if err != nil {
 			return nil, nil, err
 		}
-		sides = append(sides, engine.Side{Name: a.Side, Launch: engine.Program{Executable: exe}})
+		sides = append(sides, engine.Side{Name: a.Side, Launch: launch})
 	}
 	cases := make([]engine.Case, len(spec.Cases))
 	for i, d := range spec.Cases {

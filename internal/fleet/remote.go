@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -110,15 +112,11 @@ func (f *Remote) Measure(ctx context.Context, env *session.Env, r ab.Rounds) ([]
 func (f *Remote) describe(ctx context.Context, r ab.Rounds) ([]Artifact, Spec, []string, error) {
 	var sides []Artifact
 	for _, s := range r.Sides {
-		p, ok := s.Launch.(engine.Program)
-		if !ok || p.Executable == "" {
-			return nil, Spec{}, nil, session.Input("side %s is not a built program: a fleet runs programs", s.Name)
-		}
-		hash, err := Publish(ctx, f.Pool, p.Executable)
+		a, err := f.publish(ctx, s)
 		if err != nil {
-			return nil, Spec{}, nil, session.FailedError{Msg: err.Error()}
+			return nil, Spec{}, nil, err
 		}
-		sides = append(sides, Artifact{Side: s.Name, SHA256: hash})
+		sides = append(sides, a)
 	}
 	spec := Spec{Engine: r.Engine, Revs: r.Revs}
 	spec.Engine.CPUs, spec.Engine.Forks = nil, 1 // each agent's own; a job's rounds are its own
@@ -135,6 +133,37 @@ func (f *Remote) describe(ctx context.Context, r ab.Rounds) ([]Artifact, Spec, [
 		names = append(names, c.Name())
 	}
 	return sides, spec, names, nil
+}
+
+// publish publishes side s's program, or its packages' test binaries
+// and directories.
+func (f *Remote) publish(ctx context.Context, s engine.Side) (Artifact, error) {
+	a := Artifact{Side: s.Name}
+	var err error
+	switch l := s.Launch.(type) {
+	case engine.Program:
+		if l.Executable == "" {
+			return a, session.Input("side %s is not a built program: a fleet runs programs", s.Name)
+		}
+		a.SHA256, err = Publish(ctx, f.Pool, l.Executable)
+	case engine.TestBinaries:
+		for _, pkg := range slices.Sorted(maps.Keys(l)) {
+			t := TestArtifact{Pkg: pkg}
+			if t.Binary, err = Publish(ctx, f.Pool, l[pkg].Path); err != nil {
+				break
+			}
+			if t.Dir, err = PublishDir(ctx, f.Pool, l[pkg].Dir); err != nil {
+				break
+			}
+			a.Tests = append(a.Tests, t)
+		}
+	default:
+		return a, session.Input("side %s is not a built program or test binaries: a fleet runs those", s.Name)
+	}
+	if err != nil {
+		return a, session.FailedError{Msg: err.Error()}
+	}
+	return a, nil
 }
 
 // plan publishes r's programs and cuts its rounds into jobs.
