@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/harness/report"
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/ab"
@@ -82,7 +81,11 @@ func (a *app) runOnFleet(cmd *cobra.Command, f *runFlags, ff fleetFlags, untilDe
 	a.say("%d cases × %d rounds on the fleet, warmup %s, measure %s, seed %d → %s", len(cases), o.Forks, o.Warmup, o.Measure, o.Seed, out)
 	side := engine.Side{Launch: engine.Program{Executable: exe}}
 	r := ab.Rounds{Engine: o, Cases: cases, Sides: []engine.Side{side}, Dir: filepath.Join(out, "machines")}
-	b, err := a.measureOnFleet(cmd, remote, r, out)
+	wait := axis.NewWait(resultCases(cases), waitOver(o))
+	b, err := ab.RunRemotely(cmd.Context(), a.env(), remote, r, out, wait)
+	if err == nil && o.UntilDecided {
+		a.reportFleetUndecided(wait, b, cases, o.Budget)
+	}
 	if b.Tables != nil {
 		if err := axis.WriteOf(a.stdout, b.Paths, resultCases(cases), b.Tables, o.UntilDecided); err != nil {
 			a.say("the tables could not be made: %v", err)
@@ -102,50 +105,16 @@ func (a *app) runOnFleet(cmd *cobra.Command, f *runFlags, ff fleetFlags, untilDe
 	return nil
 }
 
-// measureOnFleet measures r on remote: its rounds at once, or, until
-// decided, in batches of them (ab.RunUntilDecided) into OUT/batch-N,
-// saying then which rows stayed undecided.
-func (a *app) measureOnFleet(cmd *cobra.Command, remote ab.Remote, r ab.Rounds, out string) (*ab.Batches, error) {
-	bench := filepath.Join(out, "bench.txt")
-	if !r.Engine.UntilDecided {
-		ts, paths, rec, err := ab.Remotely(cmd.Context(), a.env(), remote, r, nil, bench, compare.Options{})
-		b := &ab.Batches{Tables: ts, Paths: paths, Rec: rec, Rounds: r.Engine.Forks}
-		if err == nil {
-			b.Runs, err = ab.ReadRuns(r.Dir)
-		}
-		return b, err
-	}
-	start := time.Now()
-	wait := axis.NewWait(resultCases(r.Cases), waitOver(r.Engine))
-	batch := r
-	batch.Engine.UntilDecided, batch.Engine.Budget = false, 0
-	b, err := ab.RunUntilDecided(cmd.Context(), a.env(), remote, batch, r.Engine.Budget, filepath.Join(out, "batch"), bench, wait.DecideOf)
-	if err == nil {
-		a.reportFleetUndecided(wait, b, r.Cases, time.Since(start), r.Engine.Budget)
-	}
-	return b, err
-}
-
 // reportFleetUndecided says how many cases a run --until-decided on a
 // fleet decided, and why each compared case's row that is not decided
 // is not.
-func (a *app) reportFleetUndecided(w *axis.Wait, b *ab.Batches, cases []engine.Case, took, budget time.Duration) {
-	look, err := w.LookOf(b.Paths)
+func (a *app) reportFleetUndecided(w *axis.Wait, b *ab.Batches, cases []engine.Case, budget time.Duration) {
+	decided, undecided, err := ab.Undecided(w, b, resultCases(cases))
 	if err != nil {
 		a.say("--until-decided: the rows could not be decided: %v", err)
 		return
 	}
-	decided := 0
-	var undecided []string
-	for _, c := range resultCases(cases) {
-		l, d := look(c.Name())
-		if l == axis.Decided {
-			decided++
-		} else if v, _ := c.Params.Get(c.Axis); v != c.Baseline {
-			undecided = append(undecided, c.Name()+" "+w.Why(l, d, b.Rounds))
-		}
-	}
-	a.say("--until-decided: %d of %d cases decided in %s (budget %s), %d rounds at most", decided, len(cases), took.Round(time.Second), budget, b.Rounds)
+	a.say("--until-decided: %d of %d cases decided in %s (budget %s), %d rounds at most", decided, len(cases), b.Took.Round(time.Second), budget, b.Rounds)
 	if len(undecided) > 0 {
 		a.say("undecided (their rows say unknown, with the sequence of their change):\n  %s", strings.Join(undecided, "\n  "))
 	}

@@ -133,6 +133,7 @@ type Batches struct {
 	Paths  []string          // every batch's machines' files
 	Rec    *session.Recorded // what was written
 	Rounds int               // of the most measured case
+	Took   time.Duration     // until decided: the batches' wall time
 	// Runs are the sides' runs, every batch's forks of a case joined
 	// (nil when the machines kept none).
 	Runs []*result.Run
