@@ -319,6 +319,12 @@ func TestTwoBisectionsAtOnceOnOneHost(t *testing.T) {
 // estimate 15 % off (with ×1.25, ×1.75 and 90 %, the own change once
 // measured +93 % [+69, +121] under the -race run's load: 8.6 % off).
 func TestBisectClaimsOnlyAConfirmedCulprit(t *testing.T) {
+	if raceEnabled {
+		// Under the race suite's load commit 2's share of the change
+		// (36 %) was once measured 40 % [29, 51]: undecided against one
+		// half, and no candidate reached.
+		t.Skip("its verdicts need quiet forks: .ci/run runs this test in a normal build")
+	}
 	needGit(t)
 	_, self, _, _ := runtime.Caller(0)
 	dir := t.TempDir()
