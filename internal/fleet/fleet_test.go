@@ -91,6 +91,39 @@ func (r *recorder) runner(agent string) Runner {
 	}
 }
 
+// deliveryLog records the files Agent.Deliver is given, by job, each
+// once, of comparison, at the first attempt.
+type deliveryLog struct {
+	t          *testing.T
+	comparison string
+	mu         sync.Mutex
+	files      map[int64]string
+}
+
+func (l *deliveryLog) deliver(_ context.Context, d Done, file []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if _, ok := l.files[d.Job]; ok || d.Comparison != l.comparison || d.Attempt != 1 || d.Night != "" {
+		l.t.Errorf("delivered %+v (delivered before: %v)", d, ok)
+	}
+	l.files[d.Job] = string(file)
+	return nil
+}
+
+// check waits for every job of ids to be delivered, with the file
+// committed (rs, in job order).
+func (l *deliveryLog) check(ids []int64, rs []Result) {
+	l.t.Helper()
+	waitFor(l.t, "every result delivered", func() bool { l.mu.Lock(); defer l.mu.Unlock(); return len(l.files) == len(ids) })
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, id := range ids {
+		if got := l.files[id]; got != string(rs[i].File) {
+			l.t.Errorf("job %d delivered %q, committed %q", id, got, rs[i].File)
+		}
+	}
+}
+
 // TestTwoAgentsShareAComparison: 9 jobs of class a over two agents of
 // class a and one of class b. Each job runs once, the two a agents share
 // them, the b agent gets none; the results come back in job order, each
@@ -100,19 +133,9 @@ func (r *recorder) runner(agent string) Runner {
 func TestTwoAgentsShareAComparison(t *testing.T) {
 	pool := fleetDB(t)
 	rec := &recorder{ran: map[string][]string{}}
-	var mu sync.Mutex
-	delivered := map[int64]string{} // job → its file
-	deliver := func(_ context.Context, d Done, file []byte) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if _, ok := delivered[d.Job]; ok || d.Comparison != "cmp1" || d.Attempt != 1 || d.Night != "" {
-			t.Errorf("delivered %+v (delivered before: %v)", d, ok)
-		}
-		delivered[d.Job] = string(file)
-		return nil
-	}
+	dl := &deliveryLog{t: t, comparison: "cmp1", files: map[int64]string{}}
 	for _, a := range []struct{ class, name string }{{"a", "a1"}, {"a", "a2"}, {"b", "b1"}} {
-		started(t, &Agent{Pool: pool, Class: a.class, Name: a.name, Run: rec.runner(a.name), Deliver: deliver})
+		started(t, &Agent{Pool: pool, Class: a.class, Name: a.name, Run: rec.runner(a.name), Deliver: dl.deliver})
 	}
 	c, err := NewCoordinator(pool)
 	if err != nil {
@@ -142,14 +165,7 @@ func TestTwoAgentsShareAComparison(t *testing.T) {
 			t.Errorf("result %d: %q attempt %d, want %q attempt 1", i, r.File, r.Attempt, want)
 		}
 	}
-	waitFor(t, "the 9 results delivered", func() bool { mu.Lock(); defer mu.Unlock(); return len(delivered) == 9 })
-	for i, id := range e.IDs {
-		mu.Lock()
-		if got := delivered[id]; got != string(rs[i].File) {
-			t.Errorf("job %d delivered %q, committed %q", id, got, rs[i].File)
-		}
-		mu.Unlock()
-	}
+	dl.check(e.IDs, rs)
 	rec.mu.Lock()
 	if n := len(rec.ran["a1"]) + len(rec.ran["a2"]); n != 9 || len(rec.ran["a1"]) == 0 || len(rec.ran["a2"]) == 0 || len(rec.ran["b1"]) != 0 {
 		t.Errorf("runs by agent: %v; want 9 over a1 and a2, none on b1", rec.ran)

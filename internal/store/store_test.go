@@ -389,51 +389,7 @@ func TestMigrationsFromEveryVersion(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				var f payload.File
-				if from >= 1 {
-					// Write an upload as that version's code wrote it: the
-					// raw tables, then the index of its version.
-					f = nightlyFile("m1", "e1", 0, map[string]float64{"BenchmarkGet/impl=paged-2": 100})
-					tx, _ := old.db.BeginTx(ctx, nil)
-					var pk int64
-					if err := tx.QueryRow(old.q(`INSERT INTO uploads (upload_id, content_hash, created, by_user, files, results) VALUES (?, ?, ?, '', 1, 3) RETURNING id`),
-						payload.UploadID([]payload.File{f}), payload.HashFiles([]payload.File{f}), time.Now().UnixNano()).Scan(&pk); err != nil {
-						t.Fatal(err)
-					}
-					ps, _ := validate([]payload.File{f})
-					ps[0].prepare()
-					fid, _, err := old.insertFile(ctx, tx, pk, 0, ps[0], 0, map[string]string{"upload": payload.UploadID([]payload.File{f})})
-					if err != nil {
-						t.Fatal(err)
-					}
-					if from == 5 {
-						// Version 5 stored the same bytes under another
-						// name twice; 6 keeps them once.
-						var pk2 int64
-						if err := tx.QueryRow(old.q(`INSERT INTO uploads (upload_id, content_hash, created, by_user, files, results) VALUES ('dup', 'dup', ?, '', 1, 3) RETURNING id`),
-							time.Now().UnixNano()).Scan(&pk2); err != nil {
-							t.Fatal(err)
-						}
-						renamed := ps[0]
-						renamed.Name = "renamed.txt"
-						if _, _, err := old.insertFile(ctx, tx, pk2, 0, renamed, 0, nil); err != nil {
-							t.Fatal(err)
-						}
-					}
-					if from >= 4 { // as Put of version 4 wrote it
-						if _, err := tx.Exec(old.q(`UPDATE files SET upload_key = ? WHERE id = ?`), payload.UploadID([]payload.File{f}), fid); err != nil {
-							t.Fatal(err)
-						}
-					}
-					if from >= 2 {
-						if err := newIndexer(old, from, false).file(ctx, tx, fid, f.Name, f.Data, time.Now()); err != nil {
-							t.Fatal(err)
-						}
-					}
-					if err := tx.Commit(); err != nil {
-						t.Fatal(err)
-					}
-				}
+				f := writeAsVersion(t, old, from)
 				old.Close()
 				s := open(t, spec)
 				if v, _ := s.Version(ctx); v != SchemaVersion {
@@ -470,6 +426,58 @@ func TestMigrationsFromEveryVersion(t *testing.T) {
 			})
 		})
 	}
+}
+
+// writeAsVersion writes an upload into old, a store at schema from, as
+// that version's code wrote it: the raw tables, then the index of its
+// version (none before schema 1); it returns the file.
+func writeAsVersion(t *testing.T, old *Store, from int) payload.File {
+	t.Helper()
+	ctx := context.Background()
+	if from < 1 {
+		return payload.File{}
+	}
+	f := nightlyFile("m1", "e1", 0, map[string]float64{"BenchmarkGet/impl=paged-2": 100})
+	tx, _ := old.db.BeginTx(ctx, nil)
+	var pk int64
+	if err := tx.QueryRow(old.q(`INSERT INTO uploads (upload_id, content_hash, created, by_user, files, results) VALUES (?, ?, ?, '', 1, 3) RETURNING id`),
+		payload.UploadID([]payload.File{f}), payload.HashFiles([]payload.File{f}), time.Now().UnixNano()).Scan(&pk); err != nil {
+		t.Fatal(err)
+	}
+	ps, _ := validate([]payload.File{f})
+	ps[0].prepare()
+	fid, _, err := old.insertFile(ctx, tx, pk, 0, ps[0], 0, map[string]string{"upload": payload.UploadID([]payload.File{f})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if from == 5 {
+		// Version 5 stored the same bytes under another
+		// name twice; 6 keeps them once.
+		var pk2 int64
+		if err := tx.QueryRow(old.q(`INSERT INTO uploads (upload_id, content_hash, created, by_user, files, results) VALUES ('dup', 'dup', ?, '', 1, 3) RETURNING id`),
+			time.Now().UnixNano()).Scan(&pk2); err != nil {
+			t.Fatal(err)
+		}
+		renamed := ps[0]
+		renamed.Name = "renamed.txt"
+		if _, _, err := old.insertFile(ctx, tx, pk2, 0, renamed, 0, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if from >= 4 { // as Put of version 4 wrote it
+		if _, err := tx.Exec(old.q(`UPDATE files SET upload_key = ? WHERE id = ?`), payload.UploadID([]payload.File{f}), fid); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if from >= 2 {
+		if err := newIndexer(old, from, false).file(ctx, tx, fid, f.Name, f.Data, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	return f
 }
 
 func TestNewerSchemaIsRefused(t *testing.T) {
