@@ -1,8 +1,6 @@
 package benchctl
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,9 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/ledgerbench/ledgerbench/harness/report"
-	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/ab"
-	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 	"github.com/ledgerbench/ledgerbench/internal/axis"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 )
@@ -94,8 +90,11 @@ func (a *app) runOnFleet(cmd *cobra.Command, f *runFlags, ff fleetFlags, untilDe
 	if err != nil {
 		return err
 	}
-	if err := a.fleetRunJMH(b.Runs, out, f.jmh); err != nil {
+	// bench.json and JMH's table, as a run on one machine writes them.
+	if table, err := ab.WriteJMH(out, report.CollectHeader(a.dir, ""), b.Runs); err != nil {
 		a.say("bench.json and the JMH table are left out: %v", err)
+	} else if f.jmh {
+		fmt.Fprintf(a.stdout, "\n## Every case (JMH's table)\n\n%s", table)
 	}
 	rec := b.Rec
 	fmt.Fprintf(a.stdout, "\nresults: %s (%d file(s) of machines; in %s)\n", rec.Path, len(b.Paths), filepath.Dir(rec.Path))
@@ -118,32 +117,4 @@ func (a *app) reportFleetUndecided(w *axis.Wait, b *ab.Batches, cases []engine.C
 	if len(undecided) > 0 {
 		a.say("undecided (their rows say unknown, with the sequence of their change):\n  %s", strings.Join(undecided, "\n  "))
 	}
-}
-
-// fleetRunJMH writes OUT/bench.json and OUT/table.txt (JMH's table,
-// printed with --jmh) from the runs the machines of a fleet run measured
-// (every machine's forks of a case joined), as a run on one machine
-// writes them.
-func (a *app) fleetRunJMH(runs []*result.Run, out string, jmh bool) error {
-	if len(runs) == 0 {
-		return errors.New("the machines kept no runs")
-	}
-	var js, table bytes.Buffer
-	if err := report.WriteJMH(&js, report.CollectHeader(a.dir, ""), runs[0]); err != nil {
-		return err
-	}
-	if err := report.WriteTable(&table, runs[0]); err != nil {
-		return err
-	}
-	if err := atomicfile.Replace(filepath.Join(out, "bench.json"), js.Bytes()); err != nil {
-		return err
-	}
-	if err := atomicfile.Replace(filepath.Join(out, "table.txt"), table.Bytes()); err != nil {
-		return err
-	}
-	if jmh {
-		fmt.Fprintf(a.stdout, "\n## Every case (JMH's table)\n\n")
-		a.stdout.Write(table.Bytes())
-	}
-	return nil
 }

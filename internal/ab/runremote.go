@@ -1,12 +1,16 @@
 package ab
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"path/filepath"
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
+	"github.com/ledgerbench/ledgerbench/harness/report"
 	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
 	"github.com/ledgerbench/ledgerbench/internal/axis"
 	"github.com/ledgerbench/ledgerbench/internal/session"
 )
@@ -57,4 +61,25 @@ func Undecided(wait *axis.Wait, b *Batches, cases []result.Case) (decided int, u
 		}
 	}
 	return decided, undecided, nil
+}
+
+// WriteJMH writes out/bench.json (JMH's JSON) and out/table.txt (JMH's
+// table) of the runs a fleet run's machines measured (Batches.Runs, every
+// machine's forks of a case joined), as a run on one machine writes
+// them, with the header h; it returns the table.
+func WriteJMH(out string, h report.Header, runs []*result.Run) ([]byte, error) {
+	if len(runs) == 0 {
+		return nil, errors.New("the machines kept no runs")
+	}
+	var js, table bytes.Buffer
+	if err := report.WriteJMH(&js, h, runs[0]); err != nil {
+		return nil, err
+	}
+	if err := report.WriteTable(&table, runs[0]); err != nil {
+		return nil, err
+	}
+	if err := atomicfile.Replace(filepath.Join(out, "bench.json"), js.Bytes()); err != nil {
+		return nil, err
+	}
+	return table.Bytes(), atomicfile.Replace(filepath.Join(out, "table.txt"), table.Bytes())
 }
