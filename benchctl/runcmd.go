@@ -166,16 +166,11 @@ func (a *app) reportRunUndecided(w *axis.Wait, r *session.Recorded) {
 	}
 	a.sayBudgetCut(r.Runs, r.Runs[0].Config.Budget)
 	run := r.Runs[0]
-	decided := 0
-	var undecided []string
-	for _, cr := range run.Cases {
-		l, d := look(cr.Case.Name())
-		if l == axis.Decided {
-			decided++
-		} else if v, _ := cr.Case.Params.Get(cr.Case.Axis); v != cr.Case.Baseline {
-			undecided = append(undecided, cr.Case.Name()+" "+w.Why(l, d, len(cr.ForkScores())))
-		}
+	cases, forks := make([]result.Case, len(run.Cases)), map[string]int{}
+	for i, cr := range run.Cases {
+		cases[i], forks[cr.Case.Name()] = cr.Case, len(cr.ForkScores())
 	}
+	decided, undecided := w.Count(look, cases, func(name string) int { return forks[name] })
 	waits := ""
 	if w.Over > 0 {
 		waits = fmt.Sprintf(", waiting for changes of %g %% or more (run --until-decided without --quick waits for every row)", w.Over*100)

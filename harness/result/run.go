@@ -215,8 +215,12 @@ func (c *CaseResult) Renumber(shift int) {
 	}
 }
 
-// Forks is the highest fork number among c's iterations and failures.
+// Forks is the highest fork number among c's iterations and failures (0
+// for a nil c).
 func (c *CaseResult) Forks() int {
+	if c == nil {
+		return 0
+	}
 	n := 0
 	for _, it := range c.Iterations {
 		n = max(n, it.Fork)
@@ -238,4 +242,49 @@ func (c *CaseResult) Join(o *CaseResult) {
 	c.Notes = append(c.Notes, o.Notes...)
 	c.Sink ^= o.Sink
 	c.Threads = max(c.Threads, o.Threads)
+}
+
+// JoinRuns joins runs (one a side) measured apart, as a fleet's jobs or
+// its batches are, into joined (nil at first: then one Run a side like
+// runs', without their cases, their order of forks or one machine's
+// CPUs). Each case's forks are renumbered by shift(the case as joined so
+// far, nil when it is new), then joined to it or added; the joined runs
+// span every run's time and forks.
+func JoinRuns(joined, runs []*Run, shift func(have *CaseResult) int) ([]*Run, error) {
+	if joined == nil {
+		for _, run := range runs {
+			m := *run
+			m.Cases, m.Order, m.Config.CPUs = nil, nil, nil
+			joined = append(joined, &m)
+		}
+	}
+	if len(runs) != len(joined) {
+		return nil, fmt.Errorf("%d sides' runs, %d before", len(runs), len(joined))
+	}
+	for s, run := range runs {
+		m := joined[s]
+		if run.Start.Before(m.Start) {
+			m.Start = run.Start
+		}
+		if run.End.After(m.End) {
+			m.End = run.End
+		}
+		index := map[string]*CaseResult{}
+		for _, c := range m.Cases {
+			index[c.Case.Name()] = c
+		}
+		for _, c := range run.Cases {
+			have := index[c.Case.Name()]
+			c.Renumber(shift(have))
+			if have != nil {
+				have.Join(c)
+				c = have
+			} else {
+				index[c.Case.Name()] = c
+				m.Cases = append(m.Cases, c)
+			}
+			m.Config.Forks = max(m.Config.Forks, c.Forks())
+		}
+	}
+	return joined, nil
 }

@@ -193,46 +193,18 @@ func RunUntilDecided(ctx context.Context, env *session.Env, remote Remote, r Rou
 	return b, nil
 }
 
-// joinBatches reads each batch directory's RunsFile and joins them: a
-// case's forks of a later batch numbered after its earlier ones. nil when
-// a batch has none.
+// joinBatches reads each batch directory's RunsFile and joins them
+// (result.JoinRuns): a case's forks of a later batch numbered after its
+// earlier ones. nil when a batch has none.
 func joinBatches(dirs []string) ([]*result.Run, error) {
 	var out []*result.Run
-	index := map[[2]string]*result.CaseResult{}
 	for _, d := range dirs {
 		runs, err := ReadRuns(d)
 		if err != nil || runs == nil {
 			return nil, err
 		}
-		if out == nil {
-			out = runs
-			for _, run := range runs {
-				for _, c := range run.Cases {
-					index[[2]string{run.Side, c.Case.Name()}] = c
-				}
-			}
-			continue
-		}
-		if len(runs) != len(out) {
-			return nil, fmt.Errorf("%s: %d sides' runs, %d before", d, len(runs), len(out))
-		}
-		for s, run := range runs {
-			m := out[s]
-			if run.End.After(m.End) {
-				m.End = run.End
-			}
-			for _, c := range run.Cases {
-				key := [2]string{run.Side, c.Case.Name()}
-				have, ok := index[key]
-				if !ok {
-					index[key] = c
-					m.Cases = append(m.Cases, c)
-					continue
-				}
-				c.Renumber(have.Forks())
-				have.Join(c)
-				m.Config.Forks = max(m.Config.Forks, have.Forks())
-			}
+		if out, err = result.JoinRuns(out, runs, (*result.CaseResult).Forks); err != nil {
+			return nil, fmt.Errorf("%s: %w", d, err)
 		}
 	}
 	return out, nil

@@ -52,14 +52,7 @@ func Undecided(wait *axis.Wait, b *Batches, cases []result.Case) (decided int, u
 	if err != nil {
 		return 0, nil, err
 	}
-	for _, c := range cases {
-		l, d := look(c.Name())
-		if l == axis.Decided {
-			decided++
-		} else if v, _ := c.Params.Get(c.Axis); v != c.Baseline {
-			undecided = append(undecided, c.Name()+" "+wait.Why(l, d, b.Rounds))
-		}
-	}
+	decided, undecided = wait.Count(look, cases, func(string) int { return b.Rounds })
 	return decided, undecided, nil
 }
 

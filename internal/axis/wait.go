@@ -130,6 +130,21 @@ func (w *Wait) look(tables []Table) func(string) (Look, *compare.Decision) {
 	}
 }
 
+// Count says of cases what look found: how many are decided, and, for
+// each compared case whose row is not, its name and why, after forks(its
+// name) forks.
+func (w *Wait) Count(look func(string) (Look, *compare.Decision), cases []result.Case, forks func(name string) int) (decided int, undecided []string) {
+	for _, c := range cases {
+		l, d := look(c.Name())
+		if l == Decided {
+			decided++
+		} else if v, _ := c.Params.Get(c.Axis); v != c.Baseline {
+			undecided = append(undecided, c.Name()+" "+w.Why(l, d, forks(c.Name())))
+		}
+	}
+	return decided, undecided
+}
+
 // classify is what a comparison's decision asks of its cases.
 func (w *Wait) classify(d *compare.Decision) Look {
 	switch {

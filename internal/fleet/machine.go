@@ -32,7 +32,7 @@ type Spec struct {
 	Build *session.Build `json:"build,omitempty"`
 }
 
-// Machine runs jobs on this machine (its Run is an Agent's Runner): each
+// Machine runs jobs on this machine (its Measure is an Agent's Measurer): each
 // side's program fetched by its hash into Dir, the job's rounds run by
 // the engine on the prepared Session (its host check, CPUs and run
 // lock), the result file kept in memory and the logs of a job whose
@@ -91,12 +91,6 @@ func (m *Machine) launcher(ctx context.Context, a Artifact) (engine.Launcher, er
 		bins[t.Pkg] = engine.TestBinary{Path: exe, Dir: dir}
 	}
 	return bins, nil
-}
-
-// Run is Measure's results file alone (a Runner).
-func (m *Machine) Run(ctx context.Context, job Rounds, attempt int) ([]byte, error) {
-	file, _, err := m.Measure(ctx, job, attempt)
-	return file, err
 }
 
 // Measure runs the job's rounds: rounds First to First+Count-1, as forks

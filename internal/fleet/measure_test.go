@@ -64,7 +64,7 @@ func startMachine(t *testing.T, pool *pgxpool.Pool, class, name string) {
 	}
 	t.Cleanup(s.Release)
 	m := &Machine{Pool: pool, Session: s, Dir: t.TempDir(), Name: name}
-	startAgent(t, pool, class, name, m.Run)
+	started(t, &Agent{Pool: pool, Class: class, Name: name, Measure: m.Measure})
 }
 
 // TestTwoAgentsMeasureAnAB: an A/B of two copies of this test binary,

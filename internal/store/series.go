@@ -493,14 +493,20 @@ func (s *Store) analyzeSeries(ctx context.Context, id, version int64, higher boo
 	// The machine's count of open regressions follows the rows each
 	// statement changed, so it holds however analyses interleave.
 	var opened int64
-	for _, open := range []int{1, 0} {
-		r, err := tx.ExecContext(ctx, s.q(`DELETE FROM changepoints WHERE series = ? AND open = ?`), id, open)
-		if err != nil {
+	rs, err := tx.QueryContext(ctx, s.q(`DELETE FROM changepoints WHERE series = ? RETURNING open`), id)
+	if err != nil {
+		return unavailable("analyze", err)
+	}
+	for rs.Next() {
+		var open int
+		if err := rs.Scan(&open); err != nil {
+			rs.Close()
 			return unavailable("analyze", err)
 		}
-		if n, _ := r.RowsAffected(); open == 1 {
-			opened -= n
-		}
+		opened -= int64(open)
+	}
+	if err := rs.Close(); err != nil {
+		return unavailable("analyze", err)
 	}
 	for _, sh := range shifts {
 		if sh.Index <= 0 || sh.Index >= len(pts) || math.IsNaN(sh.Before) || sh.Before == 0 {
