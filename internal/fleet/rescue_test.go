@@ -69,7 +69,9 @@ func TestAKilledAgentsJobIsRescued(t *testing.T) {
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if _, err := os.Stat(mark); err == nil {
+		// WriteFile creates the file before it writes: wait for its
+		// content, or the kill may land between the two.
+		if b, err := os.ReadFile(mark); err == nil && len(b) > 0 {
 			break
 		}
 		if time.Now().After(deadline) {
