@@ -153,6 +153,13 @@ type ProfileRun struct {
 	// several of each profiler (0: the only one).
 	Round             int
 	InstructionsPerOp float64
+	// Callgrind are an instructions fork's callgrind output files with
+	// the ops each counted: one, counted inside the measured loop, or a
+	// go test binary's two whole runs, at b.N = k and 2k, whose
+	// difference is k ops. Exe is the program they ran, whose debug
+	// information names the functions inlined at each address.
+	Callgrind []CallgrindFile
+	Exe       string
 	// GoVersion is the runtime.Version of the fork's program, when it
 	// said (a harness program does, in its hello): two sides' profiles
 	// from different toolchains differ in the runtime's functions and in
@@ -161,6 +168,12 @@ type ProfileRun struct {
 	// Counters are perf's event counts per op, by event name.
 	Counters map[string]float64
 	Err      error
+}
+
+// CallgrindFile is one callgrind output file and the ops it counted.
+type CallgrindFile struct {
+	Path string
+	Ops  int64
 }
 
 // ForkError is a failed fork: the benchmark's own error, a crash, an exit

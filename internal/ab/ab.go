@@ -233,7 +233,7 @@ func Compare(ctx context.Context, s *session.Session, o Options, set *Sides, roo
 	}
 	res.Regressions, res.Waived = o.Policy.Apply(regs)
 	regs = res.Regressions
-	x := Explaining{Mode: o.Explain, Rounds: o.ExplainRounds, Alpha: o.Alpha, Engine: o.Engine, Dir: filepath.Join(o.Out, ExplainDir)}
+	x := Explaining{Mode: o.Explain, Rounds: o.ExplainRounds, Alpha: o.Alpha, Engine: o.Engine, Dir: filepath.Join(o.Out, ExplainDir), Runs: r.Runs}
 	if o.Engine.Budgeted() {
 		x.Budget = max(o.left(), time.Nanosecond)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/explain"
 	"github.com/ledgerbench/ledgerbench/internal/profile"
+	"github.com/ledgerbench/ledgerbench/internal/revision"
 	"github.com/ledgerbench/ledgerbench/internal/session"
 )
 
@@ -93,6 +94,11 @@ type Explained struct {
 	Dir    string
 	Report *explain.Report
 	Err    error
+	// Instructions is the row explained by its instructions per op, when
+	// the A/B counted them (its instructions forks, one a side); else nil,
+	// with InstructionsErr saying why when it was asked.
+	Instructions    *explain.InstructionsReport
+	InstructionsErr error
 }
 
 // ExplainTop is how many named functions a row's line gives.
@@ -105,6 +111,21 @@ func (e Explained) Line() string {
 		return ""
 	}
 	return e.Report.Line(ExplainTop)
+}
+
+// InstructionsLine is the row's functions by instructions, at most
+// ExplainTop, or why none is named; "" when they were not counted.
+func (e Explained) InstructionsLine() string {
+	switch {
+	case e.InstructionsErr != nil:
+		return "instructions not explained: " + e.InstructionsErr.Error()
+	case e.Instructions == nil:
+		return ""
+	}
+	if l := e.Instructions.Line(ExplainTop); l != "" {
+		return "by instructions: " + l
+	}
+	return fmt.Sprintf("by instructions: no function's count changed by %g %% of the op's (%s in all)", 100*explain.InstructionsFloor, e.Instructions.Change())
 }
 
 // Why says why the row names no function: it could not be explained, or
@@ -130,6 +151,11 @@ type Explaining struct {
 	// rows whose profiling forks would take longer are not explained, and
 	// say so.
 	Budget time.Duration
+	// Runs are the A/B's measured runs, baseline then experiment: their
+	// speed sizes a go test row's profiling forks, and the rows'
+	// instructions forks, when it counted instructions, explain them by
+	// instructions too.
+	Runs []*result.Run
 }
 
 // explainEngine is how x's profiling forks run: CPU profiles only,
@@ -140,6 +166,14 @@ func explainEngine(x Explaining) engine.Options {
 	eo.Profiles, eo.ProfileRounds, eo.Measure, eo.Warmup = []profile.Kind{profile.CPU}, x.Rounds, explainWindow(eo.Measure), explainWarmup(eo.Warmup)
 	if eo.ProfileRounds == 0 {
 		eo.ProfileRounds = DefaultExplainRounds
+	}
+	if len(x.Runs) > 0 {
+		// A go test fork profiles at a fixed b.N, sized by the speed the
+		// baseline measured.
+		eo.NsPerOp = map[string]float64{}
+		for _, cr := range x.Runs[0].Cases {
+			eo.NsPerOp[cr.Case.Name()] = engine.MeanNs(cr)
+		}
 	}
 	return eo
 }
@@ -166,6 +200,20 @@ func ExplainRows(ctx context.Context, s *session.Session, set *Sides, root strin
 	if len(cases) == 0 || x.Mode == ExplainOff {
 		return nil
 	}
+	out := explainCPU(ctx, s, set, root, cases, ratios, x)
+	for i := range out {
+		dir := filepath.Join(x.Dir, caseDir(out[i].Case))
+		out[i].Instructions, out[i].InstructionsErr = explainInstructions(dir, out[i].Case, x.Runs, sources(root, set.Revs))
+		if out[i].Instructions != nil {
+			out[i].Dir = dir
+		}
+	}
+	return out
+}
+
+// explainCPU explains cases by their CPU profiles, taken in x.Rounds
+// profiling forks a side.
+func explainCPU(ctx context.Context, s *session.Session, set *Sides, root string, cases []engine.Case, ratios []float64, x Explaining) []Explained {
 	eo := explainEngine(x)
 	if cost := explainCost(eo, len(cases)); x.Budget > 0 && cost > x.Budget {
 		out := make([]Explained, len(cases))
@@ -210,6 +258,55 @@ func explainCase(dir, name string, base, exp []result.ProfileRun, alpha, ratio f
 		return nil, err
 	}
 	return r, explain.Write(dir, name, b, e, r)
+}
+
+// explainInstructions compares a case's instructions forks of both of
+// runs and writes the report into dir; nil, nil when the runs counted no
+// instructions.
+func explainInstructions(dir, name string, runs []*result.Run, src [2]func(string) ([]byte, error)) (*explain.InstructionsReport, error) {
+	if len(runs) != 2 {
+		return nil, nil
+	}
+	var counted [2]*explain.Counted
+	for i, side := range []string{"baseline", "experiment"} {
+		pr, ok := instructionsFork(runs[i], name)
+		if !ok {
+			return nil, nil
+		}
+		c, err := explain.Count(pr)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", side, err)
+		}
+		c.Source, counted[i] = src[i], c
+	}
+	r := explain.CompareCounts(counted[0], counted[1])
+	return r, explain.WriteInstructions(dir, name, r)
+}
+
+// sources are the readers of both revisions' source files, or nil ones
+// (the files as the paths name them) outside a repository.
+func sources(root string, revs []revision.Revision) (src [2]func(string) ([]byte, error)) {
+	if root == "" || len(revs) != 2 {
+		return src
+	}
+	repo := &revision.Repo{Root: root}
+	return [2]func(string) ([]byte, error){repo.Source(revs[0]), repo.Source(revs[1])}
+}
+
+// instructionsFork is the instructions fork of the case named name in
+// run, if it ran one.
+func instructionsFork(run *result.Run, name string) (result.ProfileRun, bool) {
+	for _, cr := range run.Cases {
+		if cr.Case.Name() != name {
+			continue
+		}
+		for _, pr := range cr.Profiles {
+			if pr.Kind == string(profile.Instructions) {
+				return pr, true
+			}
+		}
+	}
+	return result.ProfileRun{}, false
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._=-]+`)

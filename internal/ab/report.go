@@ -58,6 +58,12 @@ func (res *Result) explainedMarkdown(w io.Writer) {
 			// few samples, unpaired rounds) belongs beside the functions.
 			text += " (" + strings.Join(e.Report.Notes, "; ") + ")"
 		}
+		if in := e.InstructionsLine(); in != "" {
+			text += "; " + in
+			if e.Instructions != nil && len(e.Instructions.Notes) > 0 {
+				text += " (" + strings.Join(e.Instructions.Notes, "; ") + ")"
+			}
+		}
 		fmt.Fprintf(w, "- %s: %s; %s\n", row, text, rel)
 	}
 }

@@ -214,8 +214,11 @@ func (bs *bisector) ab(ctx context.Context, name string, base, head revision.Com
 // with the step): profiling forks on this machine.
 func (bs *bisector) explainStep(ctx context.Context, sr *stepRun, add adding) error {
 	if add.explain && bs.opts.Explain != ab.ExplainOff {
-		sr.explained = ab.ExplainRows(ctx, bs.s, sr.set, bs.repo.Root, sr.ts, ab.Explaining{Mode: bs.opts.Explain, Rounds: bs.opts.ExplainRounds,
-			Alpha: bs.opts.Alpha, Engine: bs.o, Dir: filepath.Join(sr.dir, ab.ExplainDir)})
+		x := ab.Explaining{Mode: bs.opts.Explain, Rounds: bs.opts.ExplainRounds, Alpha: bs.opts.Alpha, Engine: bs.o, Dir: filepath.Join(sr.dir, ab.ExplainDir)}
+		if sr.m != nil {
+			x.Runs = sr.m.Runs // a go test row's profiling forks are sized by its speed
+		}
+		sr.explained = ab.ExplainRows(ctx, bs.s, sr.set, bs.repo.Root, sr.ts, x)
 	}
 	return nil
 }

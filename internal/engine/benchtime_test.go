@@ -78,3 +78,28 @@ func medianN(ns []int64) int64 {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
+
+// TestProfileNSizesTheWindow: a go test profiling fork's b.N covers one
+// measured iteration's time at the case's speed: this run's when it
+// measured, else the one NsPerOp gives (an explanation's forks measure
+// nothing), else 1; a measurement by ops is its ops.
+func TestProfileNSizesTheWindow(t *testing.T) {
+	c := Case{Test: &GoTest{Pkg: "tiny", Name: "BenchmarkWork"}}
+	measured := &result.CaseResult{Case: c.Result(), Iterations: []result.Iteration{{Total: result.OpStats{NsPerOp: 1000}}}}
+	bare := &result.CaseResult{Case: c.Result()}
+	o := Options{Measure: result.IterSpec{Count: 1, Time: time.Second}}
+	if n := profileN(o, measured); n != 1_000_000 {
+		t.Errorf("measured at 1µs/op: b.N %d, want 1e6", n)
+	}
+	if n := profileN(o, bare); n != 1 {
+		t.Errorf("nothing known: b.N %d, want 1", n)
+	}
+	o.NsPerOp = map[string]float64{bare.Case.Name(): 500}
+	if n := profileN(o, bare); n != 2_000_000 {
+		t.Errorf("NsPerOp 500: b.N %d, want 2e6", n)
+	}
+	o.Measure = result.IterSpec{Count: 1, Ops: 300}
+	if n := profileN(o, bare); n != 300 {
+		t.Errorf("measured by ops: b.N %d, want 300", n)
+	}
+}

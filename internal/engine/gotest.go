@@ -194,8 +194,8 @@ func (rn *Runner) testProfileFork(ctx context.Context, o Options, k profile.Kind
 	return pr, ""
 }
 
-// meanNs is the mean ns/op of the case's measured iterations (0: none).
-func meanNs(cr *result.CaseResult) float64 {
+// MeanNs is the mean ns/op of the case's measured iterations (0: none).
+func MeanNs(cr *result.CaseResult) float64 {
 	var ns float64
 	var n int
 	for _, it := range cr.Iterations {
@@ -212,12 +212,15 @@ func meanNs(cr *result.CaseResult) float64 {
 
 // profileN is the b.N of a profiling fork: the measurement's op count, or
 // as many ops as one measurement iteration's time holds at the measured
-// speed (1 when nothing was measured).
+// speed: this run's, else o.NsPerOp's (1 when neither has one).
 func profileN(o Options, cr *result.CaseResult) int64 {
 	if o.Measure.Ops > 0 {
 		return o.Measure.Ops
 	}
-	ns := meanNs(cr)
+	ns := MeanNs(cr)
+	if ns <= 0 {
+		ns = o.NsPerOp[cr.Case.Name()]
+	}
 	if ns <= 0 {
 		return 1
 	}
@@ -244,7 +247,7 @@ func (rn *Runner) profileDir(side string, cr *result.CaseResult) (string, error)
 // of the measured time per op (a few seconds under callgrind), between
 // 1000 and 1e6 ops (20000 when nothing was measured).
 func instructionsK(cr *result.CaseResult) int64 {
-	ns := meanNs(cr)
+	ns := MeanNs(cr)
 	if ns <= 0 {
 		return 20_000
 	}
@@ -283,8 +286,9 @@ func (rn *Runner) testInstructions(ctx context.Context, o Options, c Case, cr *r
 			return pr, ""
 		}
 		pr.Path = out
+		pr.Callgrind = append(pr.Callgrind, result.CallgrindFile{Path: out, Ops: n})
 	}
-	pr.Ops = k
+	pr.Ops, pr.Exe = k, bin.Path
 	switch d := totals[1] - totals[0]; {
 	case totals[0] == 0:
 		pr.Err = errors.New("callgrind counted no instructions")

@@ -44,6 +44,10 @@ type Options struct {
 	// the measured forks pair, so a profile of one side pairs with the
 	// other side's of the same round (ProfileRun.Round).
 	ProfileRounds int
+	// NsPerOp are the cases' measured time per op, by name, for a run
+	// that measures none (an explanation's profiling forks): a go test
+	// profiling fork's b.N then covers its window at that speed.
+	NsPerOp map[string]float64
 	// InstructionOps is the op count of the callgrind and perf forks
 	// (default 20000).
 	InstructionOps int64

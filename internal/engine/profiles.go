@@ -188,6 +188,7 @@ func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, c 
 			pr.Err = fmt.Errorf("callgrind counted no instructions in the measured loop (benchmarks with invocation-level hooks time ops one by one outside it)")
 		default:
 			pr.InstructionsPerOp = float64(total) / float64(pr.Ops)
+			pr.Callgrind, pr.Exe = []result.CallgrindFile{{Path: pr.Path, Ops: pr.Ops}}, exe
 		}
 	}
 	return pr, ""

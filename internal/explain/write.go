@@ -107,3 +107,30 @@ func writeProfile(path string, p *profile.Profile) error {
 	}
 	return os.WriteFile(path, b.Bytes(), 0o644)
 }
+
+// The files WriteInstructions leaves in a case's directory.
+const (
+	InstructionsTextFile = "instructions.txt"
+	InstructionsJSONFile = "instructions.json"
+)
+
+// WriteInstructions leaves in dir r's text report (every function with a
+// change, and the top function's lines) and r as JSON.
+func WriteInstructions(dir, title string, r *InstructionsReport) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var text bytes.Buffer
+	fmt.Fprintf(&text, "%s\n\n", title)
+	if err := r.WriteText(&text, len(r.Functions)); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, InstructionsTextFile), text.Bytes(), 0o644); err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, InstructionsJSONFile), append(js, '\n'), 0o644)
+}

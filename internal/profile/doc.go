@@ -13,7 +13,9 @@
 // runs it under valgrind's callgrind with GOMAXPROCS=1, GOGC=off and
 // asynchronous preemption off, collecting only inside the harness's
 // measured loop ([CallgrindCommand], [ParseCallgrind]), which gives an exact
-// instruction count per op; perf reports hardware counters where the host
+// instruction count per op, and whose output [ReadCallgrind] reads by
+// position (address, file, line), each position's functions inlined
+// there named from the executable's DWARF by [ReadInlining]; perf reports hardware counters where the host
 // has them and says why not where it does not ([PerfStatus]).
 //
 // [Summarize] reads a profile with google/pprof's profile package and

@@ -63,7 +63,9 @@ func CallgrindIn(exe, out string, toggles []string, args ...string) (string, []s
 			return "", nil, err
 		}
 	}
-	argv := []string{"--tool=callgrind"}
+	// Addresses with each position: the executable's debug information
+	// names the functions inlined there (ReadInlining).
+	argv := []string{"--tool=callgrind", "--dump-instr=yes"}
 	for _, t := range toggles {
 		argv = append(argv, "--toggle-collect="+t)
 	}

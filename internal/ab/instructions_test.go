@@ -1,0 +1,84 @@
+package ab_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ledgerbench/ledgerbench/harness"
+	"github.com/ledgerbench/ledgerbench/harness/result"
+	"github.com/ledgerbench/ledgerbench/internal/ab"
+	"github.com/ledgerbench/ledgerbench/internal/explain"
+	"github.com/ledgerbench/ledgerbench/internal/histgen"
+	"github.com/ledgerbench/ledgerbench/internal/profile"
+	"github.com/ledgerbench/ledgerbench/internal/testenv"
+)
+
+func init() {
+	// The explain fixture's benchmark, for planning; its binaries run it.
+	harness.Register(&harness.Benchmark{Family: "tiny", Name: "WorkLoop", Setup: func(t *harness.Trial) error {
+		t.Run(func(w *harness.Worker) (func(), error) { return func() {}, nil })
+		return nil
+	}})
+}
+
+// TestABExplainsByInstructions: an A/B that counts instructions, of the
+// explain fixture's mix ×1.6 (mix inlined into encode), names tiny.mix
+// first by its instructions per op, exactly (the loop's 96 more calls
+// of mix's instructions), and writes the report with mix's line where it
+// is at each revision; an A/A names none and counts no change.
+func TestABExplainsByInstructions(t *testing.T) {
+	needGit(t)
+	testenv.MustHave(t, "valgrind")
+	_, self, _, _ := runtime.Caller(0)
+	dir := t.TempDir()
+	sources, subjects := histgen.ExplainFixture([]histgen.FixturePlant{{Loop: 2, Factor: 1.6, Function: "tiny.mix"}}, 1)
+	c, err := histgen.Write(dir, histgen.Spec{Commits: len(sources) - 1, Sources: sources, Subjects: subjects,
+		Harness: filepath.Dir(filepath.Dir(filepath.Dir(self)))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, commit := range c[1:] {
+		o := options(t, dir, c[0], commit, 3)
+		o.Engine.Bench, o.Engine.Profiles, o.Engine.Measure = "^BenchmarkWorkLoop$", []profile.Kind{profile.Instructions}, result.IterSpec{Count: 3, Time: 100 * time.Millisecond}
+		if o.Cases, err = o.Engine.Plan(harness.Default); err != nil {
+			t.Fatal(err)
+		}
+		o.Explain, o.ExplainRounds = ab.ExplainAll, 3
+		e, say := env()
+		res, _ := ab.Run(t.Context(), e, o)
+		if res == nil || len(res.Explained) != 1 {
+			t.Fatalf("commit %d: %+v\n%s", i+1, res, say)
+		}
+		x := res.Explained[0]
+		r := x.Instructions
+		if r == nil {
+			t.Fatalf("commit %d: not explained by instructions: %v\n%s", i+1, x.InstructionsErr, say)
+		}
+		named := r.Named()
+		switch {
+		case i == 0 && (len(named) == 0 || named[0].Name != "tiny.mix" || named[0].Flat != 480):
+			t.Errorf("mix ×1.6: named %+v, want tiny.mix first, +480 instructions an op", named)
+		case i == 1 && (len(named) != 0 || r.Exp != r.Base):
+			t.Errorf("A/A: named %+v, %g and %g instructions an op", named, r.Base, r.Exp)
+		}
+		var md bytes.Buffer
+		if err := res.Markdown(&md); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 && !strings.Contains(md.String(), "by instructions: tiny.mix +480.0 instr/op") {
+			t.Errorf("the row's line does not name mix by instructions:\n%s", md.String())
+		}
+		text, err := os.ReadFile(filepath.Join(x.Dir, explain.InstructionsTextFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 && !strings.Contains(string(text), "work.go:36  work.go:36") {
+			t.Errorf("the report does not give mix's line at each revision:\n%s", text)
+		}
+	}
+}
