@@ -62,9 +62,10 @@ func explainWrite(args []string) error {
 }
 
 // explainSummary reads TRUTH.json and the runs' explanations, RUNS/N/
-// explain/*/explain.json for commit N, and prints each plant's outcome
-// and the rates: planted function named first, A/A comparisons with any
-// function named, with their 95 % Clopper–Pearson intervals.
+// explain/*/explain.json for commit N (and instructions.json, when the
+// run counted instructions), and prints each plant's outcome and the
+// rates of each method: planted function named first, A/A comparisons
+// with any function named, with their 95 % Clopper–Pearson intervals.
 func explainSummary(args []string) error {
 	if len(args) != 2 {
 		return fmt.Errorf("usage: histgen explain-summary TRUTH.json RUNS")
@@ -77,9 +78,10 @@ func explainSummary(args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", args[0], err)
 	}
-	fmt.Println("| commit | planted | row change (CPU) | named, first three | planted named first |")
-	fmt.Println("|--:|---|--:|---|:-:|")
-	first, plantRuns, aaNamed, aaRuns, absent := 0, 0, 0, 0, 0
+	fmt.Println("| commit | planted | row change (CPU) | named by CPU, first three | first | row change (instructions) | named by instructions, first three | first |")
+	fmt.Println("|--:|---|--:|---|:-:|--:|---|:-:|")
+	var cpu, instr tally
+	absent := 0
 	for n := 1; n < len(t.Commits); n++ {
 		// A directory may hold a part of the fixture's commits (more A/A
 		// comparisons of a fixture written again): the others are left out.
@@ -92,10 +94,10 @@ func explainSummary(args []string) error {
 		if err != nil {
 			return err
 		}
-		planted := "A/A"
+		planted, want := "A/A", ""
 		if n <= len(t.Plants) {
 			p := t.Plants[n-1]
-			planted = fmt.Sprintf("loop %d ×%g in %s", p.Loop, p.Factor, p.Function)
+			planted, want = fmt.Sprintf("loop %d ×%g in %s", p.Loop, p.Factor, p.Function), p.Function
 		}
 		var named []string
 		for _, f := range r.Functions {
@@ -103,35 +105,79 @@ func explainSummary(args []string) error {
 				named = append(named, fmt.Sprintf("%s %+.1f ns/op", f.Name, f.Flat.Mean))
 			}
 		}
-		hit := ""
-		switch {
-		case n > len(t.Plants):
-			aaRuns++
-			if len(named) > 0 {
-				aaNamed++
+		row := fmt.Sprintf("| %d | %s | %+.1f %% | %s | %s |", n, planted, 100*r.Total.Mean/r.Base, strings.Join(named, "; "), cpu.add(want, named))
+		if in, ok, err := readInstructions(run); err != nil {
+			return err
+		} else if ok {
+			var named []string
+			for _, f := range in.Named() {
+				if len(named) < 3 {
+					named = append(named, fmt.Sprintf("%s %+.0f instr/op", f.Name, f.Flat))
+				}
 			}
-		case len(named) > 0 && strings.HasPrefix(named[0], t.Plants[n-1].Function+" "):
-			first++
-			hit = "yes"
-		default:
-			hit = "no"
+			row += fmt.Sprintf(" %+.1f %% | %s | %s |", 100*(in.Exp-in.Base)/in.Base, strings.Join(named, "; "), instr.add(want, named))
+		} else {
+			row += " | | |"
 		}
-		if n <= len(t.Plants) {
-			plantRuns++
-		}
-		fmt.Printf("| %d | %s | %+.1f %% | %s | %s |\n", n, planted, 100*r.Total.Mean/r.Base, strings.Join(named, "; "), hit)
+		fmt.Println(row)
 	}
 	fmt.Println()
 	if absent > 0 {
 		fmt.Printf("%d of the fixture's %d commits have no run here\n", absent, len(t.Commits)-1)
 	}
-	if plantRuns > 0 {
-		lo, hi := calibrate.ClopperPearson(first, plantRuns, 0.95)
-		fmt.Printf("planted function named first: %d of %d (%.0f %% [%.0f, %.0f])\n", first, plantRuns, 100*float64(first)/float64(plantRuns), 100*lo, 100*hi)
-	}
-	lo, hi := calibrate.ClopperPearson(aaNamed, aaRuns, 0.95)
-	fmt.Printf("A/A comparisons with a function named: %d of %d (%.0f %% [%.0f, %.0f])\n", aaNamed, aaRuns, 100*float64(aaNamed)/float64(max(aaRuns, 1)), 100*lo, 100*hi)
+	cpu.print("CPU profiles")
+	instr.print("instructions")
 	return nil
+}
+
+// tally counts one method's outcomes: plants whose function it named
+// first, and A/A comparisons in which it named any.
+type tally struct{ first, plants, aaNamed, aa int }
+
+// add counts one comparison, of a plant in want ("" for an A/A), whose
+// named functions are named ("name change" each), and returns the row's
+// mark.
+func (t *tally) add(want string, named []string) string {
+	if want == "" {
+		t.aa++
+		if len(named) > 0 {
+			t.aaNamed++
+		}
+		return ""
+	}
+	t.plants++
+	if len(named) > 0 && strings.HasPrefix(named[0], want+" ") {
+		t.first++
+		return "yes"
+	}
+	return "no"
+}
+
+func (t *tally) print(method string) {
+	if t.plants+t.aa == 0 {
+		return
+	}
+	if t.plants > 0 {
+		lo, hi := calibrate.ClopperPearson(t.first, t.plants, 0.95)
+		fmt.Printf("%s: planted function named first: %d of %d (%.0f %% [%.0f, %.0f])\n", method, t.first, t.plants, 100*float64(t.first)/float64(t.plants), 100*lo, 100*hi)
+	}
+	lo, hi := calibrate.ClopperPearson(t.aaNamed, t.aa, 0.95)
+	fmt.Printf("%s: A/A comparisons with a function named: %d of %d (%.0f %% [%.0f, %.0f])\n", method, t.aaNamed, t.aa, 100*float64(t.aaNamed)/float64(max(t.aa, 1)), 100*lo, 100*hi)
+}
+
+// readInstructions is the row's explanation by instructions in a run's
+// directory, when the run counted them.
+func readInstructions(run string) (*explain.InstructionsReport, bool, error) {
+	paths, _ := filepath.Glob(filepath.Join(run, "explain", "*", explain.InstructionsJSONFile))
+	if len(paths) == 0 {
+		return nil, false, nil
+	}
+	var r explain.InstructionsReport
+	b, err := os.ReadFile(paths[0])
+	if err == nil {
+		err = json.Unmarshal(b, &r)
+	}
+	return &r, err == nil, err
 }
 
 // readExplained is the one row explained in a run's directory.

@@ -130,6 +130,9 @@ func writeServerFile(dir string, r history.Regression) (string, error) {
 		line(payload.KeyBisectOwn, o.Change.String())
 		line(payload.KeyBisectShare, strconv.FormatFloat(o.Explains.Share, 'g', 4, 64))
 	}
+	if o := rep.Own; o != nil && o.Functions != "" {
+		line(payload.KeyBisectFunctions, o.Functions)
+	}
 	// The report as comments: a line that begins with "# " is no
 	// configuration line and no result.
 	for _, l := range strings.Split(strings.TrimRight(string(md), "\n"), "\n") {

@@ -114,7 +114,8 @@ func TestNightlyBisectsANewRegression(t *testing.T) {
 		t.Fatalf("no machine-id in the bisection's file:\n%s", data)
 	}
 	bs, err := st.Bisections(t.Context(), string(machine[1]))
-	if err != nil || len(bs) != 1 || bs[0].Culprit != c[3] || bs[0].Good != c[0] || bs[0].Bad != c[4] || bs[0].Benchmark != "BenchmarkWorkLoop-2" || bs[0].Own == "" || math.IsNaN(bs[0].Share) {
+	if err != nil || len(bs) != 1 || bs[0].Culprit != c[3] || bs[0].Good != c[0] || bs[0].Bad != c[4] || bs[0].Benchmark != "BenchmarkWorkLoop-2" || bs[0].Own == "" || math.IsNaN(bs[0].Share) ||
+		!strings.HasPrefix(bs[0].Functions, "tiny.Work +") {
 		t.Errorf("the stored bisection: %+v, %v", bs, err)
 	}
 	if ms, _ := st.Machines(t.Context()); len(ms) != 0 {

@@ -25,8 +25,9 @@ const (
 	KeyBisectBad       = "bisect-bad"
 	KeyBisectCulprit   = "bisect-culprit"
 	KeyBisectSubject   = "bisect-subject"
-	KeyBisectOwn       = "bisect-own"   // its change against its parent, with its interval
-	KeyBisectShare     = "bisect-share" // the part of the whole change it explains
+	KeyBisectOwn       = "bisect-own"       // its change against its parent, with its interval
+	KeyBisectShare     = "bisect-share"     // the part of the whole change it explains
+	KeyBisectFunctions = "bisect-functions" // the functions behind its own change, as its report's line names them
 )
 
 // File is one benchfmt file of an upload.

@@ -328,13 +328,14 @@ func TestDashboardPagesAndAPI(t *testing.T) {
 		t.Errorf("machine m1: the open regression's chart and runs since:\n%s", open)
 	}
 	culprit := "c0ffee" + fmt.Sprintf("%034x", 11)
-	bis := fmt.Sprintf("machine-id: m1\nbisect-benchmark: %s\nbisect-unit: sec/op\nbisect-good: %s\nbisect-bad: %s\nbisect-culprit: %s\nbisect-subject: commit 11: a slower Get\nbisect-own: +25.00 %% [+24.10, +25.90]\nbisect-share: 0.98\n"+
+	bis := fmt.Sprintf("machine-id: m1\nbisect-benchmark: %s\nbisect-unit: sec/op\nbisect-good: %s\nbisect-bad: %s\nbisect-culprit: %s\nbisect-subject: commit 11: a slower Get\nbisect-own: +25.00 %% [+24.10, +25.90]\nbisect-share: 0.98\nbisect-functions: cache.(*Pages).Get +31.2ns/op [+29.0ns/op, +33.4ns/op] (98 %% of the change)\n"+
 		"# ## Culprit: %s \"commit 11: a slower Get\"\nBenchmarkGet/impl=paged-2 1000 125 ns/op\n", cps[0].Benchmark, cps[0].Before.Commit, cps[0].After.Commit, culprit, culprit[:12])
 	st := upload(t, c, "bisect.txt", []byte(bis))
 	_, m1 = get(t, f.http.URL+"/machine/m1")
 	open = m1[strings.Index(m1, `id="open"`):strings.Index(m1, "Other change points")]
 	if !strings.Contains(open, "culprit <code>"+culprit[:10]+"</code> commit 11: a slower Get") || !strings.Contains(open, "&#43;25.00 % [&#43;24.10, &#43;25.90] against its parent, 98 % of the change") ||
-		!strings.Contains(open, `href="/raw/`+st.UploadID+`/0">bisect report`) || strings.Contains(open, "benchctl bisect --good") {
+		!strings.Contains(open, `href="/raw/`+st.UploadID+`/0">bisect report`) || strings.Contains(open, "benchctl bisect --good") ||
+		!strings.Contains(open, "functions: cache.(*Pages).Get &#43;31.2ns/op [&#43;29.0ns/op, &#43;33.4ns/op] (98 % of the change)") {
 		t.Errorf("machine m1 after its bisection was uploaded:\n%s", open)
 	}
 	if code, raw := get(t, f.http.URL+"/raw/"+st.UploadID+"/0"); code != 200 || !strings.Contains(raw, "# ## Culprit: "+culprit[:12]) {

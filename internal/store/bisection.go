@@ -34,6 +34,9 @@ type Bisection struct {
 	Subject string  `json:"subject"`
 	Own     string  `json:"own"`
 	Share   float64 `json:"share"`
+	// Functions are the functions behind the culprit's own change, with
+	// their change per op and share ("" when it was not explained).
+	Functions string `json:"functions,omitempty"`
 	// Upload and Part name the stored file: its report and raw A/B.
 	Upload string `json:"upload"`
 	Part   int    `json:"part"`
@@ -51,7 +54,7 @@ func bisectionOf(p parsed) (Bisection, bool) {
 	}
 	b := Bisection{Machine: p.machine, Benchmark: get(payload.KeyBisectBenchmark), Unit: get(payload.KeyBisectUnit),
 		Good: get(payload.KeyBisectGood), Bad: get(payload.KeyBisectBad), Culprit: get(payload.KeyBisectCulprit),
-		Subject: get(payload.KeyBisectSubject), Own: get(payload.KeyBisectOwn), Share: math.NaN()}
+		Subject: get(payload.KeyBisectSubject), Own: get(payload.KeyBisectOwn), Functions: get(payload.KeyBisectFunctions), Share: math.NaN()}
 	if v, err := strconv.ParseFloat(get(payload.KeyBisectShare), 64); err == nil {
 		b.Share = v
 	}
@@ -115,14 +118,19 @@ func (s *Store) insertBisection(ctx context.Context, tx *sql.Tx, fid int64, b Bi
 	if !math.IsNaN(b.Share) && !math.IsInf(b.Share, 0) {
 		share = sql.NullFloat64{Float64: b.Share, Valid: true}
 	}
-	_, err := tx.ExecContext(ctx, s.q(`INSERT INTO bisections (file, machine_id, benchmark, unit, good, bad, culprit, subject, own, share)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), fid, b.Machine, b.Benchmark, b.Unit, b.Good, b.Bad, b.Culprit, b.Subject, b.Own, share)
+	if s.schema < 12 { // no functions yet
+		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO bisections (file, machine_id, benchmark, unit, good, bad, culprit, subject, own, share)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), fid, b.Machine, b.Benchmark, b.Unit, b.Good, b.Bad, b.Culprit, b.Subject, b.Own, share)
+		return err
+	}
+	_, err := tx.ExecContext(ctx, s.q(`INSERT INTO bisections (file, machine_id, benchmark, unit, good, bad, culprit, subject, own, share, functions)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), fid, b.Machine, b.Benchmark, b.Unit, b.Good, b.Bad, b.Culprit, b.Subject, b.Own, share, b.Functions)
 	return err
 }
 
 // Bisections lists a machine's bisections, newest first.
 func (s *Store) Bisections(ctx context.Context, machine string) ([]Bisection, error) {
-	rs, err := s.db.QueryContext(ctx, s.q(`SELECT b.machine_id, b.benchmark, b.unit, b.good, b.bad, b.culprit, b.subject, b.own, b.share, f.upload_key, f.part
+	rs, err := s.db.QueryContext(ctx, s.q(`SELECT b.machine_id, b.benchmark, b.unit, b.good, b.bad, b.culprit, b.subject, b.own, b.share, b.functions, f.upload_key, f.part
 		FROM bisections b JOIN files f ON f.id = b.file WHERE b.machine_id = ? ORDER BY b.file DESC`), machine)
 	if err != nil {
 		return nil, unavailable("bisections", err)
@@ -132,7 +140,7 @@ func (s *Store) Bisections(ctx context.Context, machine string) ([]Bisection, er
 	for rs.Next() {
 		var b Bisection
 		var share sql.NullFloat64
-		if err := rs.Scan(&b.Machine, &b.Benchmark, &b.Unit, &b.Good, &b.Bad, &b.Culprit, &b.Subject, &b.Own, &share, &b.Upload, &b.Part); err != nil {
+		if err := rs.Scan(&b.Machine, &b.Benchmark, &b.Unit, &b.Good, &b.Bad, &b.Culprit, &b.Subject, &b.Own, &share, &b.Functions, &b.Upload, &b.Part); err != nil {
 			return nil, unavailable("bisections", err)
 		}
 		b.Share = math.NaN()
@@ -153,10 +161,10 @@ func (s *Store) BisectionsOf(ctx context.Context, cps []ChangePoint) ([]*Bisecti
 	for i, c := range cps {
 		b := Bisection{Machine: c.Machine, Benchmark: c.Benchmark, Unit: c.Unit, Good: c.Before.Commit, Bad: c.After.Commit}
 		var share sql.NullFloat64
-		err := s.db.QueryRowContext(ctx, s.q(`SELECT b.culprit, b.subject, b.own, b.share, f.upload_key, f.part
+		err := s.db.QueryRowContext(ctx, s.q(`SELECT b.culprit, b.subject, b.own, b.share, b.functions, f.upload_key, f.part
 			FROM bisections b JOIN files f ON f.id = b.file
 			WHERE b.machine_id = ? AND b.benchmark = ? AND b.unit = ? AND b.good = ? AND b.bad = ?
-			ORDER BY b.file DESC LIMIT 1`), b.Machine, b.Benchmark, b.Unit, b.Good, b.Bad).Scan(&b.Culprit, &b.Subject, &b.Own, &share, &b.Upload, &b.Part)
+			ORDER BY b.file DESC LIMIT 1`), b.Machine, b.Benchmark, b.Unit, b.Good, b.Bad).Scan(&b.Culprit, &b.Subject, &b.Own, &share, &b.Functions, &b.Upload, &b.Part)
 		if errors.Is(err, sql.ErrNoRows) {
 			continue
 		}

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/ledgerbench/ledgerbench/internal/payload"
 )
 
 // SchemaVersion is the schema this code reads and writes.
-const SchemaVersion = 11
+const SchemaVersion = 12
 
 // migration is one schema step: its statements ({{pk}}, {{blob}} and
 // {{norowid}} are spelled per dialect), then an optional step in Go in
@@ -187,6 +189,13 @@ var migrations = []migration{
 				SELECT upload, name, value, ROW_NUMBER() OVER (PARTITION BY upload, name ORDER BY value{{bytes}}) AS r
 				FROM (SELECT DISTINCT f.upload, l.name, l.value FROM file_labels l JOIN files f ON f.id = l.file) d) w
 			WHERE r <= ` + strconv.Itoa(MaxLabelValues),
+	}},
+	// 12: the functions behind a bisection's culprit (its explanation's
+	// line), filled in from the stored files that carry them.
+	{stmts: []string{
+		`ALTER TABLE bisections ADD COLUMN functions TEXT NOT NULL DEFAULT ''`,
+		`UPDATE bisections SET functions = COALESCE((SELECT MIN(l.value) FROM file_labels l
+			WHERE l.file = bisections.file AND l.name = '` + payload.KeyBisectFunctions + `'), '')`,
 	}},
 }
 

@@ -446,9 +446,16 @@ func writeAsVersion(t *testing.T, old *Store, from int) payload.File {
 	}
 	ps, _ := validate([]payload.File{f})
 	ps[0].prepare()
-	fid, _, err := old.insertFile(ctx, tx, pk, 0, ps[0], 0, map[string]string{"upload": payload.UploadID([]payload.File{f})})
+	fid, pairs, err := old.insertFile(ctx, tx, pk, 0, ps[0], 0, map[string]string{"upload": payload.UploadID([]payload.File{f})})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if from >= 11 { // as Put of version 11 wrote them
+		labels := uploadLabels{}
+		labels.add(pairs)
+		if err := old.insertLabels(ctx, tx, "upload_labels (upload, name, value)", pk, labels.pairs()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if from == 5 {
 		// Version 5 stored the same bytes under another
@@ -713,7 +720,7 @@ func bisectionsBecomeBisections(t *testing.T, from int) {
 		}
 		run := nightlyFile("m1", "e1", 0, map[string]float64{"BenchmarkGet/impl=paged-2": 100})
 		bis := payload.File{Name: "bisect.txt", Data: fmt.Appendf(nil, "machine-id: m1\nbisect-benchmark: BenchmarkGet/impl=paged-2\nbisect-unit: sec/op\n"+
-			"bisect-good: %040x\nbisect-bad: %040x\nbisect-culprit: %040x\nbisect-share: 0.97\nBenchmarkGet/impl=paged-2 1000 125 ns/op\n", 1, 2, 3)}
+			"bisect-good: %040x\nbisect-bad: %040x\nbisect-culprit: %040x\nbisect-share: 0.97\nbisect-functions: tiny.Work +25.0ns/op\nBenchmarkGet/impl=paged-2 1000 125 ns/op\n", 1, 2, 3)}
 		for i, f := range []payload.File{run, bis} {
 			// As a schema-5 or 6 server stored and indexed it.
 			tx, _ := old.db.BeginTx(ctx, nil)
@@ -748,7 +755,8 @@ func bisectionsBecomeBisections(t *testing.T, from int) {
 		old.Close()
 		s := open(t, spec)
 		bs, err := s.Bisections(ctx, "m1")
-		if err != nil || len(bs) != 1 || bs[0].Culprit != fmt.Sprintf("%040x", 3) || bs[0].Share != 0.97 {
+		// Schema 12 fills in the functions from the file's labels.
+		if err != nil || len(bs) != 1 || bs[0].Culprit != fmt.Sprintf("%040x", 3) || bs[0].Share != 0.97 || bs[0].Functions != "tiny.Work +25.0ns/op" {
 			t.Errorf("bisections after the upgrade: %+v, %v", bs, err)
 		}
 		if ms, _ := s.Machines(ctx); len(ms) != 1 || ms[0].Runs != 1 {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # ab --explain on the explain fixture: ten planted slowdowns in known
 # functions (histgen.ExplainPlants), each against the good end, then
-# A/A commits (the good end's code again), every row explained.
+# A/A commits (the good end's code again), every row explained by its
+# CPU profiles and, with --prof instructions, by its instructions.
 # Usage, from the repository root: results/explain/run.sh OUT [AA, default 10]
 # Each comparison runs ab's default window (5x1s measured, 5 rounds), the
 # explanation 5 CPU profiling forks a side of the same window.
@@ -22,7 +23,7 @@ while read -r n commit fn; do
 	[ -d "$out/runs/$n" ] && continue
 	echo "commit $n ($fn): $(date -u +%H:%M:%S)" >&2
 	(cd "$fix" && "$fix.bench" ab --wait-lock 30m --base "$good" --head "$commit" --cmd ./cmd/bench \
-		--bench '^BenchmarkWorkLoop$' --forks 5 --warmup 1x500ms --measure 5x1s --explain all \
+		--bench '^BenchmarkWorkLoop$' --forks 5 --warmup 1x500ms --measure 5x1s --explain all --prof instructions \
 		--out "$out/runs/$n") > "$out/runs/$n.md" 2> "$out/runs/$n.stderr" || true
 done < "$out/commits.txt"
 go run ./cmd/histgen explain-summary "$out/fixture.truth.json" "$out/runs" | tee "$out/summary.md"
