@@ -77,3 +77,31 @@ func TestExplainedRowCarriesItsNotes(t *testing.T) {
 		t.Errorf("the Put row, without notes: %q", put)
 	}
 }
+
+// TestInstructionsNotExplainedSaysWhy: a side whose instructions fork
+// failed (valgrind crashed on it) leaves the row explained by CPU and a
+// note of why not by instructions; a run that counted no instructions
+// adds nothing to the row.
+func TestInstructionsNotExplainedSaysWhy(t *testing.T) {
+	crashed := &result.ForkError{Message: "valgrind could not run the program: it does not decode RDTSCP"}
+	run := func(pr result.ProfileRun) *result.Run {
+		return &result.Run{Cases: []*result.CaseResult{{Case: result.Case{Benchmark: "BenchmarkGet"}, Profiles: []result.ProfileRun{pr}}}}
+	}
+	ok := result.ProfileRun{Kind: "instructions", Exe: "/nonexistent", Callgrind: []result.CallgrindFile{{Path: "/nonexistent", Ops: 1}}}
+	bad := result.ProfileRun{Kind: "instructions", Err: crashed}
+	r, err := explainInstructions(t.TempDir(), "BenchmarkGet", []*result.Run{run(bad), run(ok)}, [2]func(string) ([]byte, error){})
+	if r != nil || err == nil || !strings.Contains(err.Error(), "baseline: the instructions fork failed: "+crashed.Error()) {
+		t.Fatalf("a crashed baseline: %v, %v", r, err)
+	}
+	e := Explained{Case: "BenchmarkGet", Dir: "/out/explain/Get", Report: &explain.Report{}, InstructionsErr: err}
+	res := &Result{Out: "/out", Tables: &compare.Tables{}, Explained: []Explained{e}}
+	var b bytes.Buffer
+	res.explainedMarkdown(&b)
+	if !strings.Contains(b.String(), "no function named") || !strings.Contains(b.String(), "; instructions not explained: baseline: the instructions fork failed: "+crashed.Error()) {
+		t.Errorf("the row:\n%s", b.String())
+	}
+	cpu := run(result.ProfileRun{Kind: "cpu"})
+	if r, err := explainInstructions(t.TempDir(), "BenchmarkGet", []*result.Run{cpu, cpu}, [2]func(string) ([]byte, error){}); r != nil || err != nil {
+		t.Errorf("no instructions counted: %v, %v; want nothing", r, err)
+	}
+}

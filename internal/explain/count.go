@@ -62,23 +62,21 @@ func Count(pr result.ProfileRun) (*Counted, error) {
 	if ops <= 0 {
 		return nil, fmt.Errorf("callgrind files of %d ops: no cost per op to read", ops)
 	}
-	stripped := false
 	for i, f := range files {
 		cg, err := profile.ReadCallgrind(f.Path)
 		if err != nil {
 			return nil, err
 		}
-		stripped = c.add(cg, in, sign[i]/float64(ops)) || stripped
+		c.add(cg, in, sign[i]/float64(ops))
 	}
-	if stripped {
+	if profile.Stripped(pr.Exe) {
 		c.Notes = append(c.Notes, "the program has no symbol table (stripped): callgrind names its functions by address")
 	}
 	return c, nil
 }
 
-// add adds cg's costs times scale, and reports whether a function had
-// no name but its address.
-func (c *Counted) add(cg *profile.Callgrind, in *profile.Inlining, scale float64) (unnamed bool) {
+// add adds cg's costs times scale.
+func (c *Counted) add(cg *profile.Callgrind, in *profile.Inlining, scale float64) {
 	c.Total += float64(cg.Total) * scale
 	for _, k := range cg.Costs {
 		var frames []string
@@ -87,7 +85,6 @@ func (c *Counted) add(cg *profile.Callgrind, in *profile.Inlining, scale float64
 		}
 		if len(frames) == 0 {
 			frames = []string{symbolName(k.Function)}
-			unnamed = unnamed || strings.HasPrefix(k.Function, "0x")
 		}
 		if k.Self != 0 {
 			flat := frames[0]
@@ -105,7 +102,6 @@ func (c *Counted) add(cg *profile.Callgrind, in *profile.Inlining, scale float64
 			}
 		}
 	}
-	return unnamed
 }
 
 // symbolName is a function's name as pprof gives it, from callgrind's

@@ -2,9 +2,11 @@ package explain
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -111,5 +113,45 @@ func TestCountTakesTheDifferenceOfTwoRuns(t *testing.T) {
 	pr.Callgrind = nil
 	if _, err := Count(pr); err == nil {
 		t.Error("no callgrind file, and no error")
+	}
+}
+
+// TestCountNotesWhatItLacks: a program built without DWARF is counted by
+// callgrind's symbols, and a stripped one by addresses; each says so.
+func TestCountNotesWhatItLacks(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() { println(1) }\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module lack\n\ngo 1.26\n"), 0o644)
+	cg := filepath.Join(dir, "callgrind.out")
+	os.WriteFile(cg, []byte("positions: instr line\nevents: Ir\nsummary: 10\nfl=(1) ???\nfn=(1) 0x0000000000401000\n0x401000 0 10\n"), 0o644)
+	for flags, want := range map[string][]string{
+		"-w":    {"no DWARF"},
+		"-s -w": {"no DWARF", "no symbol table (stripped)"},
+	} {
+		exe := filepath.Join(dir, "lack")
+		cmd := exec.Command("go", "build", "-ldflags="+flags, "-o", exe, ".")
+		cmd.Dir = dir
+		if b, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, b)
+		}
+		c, err := Count(result.ProfileRun{Kind: "instructions", Exe: exe, Callgrind: []result.CallgrindFile{{Path: cg, Ops: 1}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		notes := strings.Join(c.Notes, "; ")
+		for _, w := range want {
+			if !strings.Contains(notes, w) {
+				t.Errorf("-ldflags=%s: notes %q, want %q", flags, notes, w)
+			}
+		}
+		if len(c.Notes) != len(want) {
+			t.Errorf("-ldflags=%s: notes %q, want only %q", flags, notes, want)
+		}
+		if c.Flat["0x0000000000401000"] != 10 {
+			t.Errorf("-ldflags=%s: counted %v, want the address's 10", flags, c.Flat)
+		}
+	}
+	if _, err := Count(result.ProfileRun{Kind: "instructions", Err: errors.New("valgrind crashed")}); err == nil || !strings.Contains(err.Error(), "valgrind crashed") {
+		t.Errorf("a failed fork: %v", err)
 	}
 }

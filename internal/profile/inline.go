@@ -135,3 +135,15 @@ func (in *Inlining) Frames(addr uint64) []string {
 	slices.Reverse(out)
 	return out
 }
+
+// Stripped reports whether exe has no symbol table: callgrind then names
+// its functions by address.
+func Stripped(exe string) bool {
+	f, err := elf.Open(exe)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	_, err = f.Symbols()
+	return errors.Is(err, elf.ErrNoSymbols)
+}
