@@ -99,6 +99,11 @@ type Explained struct {
 	// with InstructionsErr saying why when it was asked.
 	Instructions    *explain.InstructionsReport
 	InstructionsErr error
+	// Allocs is the row explained by its allocations per op, from one
+	// profiling fork a side that records every allocation; AllocsErr says
+	// why not.
+	Allocs    *explain.AllocsReport
+	AllocsErr error
 }
 
 // ExplainTop is how many named functions a row's line gives.
@@ -111,6 +116,21 @@ func (e Explained) Line() string {
 		return ""
 	}
 	return e.Report.Line(ExplainTop)
+}
+
+// AllocsLine is the row's functions by allocations, at most ExplainTop,
+// or why they could not be read; "" when none is named.
+func (e Explained) AllocsLine() string {
+	switch {
+	case e.AllocsErr != nil:
+		return "allocations not explained: " + e.AllocsErr.Error()
+	case e.Allocs == nil:
+		return ""
+	}
+	if l := e.Allocs.Line(ExplainTop); l != "" {
+		return "allocations: " + l
+	}
+	return ""
 }
 
 // InstructionsLine is the row's functions by instructions, at most
@@ -212,22 +232,33 @@ func ExplainRows(ctx context.Context, s *session.Session, set *Sides, root strin
 }
 
 // explainCPU explains cases by their CPU profiles, taken in x.Rounds
-// profiling forks a side.
+// profiling forks a side, and by their allocations, from one fork a side
+// that records every allocation.
 func explainCPU(ctx context.Context, s *session.Session, set *Sides, root string, cases []engine.Case, ratios []float64, x Explaining) []Explained {
 	eo := explainEngine(x)
-	if cost := explainCost(eo, len(cases)); x.Budget > 0 && cost > x.Budget {
+	ea := eo
+	ea.Profiles, ea.ProfileRounds = []profile.Kind{profile.Allocs}, 1
+	if cost := explainCost(eo, len(cases)) + explainCost(ea, len(cases)); x.Budget > 0 && cost > x.Budget {
 		out := make([]Explained, len(cases))
 		for i, c := range cases {
 			out[i] = Explained{Case: c.Name(), Err: fmt.Errorf("not explained: its %d profiling forks a side would take about %s, and the budget leaves %s (explain it again without a budget, or with a larger one)",
-				eo.ProfileRounds, cost.Round(time.Second), max(x.Budget, 0).Round(time.Second))}
+				eo.ProfileRounds+1, cost.Round(time.Second), max(x.Budget, 0).Round(time.Second))}
 		}
 		return out
 	}
-	s.Env.Say("explaining %d row(s) by their functions: %d CPU profiling forks a side each → %s", len(cases), eo.ProfileRounds, x.Dir)
+	s.Env.Say("explaining %d row(s) by their functions: %d CPU profiling forks a side each and one of their allocations → %s", len(cases), eo.ProfileRounds, x.Dir)
 	logs := filepath.Join(x.Dir, "logs")
-	runs, failed, err := s.Profile(ctx, &session.Recording{Options: eo, Cases: cases, Sides: set.Sides, Revs: set.Revs, Dir: root,
-		LogDir: logs, ProfileDir: filepath.Join(x.Dir, "profiles")})
-	if err == nil && failed == 0 {
+	rec := func(o engine.Options) *session.Recording {
+		return &session.Recording{Options: o, Cases: cases, Sides: set.Sides, Revs: set.Revs, Dir: root, LogDir: logs, ProfileDir: filepath.Join(x.Dir, "profiles")}
+	}
+	runs, failed, err := s.Profile(ctx, rec(eo))
+	var allocs []*result.Run
+	var afailed int
+	var aerr error
+	if err == nil {
+		allocs, afailed, aerr = s.Profile(ctx, rec(ea))
+	}
+	if err == nil && aerr == nil && failed+afailed == 0 {
 		os.RemoveAll(logs) // as a measurement's: kept only when a fork failed
 	}
 	out := make([]Explained, len(cases))
@@ -238,8 +269,31 @@ func explainCPU(ctx context.Context, s *session.Session, set *Sides, root string
 			continue
 		}
 		out[i].Report, out[i].Err = explainCase(out[i].Dir, c.Name(), runs[0].Cases[i].Profiles, runs[1].Cases[i].Profiles, x.Alpha, ratios[i])
+		if aerr != nil {
+			out[i].AllocsErr = fmt.Errorf("profiling interrupted: %v", aerr)
+			continue
+		}
+		out[i].Allocs, out[i].AllocsErr = explainAllocs(out[i].Dir, c.Name(), allocs[0].Cases[i].Profiles, allocs[1].Cases[i].Profiles)
 	}
 	return out
+}
+
+// explainAllocs compares a case's allocation profiles of both sides and
+// writes the report into dir.
+func explainAllocs(dir, name string, base, exp []result.ProfileRun) (*explain.AllocsReport, error) {
+	var counted [2]*explain.Allocated
+	for i, side := range [][]result.ProfileRun{base, exp} {
+		if len(side) != 1 {
+			return nil, fmt.Errorf("%d allocation profiles of the %s, want one", len(side), []string{"baseline", "experiment"}[i])
+		}
+		a, err := explain.CountAllocs(side[0])
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", []string{"baseline", "experiment"}[i], err)
+		}
+		counted[i] = a
+	}
+	r := explain.CompareAllocs(counted[0], counted[1])
+	return r, explain.WriteAllocs(dir, name, r)
 }
 
 // explainCase compares a case's profiles of both sides and writes its

@@ -58,6 +58,9 @@ func (res *Result) explainedMarkdown(w io.Writer) {
 			// few samples, unpaired rounds) belongs beside the functions.
 			text += " (" + strings.Join(e.Report.Notes, "; ") + ")"
 		}
+		if al := e.AllocsLine(); al != "" {
+			text += "; " + al
+		}
 		if in := e.InstructionsLine(); in != "" {
 			text += "; " + in
 			if e.Instructions != nil && len(e.Instructions.Notes) > 0 {

@@ -24,6 +24,11 @@
 // function's changed lines are matched across the revisions by their
 // text ([WriteInstructions] leaves the report).
 //
+// [CountAllocs] reads a side's allocation profiling fork (every
+// allocation recorded) per op by function, and [CompareAllocs] names the
+// functions whose allocations per op changed by at least [AllocsFloor]
+// and [AllocsShare] of the baseline's ([WriteAllocs]).
+//
 // Two sides whose profiling forks' programs say different Go versions
 // get a note: the runtime's functions and the compiler's inlining differ
 // by the toolchain alone.

@@ -134,3 +134,29 @@ func WriteInstructions(dir, title string, r *InstructionsReport) error {
 	}
 	return os.WriteFile(filepath.Join(dir, InstructionsJSONFile), append(js, '\n'), 0o644)
 }
+
+// The files WriteAllocs leaves in a case's directory.
+const (
+	AllocsTextFile = "allocs.txt"
+	AllocsJSONFile = "allocs.json"
+)
+
+// WriteAllocs leaves in dir r's text report and r as JSON.
+func WriteAllocs(dir, title string, r *AllocsReport) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	var text bytes.Buffer
+	fmt.Fprintf(&text, "%s\n\n", title)
+	if err := r.WriteText(&text, len(r.Functions)); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, AllocsTextFile), text.Bytes(), 0o644); err != nil {
+		return err
+	}
+	js, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, AllocsJSONFile), append(js, '\n'), 0o644)
+}

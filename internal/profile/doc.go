@@ -7,7 +7,8 @@
 // block and mutex (rate 1 from the start of the trial; the profiles are
 // cumulative, so the file holds the difference of snapshots taken at the
 // start and the end of the measurement iterations), and allocs (the
-// difference of the allocation profile likewise).
+// difference of the allocation profile likewise, every allocation
+// recorded: its counts per op are exact).
 //
 // Wrapping profilers run the fork under another program: instructions
 // runs it under valgrind's callgrind with GOMAXPROCS=1, GOGC=off and

@@ -24,8 +24,11 @@ const WindowLabel = "benchctl-window"
 var WindowContext = pprof.WithLabels(context.Background(), pprof.Labels(WindowLabel, "measure"))
 
 // AllocRate is the sampling rate of the allocation profile in profiling
-// forks: one sample per 4 KiB allocated on average.
-const AllocRate = 4096
+// forks: every allocation, so that a profile's allocations and bytes per
+// op are exact counts, as a go test profiling fork's are
+// (-test.memprofilerate=1). Recording each one slows the fork's
+// allocations; its window's op count divides whatever it ran.
+const AllocRate = 1
 
 // Prepare sets the runtime's profiling rates for k. It runs before the
 // trial's setup, so that the cumulative profiles hold events from before
