@@ -25,7 +25,7 @@ var WindowContext = pprof.WithLabels(context.Background(), pprof.Labels(WindowLa
 
 // AllocRate is the sampling rate of the allocation profile in profiling
 // forks: every allocation, so that a profile's allocations and bytes per
-// op are exact counts, as a go test profiling fork's are
+// op are counted, not sampled, as a go test profiling fork's are
 // (-test.memprofilerate=1). Recording each one slows the fork's
 // allocations; its window's op count divides whatever it ran.
 const AllocRate = 1
