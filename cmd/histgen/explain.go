@@ -99,27 +99,11 @@ func explainSummary(args []string) error {
 			p := t.Plants[n-1]
 			planted, want = fmt.Sprintf("loop %d ×%g in %s", p.Loop, p.Factor, p.Function), p.Function
 		}
-		var named []string
-		for _, f := range r.Functions {
-			if f.Named && len(named) < 3 {
-				named = append(named, fmt.Sprintf("%s %+.1f ns/op", f.Name, f.Flat.Mean))
-			}
-		}
-		row := fmt.Sprintf("| %d | %s | %+.1f %% | %s | %s |", n, planted, 100*r.Total.Mean/r.Base, strings.Join(named, "; "), cpu.add(want, named))
-		if in, ok, err := readInstructions(run); err != nil {
+		row, err := summaryRow(run, r, want, &cpu, &instr)
+		if err != nil {
 			return err
-		} else if ok {
-			var named []string
-			for _, f := range in.Named() {
-				if len(named) < 3 {
-					named = append(named, fmt.Sprintf("%s %+.0f instr/op", f.Name, f.Flat))
-				}
-			}
-			row += fmt.Sprintf(" %+.1f %% | %s | %s |", 100*(in.Exp-in.Base)/in.Base, strings.Join(named, "; "), instr.add(want, named))
-		} else {
-			row += " | | |"
 		}
-		fmt.Println(row)
+		fmt.Printf("| %d | %s | %s\n", n, planted, row)
 	}
 	fmt.Println()
 	if absent > 0 {
@@ -128,6 +112,30 @@ func explainSummary(args []string) error {
 	cpu.print("CPU profiles")
 	instr.print("instructions")
 	return nil
+}
+
+// summaryRow is a run's cells after its planted function: each method's
+// change, named functions and whether it named want first, counted in
+// cpu and instr.
+func summaryRow(run string, r explain.ReportJSON, want string, cpu, instr *tally) (string, error) {
+	var named []string
+	for _, f := range r.Functions {
+		if f.Named && len(named) < 3 {
+			named = append(named, fmt.Sprintf("%s %+.1f ns/op", f.Name, f.Flat.Mean))
+		}
+	}
+	row := fmt.Sprintf("%+.1f %% | %s | %s |", 100*r.Total.Mean/r.Base, strings.Join(named, "; "), cpu.add(want, named))
+	in, ok, err := readInstructions(run)
+	if err != nil || !ok {
+		return row + " | | |", err
+	}
+	named = nil
+	for _, f := range in.Named() {
+		if len(named) < 3 {
+			named = append(named, fmt.Sprintf("%s %+.0f instr/op", f.Name, f.Flat))
+		}
+	}
+	return row + fmt.Sprintf(" %+.1f %% | %s | %s |", 100*(in.Exp-in.Base)/in.Base, strings.Join(named, "; "), instr.add(want, named)), nil
 }
 
 // tally counts one method's outcomes: plants whose function it named

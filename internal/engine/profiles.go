@@ -168,6 +168,13 @@ func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, c 
 			pr.Ops += it.Total.Ops
 		}
 	}
+	readCounts(k, &pr, exe)
+	return pr, ""
+}
+
+// readCounts reads a wrapping profiler's counts into pr: perf's events
+// per op, or callgrind's instructions per op and the file they came from.
+func readCounts(k profile.Kind, pr *result.ProfileRun, exe string) {
 	if k == profile.Perf {
 		counts, err := profile.ParsePerfStat(pr.Path)
 		if err != nil {
@@ -191,7 +198,6 @@ func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, c 
 			pr.Callgrind, pr.Exe = []result.CallgrindFile{{Path: pr.Path, Ops: pr.Ops}}, exe
 		}
 	}
-	return pr, ""
 }
 
 // valgrindFault names the failure of a fork run under valgrind that was

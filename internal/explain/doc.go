@@ -19,7 +19,7 @@
 // With instructions counted by callgrind, [Count] reads one side's
 // counts per op by function and source line (inlined functions named
 // from the program's DWARF) and [CompareCounts] compares two sides
-// exactly: a function is named when its flat change is at least
+// as counted: a function is named when its flat change is at least
 // [InstructionsFloor] of the baseline's whole, and the first named
 // function's changed lines are matched across the revisions by their
 // text ([WriteInstructions] leaves the report).
