@@ -86,6 +86,9 @@ func (c *Counted) add(cg *profile.Callgrind, in *profile.Inlining, scale float64
 		if len(frames) == 0 {
 			frames = []string{symbolName(k.Function)}
 		}
+		for j, f := range frames {
+			frames[j] = FuncName(f)
+		}
 		if k.Self != 0 {
 			flat := frames[0]
 			c.Flat[flat] += float64(k.Self) * scale

@@ -14,7 +14,9 @@
 // Attribution is pprof's: a sample's flat time goes to its leaf frame,
 // the innermost of the functions inlined at its first location, and its
 // cumulative time to every function on its stack once, inlined ones
-// included.
+// included. A generic function is named without its type arguments
+// ([FuncName]), so one made generic between the revisions is compared
+// with itself.
 //
 // With instructions counted by callgrind, [Count] reads one side's
 // counts per op by function and source line (inlined functions named

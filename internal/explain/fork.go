@@ -96,9 +96,9 @@ func costs(f Fork) (perOp, error) {
 	return c, nil
 }
 
-// stack is a sample's function names from the leaf to the root, each
-// location's inlined functions innermost first; "?" for a location
-// without symbols.
+// stack is a sample's function names (FuncName's) from the leaf to the
+// root, each location's inlined functions innermost first; "?" for a
+// location without symbols.
 func stack(s *profile.Sample) []string {
 	var names []string
 	for _, loc := range s.Location {
@@ -108,7 +108,7 @@ func stack(s *profile.Sample) []string {
 		}
 		for _, l := range loc.Line {
 			if l.Function != nil {
-				names = append(names, l.Function.Name)
+				names = append(names, FuncName(l.Function.Name))
 			}
 		}
 	}
