@@ -6,6 +6,7 @@
 # row explained (--explain all) by CPU profiles, allocations and, with
 # --prof instructions, instructions.
 # Usage, from the repository root: results/explain/real/run.sh CLONES OUT
+#   (ONLY=btree or ONLY=xxhash runs one of them)
 #   CLONES  a directory with git clones named btree and xxhash of
 #           github.com/google/btree and github.com/cespare/xxhash
 set -eu
@@ -21,5 +22,5 @@ run() { # name repo base head bench
 	# Keep the reports, the difference profiles and the flame graphs.
 	rm -rf "$out/$1/logs" "$out/$1/explain/logs" "$out/$1/explain/profiles" "$out/$1"/explain/*/base.pb.gz "$out/$1"/explain/*/experiment.pb.gz "$out/$1/profiles"
 }
-run btree btree v1.0.1 v1.1.3 '^BenchmarkGet$'
-run xxhash xxhash v2.1.2 v2.2.0 '^BenchmarkSum64$/^4KB$'
+[ -n "${ONLY:-}" ] && [ "$ONLY" != btree ] || run btree btree v1.0.1 v1.1.3 '^BenchmarkGet$'
+[ -n "${ONLY:-}" ] && [ "$ONLY" != xxhash ] || run xxhash xxhash v2.1.2 v2.2.0 '^BenchmarkSum64$/^4KB$'
