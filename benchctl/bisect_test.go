@@ -199,7 +199,8 @@ func TestBisectEnds(t *testing.T) {
 
 // TestBisectOfGoTestBenchmarks: the same search over a package's
 // testing.B benchmark, which first appears after good (the good end is
-// measured with the bad end's test files overlaid).
+// measured with the bad end's test files overlaid); the culprit is
+// explained by its functions.
 func TestBisectOfGoTestBenchmarks(t *testing.T) {
 	needGit(t)
 	gobench(t)
@@ -239,6 +240,11 @@ func TestBisectOfGoTestBenchmarks(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "overlaid") {
 		t.Errorf("the good end, before the benchmark, was not overlaid:\n%s", stderr)
+	}
+	// The culprit's go test row is explained by its CPU profiles (their
+	// forks sized by its measured speed, not one op each).
+	if !strings.Contains(r.Own.Functions, "work.Work +") {
+		t.Errorf("the culprit's functions: %q (%s)", r.Own.Functions, r.Own.Unexplained)
 	}
 }
 

@@ -365,7 +365,7 @@ func TestABOfGoTestBenchmarks(t *testing.T) {
 		return
 	}
 	out = filepath.Join(t.TempDir(), "duet")
-	code, stdout, stderr = abApp(t, dir, "ab", "--base", c[0], "--head", c[1], "./work", "--duet", "--forks", "5", "--warmup", "1x20ms", "--measure", "2x30ms", "--out", out)
+	code, stdout, stderr = abApp(t, dir, "ab", "--base", c[0], "--head", c[1], "./work", "--duet", "--forks", "5", "--warmup", "1x20ms", "--measure", "2x30ms", "--explain", "off", "--out", out)
 	if code != 1 || !strings.Contains(stdout, "mode: duet (--duet)") {
 		t.Fatalf("duet: exit %d, want 1 for the 4× slower Work, in a duet\n%s\n%s", code, stdout, stderr)
 	}

@@ -60,6 +60,15 @@ func explainWindow(m result.IterSpec) result.IterSpec {
 	return result.IterSpec{Count: 1, Time: max(time.Duration(max(m.Count, 1))*m.Time, MinExplainWindow)}
 }
 
+// allocsWindow is the measured window of an explanation's allocation
+// fork of a run measured by m: one of m's iterations. Every allocation is
+// recorded, so the counts per op need no more ops than that; the CPU
+// profiles' longer window is for their samples.
+func allocsWindow(m result.IterSpec) result.IterSpec {
+	m.Count = 1
+	return m
+}
+
 // explainWarmup is the warmup of an explaining profiling fork of a run
 // warmed up by w: its first iteration only. The profile attributes the
 // window's time to functions, both sides alike; it is no measurement, so
@@ -187,12 +196,13 @@ func explainEngine(x Explaining) engine.Options {
 	if eo.ProfileRounds == 0 {
 		eo.ProfileRounds = DefaultExplainRounds
 	}
-	if len(x.Runs) > 0 {
-		// A go test fork profiles at a fixed b.N, sized by the speed the
-		// baseline measured.
-		eo.NsPerOp = map[string]float64{}
-		for _, cr := range x.Runs[0].Cases {
-			eo.NsPerOp[cr.Case.Name()] = engine.MeanNs(cr)
+	// A go test fork profiles at a fixed b.N, the same on both sides,
+	// sized by the slower side's measured speed: neither side's window is
+	// longer than the explanation's.
+	eo.NsPerOp = map[string]float64{}
+	for _, run := range x.Runs {
+		for _, cr := range run.Cases {
+			eo.NsPerOp[cr.Case.Name()] = max(eo.NsPerOp[cr.Case.Name()], engine.MeanNs(cr))
 		}
 	}
 	return eo
@@ -237,7 +247,7 @@ func ExplainRows(ctx context.Context, s *session.Session, set *Sides, root strin
 func explainCPU(ctx context.Context, s *session.Session, set *Sides, root string, cases []engine.Case, ratios []float64, x Explaining) []Explained {
 	eo := explainEngine(x)
 	ea := eo
-	ea.Profiles, ea.ProfileRounds = []profile.Kind{profile.Allocs}, 1
+	ea.Profiles, ea.ProfileRounds, ea.Measure = []profile.Kind{profile.Allocs}, 1, allocsWindow(x.Engine.Measure)
 	if cost := explainCost(eo, len(cases)) + explainCost(ea, len(cases)); x.Budget > 0 && cost > x.Budget {
 		out := make([]Explained, len(cases))
 		for i, c := range cases {

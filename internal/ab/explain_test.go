@@ -13,6 +13,7 @@ import (
 
 // An explaining fork's window is the measured iterations' time in one,
 // at least MinExplainWindow; its warmup the first warmup iteration.
+// The allocation fork's is one measured iteration.
 func TestExplainForkPlan(t *testing.T) {
 	for _, tc := range []struct{ m, want result.IterSpec }{
 		{result.IterSpec{Count: 5, Time: time.Second}, result.IterSpec{Count: 1, Time: 5 * time.Second}},
@@ -23,11 +24,29 @@ func TestExplainForkPlan(t *testing.T) {
 			t.Errorf("explainWindow(%+v) = %+v, want %+v", tc.m, got, tc.want)
 		}
 	}
+	// The allocation fork's window is one measured iteration: its counts
+	// need no more ops.
+	for m, want := range map[result.IterSpec]result.IterSpec{
+		{Count: 5, Time: time.Second}:           {Count: 1, Time: time.Second},
+		{Count: 3, Time: 20 * time.Millisecond}: {Count: 1, Time: 20 * time.Millisecond},
+		{Count: 3, Ops: 1000}:                   {Count: 1, Ops: 1000},
+	} {
+		if got := allocsWindow(m); got != want {
+			t.Errorf("allocsWindow(%+v) = %+v, want %+v", m, got, want)
+		}
+	}
 	if got := explainWarmup(result.IterSpec{Count: 3, Time: time.Second}); got != (result.IterSpec{Count: 1, Time: time.Second}) {
 		t.Errorf("explainWarmup(3x1s) = %+v, want 1x1s", got)
 	}
 	if got := explainWarmup(result.IterSpec{}); got != (result.IterSpec{}) {
 		t.Errorf("explainWarmup(none) = %+v, want none", got)
+	}
+	// A go test row's profiling forks are sized by the slower side.
+	side := func(ns float64) *result.Run {
+		return &result.Run{Cases: []*result.CaseResult{{Case: result.Case{Benchmark: "BenchmarkWork"}, Iterations: []result.Iteration{{Total: result.OpStats{NsPerOp: ns}}}}}}
+	}
+	if eo := explainEngine(Explaining{Runs: []*result.Run{side(100), side(400)}}); eo.NsPerOp["BenchmarkWork"] != 400 {
+		t.Errorf("the profiling forks' speed %v, want the slower side's 400 ns/op", eo.NsPerOp)
 	}
 }
 
