@@ -115,13 +115,7 @@ func CompareAllocs(base, exp *Allocated) *AllocsReport {
 		f.Named = math.Abs(f.Objects) >= floor
 		r.Functions = append(r.Functions, f)
 	}
-	slices.SortStableFunc(r.Functions, func(x, y AllocFunction) int {
-		if x.Named != y.Named {
-			if x.Named {
-				return -1
-			}
-			return 1
-		}
+	namedFirst(r.Functions, func(f AllocFunction) bool { return f.Named }, func(x, y AllocFunction) int {
 		return cmp.Or(cmp.Compare(math.Abs(y.Objects), math.Abs(x.Objects)), cmp.Compare(math.Abs(y.Bytes), math.Abs(x.Bytes)))
 	})
 	return r
@@ -129,13 +123,7 @@ func CompareAllocs(base, exp *Allocated) *AllocsReport {
 
 // Named are the report's named functions, the largest change first.
 func (r *AllocsReport) Named() []AllocFunction {
-	var out []AllocFunction
-	for _, f := range r.Functions {
-		if f.Named {
-			out = append(out, f)
-		}
-	}
-	return out
+	return named(r.Functions, func(f AllocFunction) bool { return f.Named })
 }
 
 // Line is the report's top named functions, at most top, on one line:

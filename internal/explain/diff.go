@@ -77,13 +77,7 @@ type Report struct {
 
 // Named are the report's named functions, the largest change first.
 func (r *Report) Named() []Function {
-	var out []Function
-	for _, f := range r.Functions {
-		if f.Named {
-			out = append(out, f)
-		}
-	}
-	return out
+	return named(r.Functions, func(f Function) bool { return f.Named })
 }
 
 // Diff compares the experiment's profiling forks with the baseline's,
@@ -137,13 +131,7 @@ func Diff(base, exp []Fork, alpha, ratio float64) (*Report, error) {
 	for i := range r.Functions {
 		r.Functions[i].CumQ = cumQ[i]
 	}
-	slices.SortStableFunc(r.Functions, func(x, y Function) int {
-		if x.Named != y.Named {
-			if x.Named {
-				return -1
-			}
-			return 1
-		}
+	namedFirst(r.Functions, func(f Function) bool { return f.Named }, func(x, y Function) int {
 		return cmp.Compare(math.Abs(y.Flat.Mean), math.Abs(x.Flat.Mean))
 	})
 	return r, nil

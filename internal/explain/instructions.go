@@ -66,13 +66,7 @@ type InstructionsReport struct {
 
 // Named are the report's named functions, the largest change first.
 func (r *InstructionsReport) Named() []InstructionFunction {
-	var out []InstructionFunction
-	for _, f := range r.Functions {
-		if f.Named {
-			out = append(out, f)
-		}
-	}
-	return out
+	return named(r.Functions, func(f InstructionFunction) bool { return f.Named })
 }
 
 // CompareCounts compares two sides' counted instructions per op.
@@ -92,13 +86,7 @@ func CompareCounts(base, exp *Counted) *InstructionsReport {
 		f.Named = math.Abs(f.Flat) >= InstructionsFloor*base.Total && base.Total > 0
 		r.Functions = append(r.Functions, f)
 	}
-	slices.SortStableFunc(r.Functions, func(x, y InstructionFunction) int {
-		if x.Named != y.Named {
-			if x.Named {
-				return -1
-			}
-			return 1
-		}
+	namedFirst(r.Functions, func(f InstructionFunction) bool { return f.Named }, func(x, y InstructionFunction) int {
 		return cmp.Compare(math.Abs(y.Flat), math.Abs(x.Flat))
 	})
 	if named := r.Named(); len(named) > 0 {

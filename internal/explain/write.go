@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -49,19 +50,7 @@ func Write(dir, title string, base, exp []Fork, r *Report) error {
 			return err
 		}
 	}
-	var text bytes.Buffer
-	fmt.Fprintf(&text, "%s\n\n", title)
-	if err := r.WriteText(&text, len(r.Functions)); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, TextFile), text.Bytes(), 0o644); err != nil {
-		return err
-	}
-	js, err := json.MarshalIndent(r.JSON(), "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, JSONFile), append(js, '\n'), 0o644); err != nil {
+	if err := writeReport(dir, title, TextFile, JSONFile, func(w io.Writer) error { return r.WriteText(w, len(r.Functions)) }, r.JSON()); err != nil {
 		return err
 	}
 	var svg bytes.Buffer
@@ -117,22 +106,28 @@ const (
 // WriteInstructions leaves in dir r's text report (every function with a
 // change, and the top function's lines) and r as JSON.
 func WriteInstructions(dir, title string, r *InstructionsReport) error {
+	return writeReport(dir, title, InstructionsTextFile, InstructionsJSONFile, func(w io.Writer) error { return r.WriteText(w, len(r.Functions)) }, r)
+}
+
+// writeReport leaves in dir a report's text, under its title, as text,
+// and v as JSON.
+func writeReport(dir, title, text, jsonFile string, write func(io.Writer) error, v any) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	var text bytes.Buffer
-	fmt.Fprintf(&text, "%s\n\n", title)
-	if err := r.WriteText(&text, len(r.Functions)); err != nil {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "%s\n\n", title)
+	if err := write(&b); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, InstructionsTextFile), text.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, text), b.Bytes(), 0o644); err != nil {
 		return err
 	}
-	js, err := json.MarshalIndent(r, "", "  ")
+	js, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, InstructionsJSONFile), append(js, '\n'), 0o644)
+	return os.WriteFile(filepath.Join(dir, jsonFile), append(js, '\n'), 0o644)
 }
 
 // The files WriteAllocs leaves in a case's directory.
@@ -143,20 +138,5 @@ const (
 
 // WriteAllocs leaves in dir r's text report and r as JSON.
 func WriteAllocs(dir, title string, r *AllocsReport) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	var text bytes.Buffer
-	fmt.Fprintf(&text, "%s\n\n", title)
-	if err := r.WriteText(&text, len(r.Functions)); err != nil {
-		return err
-	}
-	if err := os.WriteFile(filepath.Join(dir, AllocsTextFile), text.Bytes(), 0o644); err != nil {
-		return err
-	}
-	js, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(dir, AllocsJSONFile), append(js, '\n'), 0o644)
+	return writeReport(dir, title, AllocsTextFile, AllocsJSONFile, func(w io.Writer) error { return r.WriteText(w, len(r.Functions)) }, r)
 }
