@@ -230,7 +230,7 @@ func ExplainRows(ctx context.Context, s *session.Session, set *Sides, root strin
 	if len(cases) == 0 || x.Mode == ExplainOff {
 		return nil
 	}
-	out := explainCPU(ctx, s, set, root, cases, ratios, x)
+	out := explainProfiles(ctx, s, set, root, cases, ratios, x)
 	for i := range out {
 		dir := filepath.Join(x.Dir, caseDir(out[i].Case))
 		out[i].Instructions, out[i].InstructionsErr = explainInstructions(dir, out[i].Case, x.Runs, sources(root, set.Revs))
@@ -241,10 +241,10 @@ func ExplainRows(ctx context.Context, s *session.Session, set *Sides, root strin
 	return out
 }
 
-// explainCPU explains cases by their CPU profiles, taken in x.Rounds
+// explainProfiles explains cases by their CPU profiles, taken in x.Rounds
 // profiling forks a side, and by their allocations, from one fork a side
 // that records every allocation.
-func explainCPU(ctx context.Context, s *session.Session, set *Sides, root string, cases []engine.Case, ratios []float64, x Explaining) []Explained {
+func explainProfiles(ctx context.Context, s *session.Session, set *Sides, root string, cases []engine.Case, ratios []float64, x Explaining) []Explained {
 	eo := explainEngine(x)
 	ea := eo
 	ea.Profiles, ea.ProfileRounds, ea.Measure = []profile.Kind{profile.Allocs}, 1, allocsWindow(x.Engine.Measure)
