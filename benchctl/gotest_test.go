@@ -327,7 +327,7 @@ func TestSelectionThatMatchesNothing(t *testing.T) {
 func TestABOfGoTestBenchmarks(t *testing.T) {
 	dir, c := goRepo(t)
 	out := filepath.Join(t.TempDir(), "ab")
-	code, stdout, stderr := abApp(t, dir, "ab", "--base", c[0], "--head", c[1], "./work", "--forks", "4", "--warmup", "1x20ms", "--measure", "2x30ms", "--out", out)
+	code, stdout, stderr := abApp(t, dir, "ab", "--base", c[0], "--head", c[1], "./work", "--forks", "4", "--warmup", "1x20ms", "--measure", "2x30ms", "--explain", "off", "--out", out)
 	if code != 1 || !strings.Contains(stderr, "significant regression") {
 		t.Fatalf("exit %d, want 1 for the 4× slower Work\n%s\n%s", code, stdout, stderr)
 	}
