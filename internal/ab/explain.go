@@ -231,9 +231,10 @@ func ExplainRows(ctx context.Context, s *session.Session, set *Sides, root strin
 		return nil
 	}
 	out := explainProfiles(ctx, s, set, root, cases, ratios, x)
+	src := sources(root, set.Revs)
 	for i := range out {
 		dir := filepath.Join(x.Dir, caseDir(out[i].Case))
-		out[i].Instructions, out[i].InstructionsErr = explainInstructions(dir, out[i].Case, x.Runs, sources(root, set.Revs))
+		out[i].Instructions, out[i].InstructionsErr = explainInstructions(dir, out[i].Case, x.Runs, src)
 		if out[i].Instructions != nil {
 			out[i].Dir = dir
 		}
@@ -288,17 +289,20 @@ func explainProfiles(ctx context.Context, s *session.Session, set *Sides, root s
 	return out
 }
 
+// sideNames name an A/B's two sides in what an explanation says.
+var sideNames = [2]string{"baseline", "experiment"}
+
 // explainAllocs compares a case's allocation profiles of both sides and
 // writes the report into dir.
 func explainAllocs(dir, name string, base, exp []result.ProfileRun) (*explain.AllocsReport, error) {
 	var counted [2]*explain.Allocated
 	for i, side := range [][]result.ProfileRun{base, exp} {
 		if len(side) != 1 {
-			return nil, fmt.Errorf("%d allocation profiles of the %s, want one", len(side), []string{"baseline", "experiment"}[i])
+			return nil, fmt.Errorf("%d allocation profiles of the %s, want one", len(side), sideNames[i])
 		}
 		a, err := explain.CountAllocs(side[0])
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", []string{"baseline", "experiment"}[i], err)
+			return nil, fmt.Errorf("%s: %w", sideNames[i], err)
 		}
 		counted[i] = a
 	}
@@ -332,7 +336,7 @@ func explainInstructions(dir, name string, runs []*result.Run, src [2]func(strin
 		return nil, nil
 	}
 	var counted [2]*explain.Counted
-	for i, side := range []string{"baseline", "experiment"} {
+	for i, side := range sideNames {
 		pr, ok := instructionsFork(runs[i], name)
 		if !ok {
 			return nil, nil

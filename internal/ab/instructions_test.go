@@ -19,14 +19,6 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/testenv"
 )
 
-func init() {
-	// The explain fixture's benchmark, for planning; its binaries run it.
-	harness.Register(&harness.Benchmark{Family: "tiny", Name: "WorkLoop", Setup: func(t *harness.Trial) error {
-		t.Run(func(w *harness.Worker) (func(), error) { return func() {}, nil })
-		return nil
-	}})
-}
-
 // TestABExplainsByInstructions: an A/B that counts instructions, of the
 // explain fixture's mix ×1.6 (mix inlined into encode), names tiny.mix
 // first by its instructions per op (the loop's 96 more calls of mix's 5

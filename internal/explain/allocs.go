@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -108,7 +107,7 @@ type AllocsReport struct {
 func CompareAllocs(base, exp *Allocated) *AllocsReport {
 	r := &AllocsReport{BaseObjects: base.Objects, ExpObjects: exp.Objects, BaseBytes: base.Bytes, ExpBytes: exp.Bytes}
 	floor := max(AllocsFloor, AllocsShare*base.Objects)
-	for _, n := range slices.Sorted(maps.Keys(union(base.CumObjects, exp.CumObjects))) {
+	for _, n := range sortedKeys(base.CumObjects, exp.CumObjects) {
 		f := AllocFunction{Name: n, BaseObjs: base.FlatObjects[n], ExpObjs: exp.FlatObjects[n],
 			Bytes: exp.FlatBytes[n] - base.FlatBytes[n], CumObjects: exp.CumObjects[n] - base.CumObjects[n]}
 		f.Objects = f.ExpObjs - f.BaseObjs
@@ -139,12 +138,8 @@ func (r *AllocsReport) Line(top int) string {
 	return strings.Join(parts, "; ")
 }
 
-func signedBytes(b float64) string {
-	if b >= 0 {
-		return fmt.Sprintf("+%.2f B/op", b)
-	}
-	return fmt.Sprintf("%.2f B/op", b)
-}
+// signedBytes is bytes per op with its sign: "+24.00 B/op".
+func signedBytes(b float64) string { return fmt.Sprintf("%+.2f B/op", b) }
 
 // WriteText writes the report: both sides' allocations per op and every
 // function whose allocations changed, at most top.

@@ -3,9 +3,7 @@ package explain
 import (
 	"cmp"
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 
 	"github.com/aclements/go-moremath/stats"
 
@@ -185,15 +183,13 @@ func (r *Report) sampled(sides ...[]perOp) error {
 // functionNames are the functions sampled on either side (flat or on a
 // stack), in a fixed order.
 func functionNames(sides ...[]perOp) []string {
-	seen := map[string]bool{}
+	var cums []map[string]float64
 	for _, side := range sides {
 		for _, c := range side {
-			for n := range c.cum {
-				seen[n] = true
-			}
+			cums = append(cums, c.cum)
 		}
 	}
-	return slices.Sorted(maps.Keys(seen))
+	return sortedKeys(cums...)
 }
 
 // pairs are the values of v, baseline and experiment, by pair.

@@ -76,7 +76,7 @@ func CompareCounts(base, exp *Counted) *InstructionsReport {
 	slices.Sort(r.Notes)
 	r.Notes = slices.Compact(r.Notes)
 	whole := exp.Total - base.Total
-	names := slices.Sorted(maps.Keys(union(base.Cum, exp.Cum)))
+	names := sortedKeys(base.Cum, exp.Cum)
 	for _, n := range names {
 		f := InstructionFunction{Name: n, Base: base.Flat[n], Exp: exp.Flat[n], Cum: exp.Cum[n] - base.Cum[n]}
 		f.Flat = f.Exp - f.Base
@@ -94,12 +94,6 @@ func CompareCounts(base, exp *Counted) *InstructionsReport {
 		r.Lines = lineChanges(base.Lines[n], exp.Lines[n], &sources{read: base.Source}, &sources{read: exp.Source})
 	}
 	return r
-}
-
-func union(a, b map[string]float64) map[string]float64 {
-	out := maps.Clone(a)
-	maps.Copy(out, b)
-	return out
 }
 
 // lineChanges matches a function's lines of two revisions and returns
@@ -130,7 +124,7 @@ func lineChanges(base, exp map[SourceLine]float64, bsrc, esrc *sources) []LineCh
 	}
 	b, e := keyed(base, bsrc), keyed(exp, esrc)
 	var out []LineChange
-	for _, k := range slices.Sorted(maps.Keys(union2(b, e))) {
+	for _, k := range sortedKeys(b, e) {
 		lc := LineChange{Base: b[k].at, Exp: e[k].at, BaseCount: b[k].count, ExpCount: e[k].count}
 		if lc.Exp.File != "" {
 			lc.Text, _ = esrc.line(lc.Exp)
@@ -145,17 +139,6 @@ func lineChanges(base, exp map[SourceLine]float64, bsrc, esrc *sources) []LineCh
 		return cmp.Compare(math.Abs(y.ExpCount-y.BaseCount), math.Abs(x.ExpCount-x.BaseCount))
 	})
 	return out[:min(len(out), TopLines)]
-}
-
-func union2[V any](a, b map[string]V) map[string]bool {
-	out := map[string]bool{}
-	for k := range a {
-		out[k] = true
-	}
-	for k := range b {
-		out[k] = true
-	}
-	return out
 }
 
 // sources reads one revision's source files once each, as their lines,
@@ -193,12 +176,7 @@ func instrOp(v float64) string {
 }
 
 // signedInstr is instrOp with its sign.
-func signedInstr(v float64) string {
-	if v >= 0 {
-		return "+" + instrOp(v)
-	}
-	return "-" + instrOp(-v)
-}
+func signedInstr(v float64) string { return withSign(v, instrOp) }
 
 // Line is the report's top named functions, at most top, on one line:
 // "btree.(*BTree).Get +212 instr/op (61 % of the change)"; "" when none

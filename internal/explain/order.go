@@ -1,6 +1,9 @@
 package explain
 
-import "slices"
+import (
+	"maps"
+	"slices"
+)
 
 // namedFirst sorts a report's functions: the named first, each group
 // in the order by gives (the largest change first), stably.
@@ -25,4 +28,15 @@ func named[F any](fs []F, isNamed func(F) bool) []F {
 		}
 	}
 	return out
+}
+
+// sortedKeys are the keys of any of ms, sorted.
+func sortedKeys[V any](ms ...map[string]V) []string {
+	seen := map[string]bool{}
+	for _, m := range ms {
+		for k := range m {
+			seen[k] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(seen))
 }

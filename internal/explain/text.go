@@ -16,11 +16,15 @@ func nsOp(ns float64) string {
 }
 
 // signed is nsOp with its sign.
-func signed(ns float64) string {
-	if ns >= 0 {
-		return "+" + nsOp(ns)
+func signed(ns float64) string { return withSign(ns, nsOp) }
+
+// withSign is v formatted by format (which formats a magnitude) after
+// its sign.
+func withSign(v float64, format func(float64) string) string {
+	if v >= 0 {
+		return "+" + format(v)
 	}
-	return "-" + nsOp(-ns)
+	return "-" + format(-v)
 }
 
 func (d Delta) String() string {

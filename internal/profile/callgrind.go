@@ -67,7 +67,7 @@ func parseCallgrind(r io.Reader) (*Callgrind, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for n := 1; sc.Scan(); n++ {
-		if err := p.line1(sc.Text()); err != nil {
+		if err := p.parseLine(sc.Text()); err != nil {
 			return nil, fmt.Errorf("line %d: %w", n, err)
 		}
 	}
@@ -80,8 +80,8 @@ func parseCallgrind(r io.Reader) (*Callgrind, error) {
 	return &p.cg, nil
 }
 
-// line1 reads one line of the file.
-func (p *cgParser) line1(s string) error {
+// parseLine reads one line of the file.
+func (p *cgParser) parseLine(s string) error {
 	if s == "" || s[0] == '#' {
 		return nil
 	}

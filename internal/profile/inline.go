@@ -57,8 +57,13 @@ func ReadInlining(exe string) (*Inlining, error) {
 func readInlining(d *dwarf.Data) (*Inlining, error) {
 	in := &Inlining{}
 	origins := map[dwarf.Offset]string{}
-	var pending []inlRange
-	pendingOrigin := map[int]dwarf.Offset{} // index in pending → abstract origin
+	// Inlined ranges wait for their abstract origin's name, which may
+	// come later in the DWARF.
+	type pendingRange struct {
+		inlRange
+		origin dwarf.Offset
+	}
+	var pending []pendingRange
 	depth := 0
 	r := d.Reader()
 	for {
@@ -86,8 +91,7 @@ func readInlining(d *dwarf.Data) (*Inlining, error) {
 			rs, _ := d.Ranges(e)
 			origin, _ := e.Val(dwarf.AttrAbstractOrigin).(dwarf.Offset)
 			for _, rg := range rs {
-				pendingOrigin[len(pending)] = origin
-				pending = append(pending, inlRange{lo: rg[0], hi: rg[1], depth: depth})
+				pending = append(pending, pendingRange{inlRange{lo: rg[0], hi: rg[1], depth: depth}, origin})
 			}
 		}
 		if e.Children {
@@ -95,13 +99,12 @@ func readInlining(d *dwarf.Data) (*Inlining, error) {
 		}
 	}
 	slices.SortFunc(in.funcs, func(a, b inlFunc) int { return cmp.Compare(a.lo, b.lo) })
-	for i := range pending {
-		pending[i].name = origins[pendingOrigin[i]]
-		if pending[i].name == "" {
+	for _, p := range pending {
+		if p.name = origins[p.origin]; p.name == "" {
 			continue
 		}
-		if f := in.function(pending[i].lo); f != nil {
-			f.inlined = append(f.inlined, pending[i])
+		if f := in.function(p.lo); f != nil {
+			f.inlined = append(f.inlined, p.inlRange)
 		}
 	}
 	for i := range in.funcs {

@@ -1,13 +1,10 @@
 package profile
 
 import (
-	"bufio"
-	"bytes"
 	"debug/elf"
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 )
 
@@ -74,25 +71,11 @@ func CallgrindIn(exe, out string, toggles []string, args ...string) (string, []s
 
 // ParseCallgrind returns the instruction total of a callgrind output file.
 func ParseCallgrind(path string) (int64, error) {
-	b, err := os.ReadFile(path)
+	cg, err := ReadCallgrind(path)
 	if err != nil {
 		return 0, err
 	}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		for _, key := range []string{"totals:", "summary:"} {
-			if v, ok := strings.CutPrefix(line, key); ok {
-				n, err := strconv.ParseInt(strings.Fields(v + " 0")[0], 10, 64)
-				if err != nil {
-					return 0, fmt.Errorf("%s: bad %s line %q", path, key, line)
-				}
-				return n, nil
-			}
-		}
-	}
-	return 0, fmt.Errorf("%s: no totals line: not a callgrind output file", path)
+	return cg.Total, nil
 }
 
 // hasSymbol checks that exe's symbol table names sym: callgrind finds the

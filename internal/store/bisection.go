@@ -118,13 +118,11 @@ func (s *Store) insertBisection(ctx context.Context, tx *sql.Tx, fid int64, b Bi
 	if !math.IsNaN(b.Share) && !math.IsInf(b.Share, 0) {
 		share = sql.NullFloat64{Float64: b.Share, Valid: true}
 	}
-	if s.schema < 12 { // no functions yet
-		_, err := tx.ExecContext(ctx, s.q(`INSERT INTO bisections (file, machine_id, benchmark, unit, good, bad, culprit, subject, own, share)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), fid, b.Machine, b.Benchmark, b.Unit, b.Good, b.Bad, b.Culprit, b.Subject, b.Own, share)
-		return err
+	cols, args := "file, machine_id, benchmark, unit, good, bad, culprit, subject, own, share", []any{fid, b.Machine, b.Benchmark, b.Unit, b.Good, b.Bad, b.Culprit, b.Subject, b.Own, share}
+	if s.schema >= 12 { // the functions behind the culprit
+		cols, args = cols+", functions", append(args, b.Functions)
 	}
-	_, err := tx.ExecContext(ctx, s.q(`INSERT INTO bisections (file, machine_id, benchmark, unit, good, bad, culprit, subject, own, share, functions)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`), fid, b.Machine, b.Benchmark, b.Unit, b.Good, b.Bad, b.Culprit, b.Subject, b.Own, share, b.Functions)
+	_, err := tx.ExecContext(ctx, s.q(`INSERT INTO bisections (`+cols+`) VALUES `+rows(1, len(args))), args...)
 	return err
 }
 
