@@ -147,7 +147,10 @@ type ProfileRun struct {
 	Kind string // the profiler: cpu, offcpu, block, mutex, allocs, instructions, perf
 	// Path is the profile file, or callgrind's output for instructions.
 	Path string
-	// Ops is the number of ops measured in the profiled window.
+	// Ops is the number of ops the profile covers: those measured in
+	// the profiled window, or, for a profile that is the difference of
+	// cumulative snapshots (block, mutex, allocs), every op executed
+	// between them.
 	Ops int64
 	// Round is the profiling round of the fork, from 1, when a run took
 	// several of each profiler (0: the only one).

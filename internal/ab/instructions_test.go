@@ -25,9 +25,9 @@ import (
 // instructions, 480 an op, to within 1 %: callgrind loses the measured
 // loop for the few ops during which the scheduler switched stacks), and writes the report with mix's line where it
 // is at each revision; an A/A names none and counts no change; a commit
-// whose parse allocates 24 bytes an op is named by its allocations (to
-// within 1 %: the profile's window holds the ramp's few ops besides the
-// measured ones).
+// whose parse allocates 24 bytes an op is named by its allocations, one
+// object and 24 bytes an op exactly (the profile is divided by every op
+// its window ran, the ramps' included).
 // Neither of the first two names a function by allocations.
 func TestABExplainsByInstructions(t *testing.T) {
 	needGit(t)
@@ -72,7 +72,7 @@ func TestABExplainsByInstructions(t *testing.T) {
 		switch an := x.Allocs.Named(); {
 		case i < 2 && len(an) != 0:
 			t.Errorf("commit %d: named by allocations %+v, want none", i+1, an)
-		case i == 2 && (len(an) != 1 || an[0].Name != "tiny.parse" || math.Abs(an[0].Objects-1) > 0.01 || math.Abs(an[0].Bytes-24) > 0.24):
+		case i == 2 && (len(an) != 1 || an[0].Name != "tiny.parse" || math.Abs(an[0].Objects-1) > 1e-9 || math.Abs(an[0].Bytes-24) > 24e-9):
 			t.Errorf("parse allocates: named by allocations %+v, want tiny.parse, +1 alloc/op +24 B/op", an)
 		}
 		var md bytes.Buffer

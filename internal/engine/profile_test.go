@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -47,6 +48,11 @@ func contendInWindow(mu *sync.Mutex, n *int) {
 	mu.Unlock()
 }
 
+var allocSink []byte
+
+//go:noinline
+func allocOne() { allocSink = make([]byte, 24) }
+
 //go:noinline
 func spinKernel(x uint64) uint64 {
 	for i := 0; i < 200; i++ {
@@ -62,6 +68,10 @@ func init() {
 		contendBeforeWindow(&setupMu) // a known contention before the window
 		n := 0
 		t.Run(func(w *harness.Worker) (func(), error) { return func() { contendInWindow(&mu, &n) }, nil })
+		return nil
+	}})
+	forkRegistry.Register(&harness.Benchmark{Family: "fork", Name: "AllocOne", Goroutines: 2, Setup: func(t *harness.Trial) error {
+		t.Run(func(w *harness.Worker) (func(), error) { return allocOne, nil })
 		return nil
 	}})
 	forkRegistry.Register(&harness.Benchmark{Family: "fork", Name: "Spin", Setup: func(t *harness.Trial) error {
@@ -131,6 +141,32 @@ func TestBlockAndMutexProfilesCoverTheWindowOnly(t *testing.T) {
 		if _, ok := hasFrame(s, "contendBeforeWindow"); ok {
 			t.Errorf("%s: contention from before the window is in the profile: %+v", k, s.Top)
 		}
+	}
+}
+
+// TestAllocsProfileCountsEveryOpOfItsWindow: an allocation profile is the
+// difference of two snapshots around the measurement iterations, so it
+// holds the ops the workers ran outside their timed windows too (ramp-up
+// while the others start, ramp-down while they finish); its ops are every
+// op executed, and an op that allocates one object of 24 bytes then counts
+// exactly that. Counted by the measured ops alone, the two workers' short
+// iterations put their ramps' ops into the per-op figure.
+func TestAllocsProfileCountsEveryOpOfItsWindow(t *testing.T) {
+	o := engine.DefaultOptions()
+	o.Bench, o.Forks, o.Profiles = "^BenchmarkAllocOne$", 1, []profile.Kind{profile.Allocs}
+	o.Warmup = result.IterSpec{Count: 1, Time: 5 * time.Millisecond}
+	o.Measure = result.IterSpec{Count: 10, Time: 5 * time.Millisecond}
+	o.Timeout = time.Minute
+	exe, _ := os.Executable()
+	rn := &engine.Runner{Executable: exe, ProfileDir: t.TempDir()}
+	run, err := runPlanned(t, rn, forkRegistry, o)
+	if err != nil || run.Failed() {
+		t.Fatalf("%v %+v", err, run)
+	}
+	s := summaryOf(t, run, profile.Allocs)
+	e, ok := hasFrame(s, "allocOne")
+	if !ok || math.Abs(e.Count-1) > 1e-9 || math.Abs(e.Value-24) > 24e-9 {
+		t.Errorf("allocOne: %+v (found %v), want 1 object and 24 B an op exactly", e, ok)
 	}
 }
 

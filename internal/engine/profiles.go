@@ -164,7 +164,11 @@ func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, c 
 		return pr, ""
 	}
 	for _, it := range res.iterations {
-		if !it.Warmup {
+		switch {
+		case it.Warmup:
+		case k.Cumulative():
+			pr.Ops += it.Executed
+		default:
 			pr.Ops += it.Total.Ops
 		}
 	}

@@ -8,7 +8,9 @@
 // cumulative, so the file holds the difference of snapshots taken at the
 // start and the end of the measurement iterations), and allocs (the
 // difference of the allocation profile likewise, every allocation
-// recorded: its counts are counts, not a sample's estimates).
+// recorded: its counts are counts, not a sample's estimates). The three
+// cumulative profiles hold the workers' ramps too, and are divided by every
+// op the window executed ([Kind.Cumulative]).
 //
 // Wrapping profilers run the fork under another program: instructions
 // runs it under valgrind's callgrind with GOMAXPROCS=1, GOGC=off and

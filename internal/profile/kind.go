@@ -27,6 +27,15 @@ func (k Kind) InProcess() bool {
 	return k == CPU || k == OffCPU || k == Block || k == Mutex || k == Allocs
 }
 
+// Cumulative reports whether k's profile is the difference of the
+// runtime's cumulative profile at the start and the end of the
+// measurement iterations (block, mutex, allocs). Such a profile holds every
+// op run between the two, the workers' ramps outside their timed windows
+// included, and is divided by every op executed, not by the measured ones.
+func (k Kind) Cumulative() bool {
+	return k == Block || k == Mutex || k == Allocs
+}
+
 // ParseKinds parses a comma-separated --prof list.
 func ParseKinds(list string) ([]Kind, error) {
 	var out []Kind
