@@ -62,9 +62,9 @@ func explainWrite(args []string) error {
 }
 
 // explainSummary reads TRUTH.json and the runs' explanations, RUNS/N/
-// explain/*/explain.json for commit N (and instructions.json, when the
-// run counted instructions), and prints each plant's outcome and the
-// rates of each method: planted function named first, A/A comparisons
+// explain/*/explain.json for commit N (allocs.json, and instructions.json
+// when the run counted instructions), and prints each plant's outcome and
+// the rates of each method: planted function named first, A/A comparisons
 // with any function named, with their 95 % Clopper–Pearson intervals.
 func explainSummary(args []string) error {
 	if len(args) != 2 {
@@ -78,8 +78,8 @@ func explainSummary(args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", args[0], err)
 	}
-	fmt.Println("| commit | planted | row change (CPU) | named by CPU, first three | first | row change (instructions) | named by instructions, first three | first |")
-	fmt.Println("|--:|---|--:|---|:-:|--:|---|:-:|")
+	fmt.Println("| commit | planted | row change (CPU) | named by CPU, first three | named by allocations | first | row change (instructions) | named by instructions, first three | first |")
+	fmt.Println("|--:|---|--:|---|---|:-:|--:|---|:-:|")
 	var cpu, instr tally
 	absent := 0
 	for n := 1; n < len(t.Commits); n++ {
@@ -94,10 +94,10 @@ func explainSummary(args []string) error {
 		if err != nil {
 			return err
 		}
-		planted, want := "A/A", ""
+		planted, want := "A/A", plantWant{}
 		if n <= len(t.Plants) {
 			p := t.Plants[n-1]
-			planted, want = fmt.Sprintf("loop %d ×%g in %s", p.Loop, p.Factor, p.Function), p.Function
+			planted, want = p.String(), plantWant{p.Function, p.Allocates()}
 		}
 		row, err := summaryRow(run, r, want, &cpu, &instr)
 		if err != nil {
@@ -114,17 +114,30 @@ func explainSummary(args []string) error {
 	return nil
 }
 
+// plantWant is what a comparison should name: the planted function
+// (none for an A/A), and whether the plant adds allocations, which the
+// row's allocation report names whichever method explains its time.
+type plantWant struct {
+	function  string
+	allocates bool
+}
+
 // summaryRow is a run's cells after its planted function: each method's
 // change, named functions and whether it named want first, counted in
-// cpu and instr.
-func summaryRow(run string, r explain.ReportJSON, want string, cpu, instr *tally) (string, error) {
+// cpu and instr. An allocation plant is named first when the method, or
+// the allocation report beside it, names its function first.
+func summaryRow(run string, r explain.ReportJSON, want plantWant, cpu, instr *tally) (string, error) {
 	var named []string
 	for _, f := range r.Functions {
 		if f.Named && len(named) < 3 {
 			named = append(named, fmt.Sprintf("%s %+.1f ns/op", f.Name, f.Flat.Mean))
 		}
 	}
-	row := fmt.Sprintf("%+.1f %% | %s | %s |", 100*r.Total.Mean/r.Base, strings.Join(named, "; "), cpu.add(want, named))
+	allocs, err := readAllocs(run)
+	if err != nil {
+		return "", err
+	}
+	row := fmt.Sprintf("%+.1f %% | %s | %s | %s |", 100*r.Total.Mean/r.Base, strings.Join(named, "; "), strings.Join(allocs, "; "), cpu.add(want, named, allocs))
 	in, ok, err := readInstructions(run)
 	if err != nil || !ok {
 		return row + " | | |", err
@@ -135,26 +148,28 @@ func summaryRow(run string, r explain.ReportJSON, want string, cpu, instr *tally
 			named = append(named, fmt.Sprintf("%s %+.0f instr/op", f.Name, f.Flat))
 		}
 	}
-	return row + fmt.Sprintf(" %+.1f %% | %s | %s |", 100*(in.Exp-in.Base)/in.Base, strings.Join(named, "; "), instr.add(want, named)), nil
+	return row + fmt.Sprintf(" %+.1f %% | %s | %s |", 100*(in.Exp-in.Base)/in.Base, strings.Join(named, "; "), instr.add(want, named, allocs)), nil
 }
 
 // tally counts one method's outcomes: plants whose function it named
-// first, and A/A comparisons in which it named any.
+// first, and A/A comparisons in which it named any (by allocations
+// too).
 type tally struct{ first, plants, aaNamed, aa int }
 
-// add counts one comparison, of a plant in want ("" for an A/A), whose
-// named functions are named ("name change" each), and returns the row's
-// mark.
-func (t *tally) add(want string, named []string) string {
-	if want == "" {
+// add counts one comparison, of a plant want (none for an A/A), whose
+// named functions are named and named by allocations allocs ("name
+// change" each), and returns the row's mark.
+func (t *tally) add(want plantWant, named, allocs []string) string {
+	if want.function == "" {
 		t.aa++
-		if len(named) > 0 {
+		if len(named)+len(allocs) > 0 {
 			t.aaNamed++
 		}
 		return ""
 	}
 	t.plants++
-	if len(named) > 0 && strings.HasPrefix(named[0], want+" ") {
+	first := func(names []string) bool { return len(names) > 0 && strings.HasPrefix(names[0], want.function+" ") }
+	if first(named) || want.allocates && first(allocs) {
 		t.first++
 		return "yes"
 	}
@@ -186,6 +201,25 @@ func readInstructions(run string) (*explain.InstructionsReport, bool, error) {
 		err = json.Unmarshal(b, &r)
 	}
 	return &r, err == nil, err
+}
+
+// readAllocs is the functions the row's allocation report names ("name
+// change" each), when the run has one.
+func readAllocs(run string) ([]string, error) {
+	paths, _ := filepath.Glob(filepath.Join(run, "explain", "*", explain.AllocsJSONFile))
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	var r explain.AllocsReport
+	b, err := os.ReadFile(paths[0])
+	if err == nil {
+		err = json.Unmarshal(b, &r)
+	}
+	var named []string
+	for _, f := range r.Named() {
+		named = append(named, fmt.Sprintf("%s %+.2f allocs/op", f.Name, f.Objects))
+	}
+	return named, err
 }
 
 // readExplained is the one row explained in a run's directory.

@@ -196,6 +196,9 @@ func explainEngine(x Explaining) engine.Options {
 	if eo.ProfileRounds == 0 {
 		eo.ProfileRounds = DefaultExplainRounds
 	}
+	// Sampled by perf where it can (10,000 samples a CPU-second, in a
+	// window of at most engine.SampledWindow), else by runtime/pprof.
+	eo.PerfSampling = true
 	// A go test fork profiles at a fixed b.N, the same on both sides,
 	// sized by the slower side's measured speed: neither side's window is
 	// longer than the explanation's.
@@ -257,7 +260,11 @@ func explainProfiles(ctx context.Context, s *session.Session, set *Sides, root s
 		}
 		return out
 	}
-	s.Env.Say("explaining %d row(s) by their functions: %d CPU profiling forks a side each and one of their allocations → %s", len(cases), eo.ProfileRounds, x.Dir)
+	sampler := "sampled by perf"
+	if ok, why := profile.SampleStatus(); !ok {
+		sampler = "sampled by runtime/pprof: " + why
+	}
+	s.Env.Say("explaining %d row(s) by their functions: %d CPU profiling forks a side each (%s) and one of their allocations → %s", len(cases), eo.ProfileRounds, sampler, x.Dir)
 	logs := filepath.Join(x.Dir, "logs")
 	rec := func(o engine.Options) *session.Recording {
 		return &session.Recording{Options: o, Cases: cases, Sides: set.Sides, Revs: set.Revs, Dir: root, LogDir: logs, ProfileDir: filepath.Join(x.Dir, "profiles")}

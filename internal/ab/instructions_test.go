@@ -2,6 +2,7 @@ package ab_test
 
 import (
 	"bytes"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -20,23 +21,30 @@ import (
 )
 
 // TestABExplainsByInstructions: an A/B that counts instructions, of the
-// explain fixture's mix ×1.6 (mix inlined into encode), names tiny.mix
-// first by its instructions per op (the loop's 96 more calls of mix's 5
-// instructions, 480 an op, to within 1 %: callgrind loses the measured
-// loop for the few ops during which the scheduler switched stacks), and writes the report with mix's line where it
-// is at each revision; an A/A names none and counts no change; a commit
-// whose parse allocates 24 bytes an op is named by its allocations, one
-// object and 24 bytes an op exactly (the profile is divided by every op
-// its window ran, the ramps' included).
-// Neither of the first two names a function by allocations.
+// explain fixture's mix ×2 (mix's own rounds, 2 to 4, inlined into
+// encode's 160 calls), names tiny.mix first by its instructions per op
+// (2 more rounds of 8 instructions a call, 2560 an op, to within 1 %:
+// callgrind loses the measured loop for the few ops during which the
+// scheduler switched stacks) and by its CPU profiles, sampled by perf
+// where it can (their period then perf's), and writes the report with
+// mix's line where it is at each revision; an A/A names none by
+// instructions and counts no change; the fixture's allocation plant
+// (parse allocates three objects of 32 bytes an op) is named by its
+// allocations, 3 objects and 96 bytes an op exactly (the profile is
+// divided by every op its window ran, the ramps' included). Neither of
+// the first two names a function by allocations.
 func TestABExplainsByInstructions(t *testing.T) {
 	needGit(t)
 	testenv.MustHave(t, "valgrind")
 	_, self, _, _ := runtime.Caller(0)
 	dir := t.TempDir()
-	sources, subjects := histgen.ExplainFixture([]histgen.FixturePlant{{Loop: 2, Factor: 1.6, Function: "tiny.mix"}}, 1)
-	alloc := strings.Replace(sources[0], "func parse(x uint64, n int) uint64 {", "func parse(x uint64, n int) uint64 {\n\tkeep = make([]byte, 24)", 1) + "\nvar keep []byte\n"
-	sources, subjects = append(sources, alloc), append(subjects, "parse allocates")
+	mix, alloc := histgen.ExplainPlants[6], histgen.ExplainPlants[9]
+	if mix.Function != "tiny.mix" || mix.Factor != 2 || !alloc.Allocates() || alloc.Rounds != 3 {
+		t.Fatalf("the fixture's plants are not the test's: %v, %v", mix, alloc)
+	}
+	sources, subjects := histgen.ExplainFixture([]histgen.FixturePlant{mix}, 1)
+	plants, _ := histgen.ExplainFixture([]histgen.FixturePlant{alloc}, 0)
+	sources, subjects = append(sources, plants[1]), append(subjects, "parse allocates")
 	c, err := histgen.Write(dir, histgen.Spec{Commits: len(sources) - 1, Sources: sources, Subjects: subjects,
 		Harness: filepath.Dir(filepath.Dir(filepath.Dir(self)))})
 	if err != nil {
@@ -61,8 +69,8 @@ func TestABExplainsByInstructions(t *testing.T) {
 		}
 		named := r.Named()
 		switch {
-		case i == 0 && (len(named) == 0 || named[0].Name != "tiny.mix" || math.Abs(named[0].Flat-480) > 5):
-			t.Errorf("mix ×1.6: named %+v, want tiny.mix first, +480 instructions an op", named)
+		case i == 0 && (len(named) == 0 || named[0].Name != "tiny.mix" || math.Abs(named[0].Flat-2560) > 25.6):
+			t.Errorf("mix ×2: named %+v, want tiny.mix first, +2560 instructions an op", named)
 		case i == 1 && (len(named) != 0 || math.Abs(r.Exp-r.Base) > 1e-3*r.Base):
 			t.Errorf("A/A: named %+v, %g and %g instructions an op", named, r.Base, r.Exp)
 		}
@@ -72,25 +80,53 @@ func TestABExplainsByInstructions(t *testing.T) {
 		switch an := x.Allocs.Named(); {
 		case i < 2 && len(an) != 0:
 			t.Errorf("commit %d: named by allocations %+v, want none", i+1, an)
-		case i == 2 && (len(an) != 1 || an[0].Name != "tiny.parse" || math.Abs(an[0].Objects-1) > 1e-9 || math.Abs(an[0].Bytes-24) > 24e-9):
-			t.Errorf("parse allocates: named by allocations %+v, want tiny.parse, +1 alloc/op +24 B/op", an)
+		case i == 2 && (len(an) != 1 || an[0].Name != "tiny.parse" || math.Abs(an[0].Objects-3) > 1e-9 || math.Abs(an[0].Bytes-96) > 96e-9):
+			t.Errorf("parse allocates: named by allocations %+v, want tiny.parse, +3 allocs/op +96 B/op", an)
+		}
+		if i == 0 {
+			cpu := x.Report.Named()
+			if len(cpu) == 0 || cpu[0].Name != "tiny.mix" {
+				t.Errorf("mix ×2: named by CPU %+v, want tiny.mix first; report %+v", cpu, x.Report)
+			}
+			sampled, _ := profile.SampleStatus()
+			if period := cpuPeriod(t, filepath.Dir(x.Dir)); sampled != (period == profile.SamplePeriod) {
+				t.Errorf("perf can sample: %v, and the CPU profiles' period is %d ns", sampled, period)
+			}
 		}
 		var md bytes.Buffer
 		if err := res.Markdown(&md); err != nil {
 			t.Fatal(err)
 		}
-		if i == 0 && !strings.Contains(md.String(), "by instructions: tiny.mix +4") {
+		if i == 0 && !strings.Contains(md.String(), "by instructions: tiny.mix +2") {
 			t.Errorf("the row's line does not name mix by instructions:\n%s", md.String())
 		}
-		if i == 2 && !strings.Contains(md.String(), "allocations: tiny.parse +1.0") {
+		if i == 2 && !strings.Contains(md.String(), "allocations: tiny.parse +3.0") {
 			t.Errorf("the row's line does not name parse by allocations:\n%s", md.String())
 		}
 		text, err := os.ReadFile(filepath.Join(x.Dir, explain.InstructionsTextFile))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if i == 0 && !strings.Contains(string(text), "work.go:36  work.go:36") {
+		if i == 0 && !strings.Contains(string(text), "work.go:44  work.go:44") {
 			t.Errorf("the report does not give mix's line at each revision:\n%s", text)
 		}
 	}
+}
+
+// cpuPeriod is the sampling period of the first CPU profile under an
+// explanation's directory.
+func cpuPeriod(t *testing.T, dir string) int64 {
+	t.Helper()
+	var period int64
+	filepath.WalkDir(filepath.Join(dir, "profiles"), func(path string, d fs.DirEntry, err error) error {
+		if err == nil && period == 0 && d.Name() == "cpu.pb.gz" {
+			p, err := profile.Read(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			period = p.Period
+		}
+		return nil
+	})
+	return period
 }

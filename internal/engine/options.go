@@ -48,6 +48,14 @@ type Options struct {
 	// that measures none (an explanation's profiling forks): a go test
 	// profiling fork's b.N then covers its window at that speed.
 	NsPerOp map[string]float64
+	// PerfSampling takes the cpu profiler's profiles with `perf record`
+	// sampling the CPU clock (profile.SamplePeriod) where the host allows
+	// it, instead of runtime/pprof: 40 to 100 times the samples in the
+	// same window. Such a fork counts its ops (as many as one measurement
+	// iteration's time holds at the measured speed, profileN) and keeps
+	// the samples inside the worker's counted loop. Where perf cannot
+	// sample, the fork is runtime/pprof's and the run says why.
+	PerfSampling bool
 	// InstructionOps is the op count of the callgrind and perf forks
 	// (default 20000).
 	InstructionOps int64

@@ -335,3 +335,33 @@ func sampleIn(smp *pprofile.Sample, fn string) bool {
 	}
 	return false
 }
+
+// TestPerfSamplingFallsBackOnAStrippedProgram: PerfSampling asks for a
+// cpu profile sampled by perf, which names its samples from the program's
+// symbol table; this test binary has none (go test strips it), so the
+// fork is runtime/pprof's as without the option (its period, 10 ms, and
+// samples of the kernel).
+func TestPerfSamplingFallsBackOnAStrippedProgram(t *testing.T) {
+	exe, _ := os.Executable()
+	if profile.Sampleable(exe) {
+		t.Skip("this test binary has a symbol table")
+	}
+	run := profiledRun(t, "^BenchmarkSpin$", profile.CPU)
+	o := engine.DefaultOptions()
+	o.Bench, o.Forks, o.Profiles, o.PerfSampling = "^BenchmarkSpin$", 1, []profile.Kind{profile.CPU}, true
+	o.Warmup, o.Measure, o.Timeout = result.IterSpec{Count: 1, Time: 20 * time.Millisecond}, result.IterSpec{Count: 2, Time: 100 * time.Millisecond}, time.Minute
+	sampled, err := runPlanned(t, &engine.Runner{Executable: exe, ProfileDir: t.TempDir()}, forkRegistry, o)
+	if err != nil || sampled.Failed() {
+		t.Fatalf("%v %+v", err, sampled)
+	}
+	for _, r := range []*result.Run{run, sampled} {
+		pr := r.Cases[0].Profiles[0]
+		p, err := profile.Read(pr.Path)
+		if err != nil || pr.Err != nil {
+			t.Fatal(err, pr.Err)
+		}
+		if _, ok := hasFrame(summaryOf(t, r, profile.CPU), "spinKernel"); p.Period != 10_000_000 || pr.Ops <= 0 || !ok {
+			t.Errorf("period %d ns, %d ops, spinKernel sampled: %v; want runtime/pprof's 10 ms, ops, the kernel", p.Period, pr.Ops, ok)
+		}
+	}
+}

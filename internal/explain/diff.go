@@ -33,14 +33,15 @@ func (d Delta) Excludes0() bool { return d.Lo > 0 || d.Hi < 0 }
 type Function struct {
 	Name string
 	// Base and Exp are the function's flat CPU per op on each side (the
-	// mean over its forks); Flat and Cum its change, flat (in the
-	// function itself) and cumulative (with its callees).
+	// mean over its forks, each fork's share of its samples at its side's
+	// level: see Diff); Flat and Cum its change, flat (in the function
+	// itself) and cumulative (with its callees).
 	Base, Exp float64
 	Flat, Cum Delta
 	// P is the paired t test's of the flat change, Q the same adjusted by
-	// Benjamini–Hochberg over the functions of the Report with flat time
-	// on either side (1 for the others); Named says Q is at most the
-	// Report's Alpha.
+	// Benjamini–Hochberg over the functions of the Report with at least
+	// MinTestedShare of the op's flat time, both sides together (1 for the
+	// others); Named says Q is at most the Report's Alpha.
 	P, Q  float64
 	Named bool
 	// CumQ is Q's counterpart for the cumulative change, over every
@@ -82,6 +83,12 @@ func (r *Report) Named() []Function {
 // fork i of one with fork i of the other (the same round), at
 // false-discovery rate alpha over the functions. ratio is the row's
 // measured change (experiment over baseline; 0 when there is none).
+//
+// A fork's functions are its shares of its samples at its side's level:
+// the baseline forks' mean CPU per op, and the experiment's that times
+// ratio (without one, the experiment forks' mean). The profiles say where
+// the time went; the measured forks, built for it, say how much there
+// was. The Report's Base, Exp and Total are the forks' own CPU per op.
 func Diff(base, exp []Fork, alpha, ratio float64) (*Report, error) {
 	n := min(len(base), len(exp))
 	r := &Report{Pairs: n, Alpha: alpha}
@@ -103,6 +110,14 @@ func Diff(base, exp []Fork, alpha, ratio float64) (*Report, error) {
 	case ratio == 0 && r.Total.Excludes0():
 		r.Whole = r.Total.Mean
 	}
+	// Each fork's functions are its shares of the fork's samples times
+	// its side's level: the baseline forks' mean CPU per op, and the
+	// experiment's that times the row's measured change.
+	lb, le := r.Base, r.Exp
+	if ratio > 0 {
+		le = lb * ratio
+	}
+	b, e = leveled(b, lb), leveled(e, le)
 	var cumP []float64
 	for _, name := range functionNames(b, e) {
 		fb, fe := pairs(b, e, func(c perOp) float64 { return c.flat[name] })
@@ -112,12 +127,14 @@ func Diff(base, exp []Fork, alpha, ratio float64) (*Report, error) {
 		cumP = append(cumP, pValue(cb, ce))
 		r.Functions = append(r.Functions, f)
 	}
-	// The family is the functions with time of their own: one only on
-	// stacks has no flat change to test.
+	// The family is the functions with time of their own, at least
+	// MinTestedShare of the op's on the two sides together: one only on
+	// stacks has no flat change to test, and one with a few samples could
+	// not be named, but would weaken the correction for every other.
 	var ps []float64
 	var tested []int
 	for i, f := range r.Functions {
-		if f.Base > 0 || f.Exp > 0 {
+		if f.Base+f.Exp >= MinTestedShare*(lb+le) && f.Base+f.Exp > 0 {
 			ps, tested = append(ps, f.P), append(tested, i)
 		}
 	}
@@ -133,6 +150,34 @@ func Diff(base, exp []Fork, alpha, ratio float64) (*Report, error) {
 		return cmp.Compare(math.Abs(y.Flat.Mean), math.Abs(x.Flat.Mean))
 	})
 	return r, nil
+}
+
+// MinTestedShare is the least flat part of the op's CPU, both sides'
+// together, of a function Diff tests. Choosing the family by the two
+// sides' sum, which does not depend on the sign or size of the
+// difference when nothing changed, keeps Benjamini–Hochberg's guarantee
+// (independent filtering: Bourgon, Gentleman and Huber, PNAS 2010); the
+// dozens of runtime functions a profile samples a few times each no
+// longer dilute the correction for the functions that could be named.
+const MinTestedShare = 0.001
+
+// leveled scales each fork's costs to level CPU per op: its functions
+// keep their shares of the fork's samples. A fork that ran slower or
+// faster as a whole (a neighbour, the clock) then moves no function;
+// the row's level comes from the measured forks, built to measure it.
+func leveled(side []perOp, level float64) []perOp {
+	out := make([]perOp, len(side))
+	for i, c := range side {
+		k := level / c.total
+		out[i] = perOp{total: level, samples: c.samples, flat: map[string]float64{}, cum: map[string]float64{}}
+		for n, v := range c.flat {
+			out[i].flat[n] = v * k
+		}
+		for n, v := range c.cum {
+			out[i].cum[n] = v * k
+		}
+	}
+	return out
 }
 
 // pairCosts are the costs per op of the pairs of forks base[i], exp[i],
@@ -173,9 +218,9 @@ func (r *Report) sampled(sides ...[]perOp) error {
 	}
 	switch {
 	case least == 0:
-		return fmt.Errorf("a profiling fork holds no CPU sample: its measured window is too short (a sample is taken per 10 ms of CPU; a window of 1 s gives about 100)")
+		return fmt.Errorf("a profiling fork holds no CPU sample: its measured window is too short (runtime/pprof takes a sample per 10 ms of CPU, 100 in a window of 1 s; perf, where it can sample, 10,000)")
 	case least < FewSamples:
-		r.Notes = append(r.Notes, fmt.Sprintf("a profiling fork holds only %d samples: a function with a small part of the time cannot be resolved (a window of 1 s a fork gives about 100 samples)", least))
+		r.Notes = append(r.Notes, fmt.Sprintf("a profiling fork holds only %d samples: a function with a small part of the time cannot be resolved (runtime/pprof takes about 100 samples in a window of 1 s; perf, where it can sample, 10,000)", least))
 	}
 	return nil
 }

@@ -1,10 +1,13 @@
 package explain
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/google/pprof/profile"
 )
 
 // fork1s is the ops of one second of the synthetic 1 µs op: 100 samples
@@ -171,7 +174,7 @@ func TestDiffNotesTwoToolchains(t *testing.T) {
 	} {
 		stamp(base, tc.base)
 		stamp(exp, tc.exp)
-		r, err := Diff(base, exp, 0.05, 1.1)
+		r, err := Diff(base, exp, 0.05, 1.03)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,5 +188,79 @@ func TestDiffNotesTwoToolchains(t *testing.T) {
 		if named := r.Named(); len(named) == 0 || named[0].Name != "main.warm" {
 			t.Errorf("baseline %q, experiment %q: named %v, want main.warm first", tc.base, tc.exp, names(named))
 		}
+	}
+}
+
+// Forks that ran faster or slower as a whole (a busy neighbour, the
+// clock: here a 10 % spread, more than the samples' own noise at perf's
+// rate, 10,000 a fork) move no function: each fork's functions keep their
+// shares of its samples at the side's level. A 3 % slowdown of main.warm
+// is then named first in at least 18 of 20 comparisons of 5 pairs
+// (compared by each fork's own CPU per op, the spread hid it in most),
+// and 50 A/A comparisons at that spread name a function in at most 4.
+func TestDiffLevelsForksThatRanFasterOrSlower(t *testing.T) {
+	const ops = 100 * fork1s // 10,000 samples of the 1 µs op
+	first, any := 0, 0
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(4, seed))
+		after := program()
+		after["main.warm"] += 30
+		r, err := Diff(side(rng, 5, program(), ops, 0.1), side(rng, 5, after, ops, 0.1), 0.05, 1.03)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := r.Named(); len(n) > 0 && n[0].Name == "main.warm" {
+			first++
+		}
+	}
+	for seed := range uint64(50) {
+		rng := rand.New(rand.NewPCG(5, seed))
+		r, err := Diff(side(rng, 5, program(), ops, 0.1), side(rng, 5, program(), ops, 0.1), 0.05, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := r.Named(); len(n) > 0 {
+			any++
+			t.Logf("A/A named %v", names(n))
+		}
+	}
+	if first < 18 || any > 4 {
+		t.Errorf("+3 %% in main.warm named first in %d of 20 (want 18), an A/A named a function in %d of 50 (want at most 4)", first, any)
+	}
+}
+
+// A function with less than MinTestedShare of the op on both sides
+// together is not tested: the dozens a profile of 10,000 samples samples
+// once or twice (here 30, one sample each) stay out of the correction (q
+// 1), while the planted function is named as without them.
+func TestDiffTestsFunctionsWithAShareOfTheOp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	after := program()
+	after["main.warm"] += 30
+	base, exp := side(rng, 5, program(), 100*fork1s, 0.02), side(rng, 5, after, 100*fork1s, 0.02)
+	for _, f := range append(base, exp...) {
+		p := f.Profile
+		for i := range 30 {
+			fn := &profile.Function{ID: uint64(len(p.Function) + 1), Name: fmt.Sprintf("runtime.tiny%d", i)}
+			loc := &profile.Location{ID: uint64(len(p.Location) + 1), Address: uint64(0x100000 + i), Line: []profile.Line{{Function: fn}}}
+			p.Function, p.Location = append(p.Function, fn), append(p.Location, loc)
+			p.Sample = append(p.Sample, &profile.Sample{Location: []*profile.Location{loc}, Value: []int64{1, samplePeriod}})
+		}
+	}
+	r, err := Diff(base, exp, 0.05, 1.03)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tiny := 0
+	for _, f := range r.Functions {
+		if strings.HasPrefix(f.Name, "runtime.tiny") {
+			tiny++
+			if f.Q != 1 || f.Named {
+				t.Errorf("%s, %.2g ns/op a side, was tested: q %g", f.Name, f.Base, f.Q)
+			}
+		}
+	}
+	if n := r.Named(); tiny != 30 || len(n) == 0 || n[0].Name != "main.warm" {
+		t.Errorf("%d tiny functions; named %v, want main.warm first", tiny, names(n))
 	}
 }

@@ -2,17 +2,19 @@ package histgen
 
 import "fmt"
 
-// fixtureWork is the explain fixture's work.go: one op (Work) calls five
-// functions, one of them (mix) inlined into its caller and one (shared)
-// called from two places, with the rounds each runs.
+// fixtureWork is the explain fixture's work.go: one op (Work) calls four
+// functions, one of them (mix) inlined into its caller, one (shared)
+// called from two places, and one (parse) that allocates where a plant
+// makes it, with the rounds each runs (the verbs' indexes are
+// fixtureRounds').
 const fixtureWork = `package tiny
 
 // Work is one op of the fixture: its functions in turn.
 func Work(x uint64) uint64 {
-	x = hash(x, %d)
-	x = parse(x, %d)
-	x = encode(x, %d)
-	x = shared(x, %d)
+	x = hash(x, %[1]d)
+	x = parse(x, %[2]d)
+	x = encode(x, %[3]d)
+	x = shared(x, %[5]d)
 	return x
 }
 
@@ -27,8 +29,11 @@ func hash(x uint64, n int) uint64 {
 	return x
 }
 
-// parse steps x n times, then calls shared: shared is reached from Work
-// and from parse.
+// kept holds what parse allocates, so that it escapes.
+var kept *[4]uint64
+
+// parse steps x n times, allocates its allocation rounds' objects, then
+// calls shared: shared is reached from Work and from parse.
 //
 //go:noinline
 func parse(x uint64, n int) uint64 {
@@ -36,11 +41,19 @@ func parse(x uint64, n int) uint64 {
 		x = x*0x9e3779b97f4a7c15 + uint64(i)
 		x ^= x >> 31
 	}
-	return shared(x, %d)
+	for i := 0; i < %[7]d; i++ {
+		kept = &[4]uint64{x, uint64(i)}
+	}
+	return shared(x, %[6]d)
 }
 
-// mix is small enough to be inlined into encode.
-func mix(x uint64) uint64 { return (x ^ x>>27) * 0x94d049bb133111eb }
+// mix is small enough to be inlined into encode: its rounds are its own.
+func mix(x uint64) uint64 {
+	for j := 0; j < %[4]d; j++ {
+		x = (x ^ x>>27) * 0x94d049bb133111eb
+	}
+	return x
+}
 
 // encode runs mix n times: its time is mix's, inlined.
 //
@@ -65,25 +78,45 @@ func shared(x uint64, n int) uint64 {
 `
 
 // fixtureRounds are the rounds of the fixture's loops at its good end:
-// hash, parse, encode (mix), shared from Work, shared from parse.
-var fixtureRounds = [5]int{400, 200, 160, 80, 80}
+// hash, parse, encode, mix's own, shared from Work, shared from parse,
+// and parse's allocations (none).
+var fixtureRounds = [7]int{400, 200, 160, 2, 80, 80, 0}
+
+// AllocLoop is the index of parse's allocation rounds in the fixture's
+// rounds.
+const AllocLoop = 6
 
 // FixturePlant is a planted slowdown of the explain fixture: one loop's
-// rounds times Factor, whose time shows in Function.
+// rounds times Factor, or set to Rounds when it is above 0, whose time
+// (or, for AllocLoop, whose allocations) shows in Function.
 type FixturePlant struct {
 	Loop     int // the index into the fixture's rounds
 	Factor   float64
+	Rounds   int    `json:",omitempty"`
 	Function string // where the time goes, as pprof names it
 }
 
-// ExplainPlants are the explain fixture's planted slowdowns: in each of
-// its functions, small and large, mix's through its inlined calls and
-// shared's through either caller.
+// Allocates reports whether the plant adds allocations, not time alone.
+func (p FixturePlant) Allocates() bool { return p.Loop == AllocLoop }
+
+// ExplainPlants are the explain fixture's planted slowdowns, 3 % to 20 %
+// of an op's time: in each of its functions, small and large, mix's in
+// its inlined code, shared's through either caller, and parse's
+// allocations (three objects of 32 bytes an op).
 var ExplainPlants = []FixturePlant{
-	{0, 1.08, "tiny.hash"}, {0, 1.25, "tiny.hash"}, {0, 1.5, "tiny.hash"},
-	{1, 1.15, "tiny.parse"}, {1, 1.5, "tiny.parse"},
-	{2, 1.2, "tiny.mix"}, {2, 1.6, "tiny.mix"},
-	{3, 1.3, "tiny.shared"}, {4, 1.3, "tiny.shared"}, {3, 2, "tiny.shared"},
+	{Loop: 0, Factor: 1.08, Function: "tiny.hash"}, {Loop: 0, Factor: 1.25, Function: "tiny.hash"}, {Loop: 0, Factor: 1.5, Function: "tiny.hash"},
+	{Loop: 1, Factor: 1.15, Function: "tiny.parse"}, {Loop: 1, Factor: 1.5, Function: "tiny.parse"},
+	{Loop: 3, Factor: 1.5, Function: "tiny.mix"}, {Loop: 3, Factor: 2, Function: "tiny.mix"},
+	{Loop: 4, Factor: 2, Function: "tiny.shared"}, {Loop: 5, Factor: 2, Function: "tiny.shared"},
+	{Loop: AllocLoop, Rounds: 3, Function: "tiny.parse"},
+}
+
+// String says what the plant changes.
+func (p FixturePlant) String() string {
+	if p.Rounds > 0 {
+		return fmt.Sprintf("loop %d set to %d in %s", p.Loop, p.Rounds, p.Function)
+	}
+	return fmt.Sprintf("loop %d ×%g in %s", p.Loop, p.Factor, p.Function)
 }
 
 // ExplainFixture is the history of the explain fixture: the good end,
@@ -91,13 +124,15 @@ var ExplainPlants = []FixturePlant{
 // on top of the one before), then aa commits of the good end's source
 // again (A/A: another commit, the same code).
 func ExplainFixture(plants []FixturePlant, aa int) (sources, subjects []string) {
-	src := func(r [5]int) string { return fmt.Sprintf(fixtureWork, r[0], r[1], r[2], r[3], r[4]) }
+	src := func(r [7]int) string { return fmt.Sprintf(fixtureWork, r[0], r[1], r[2], r[3], r[4], r[5], r[6]) }
 	sources, subjects = []string{src(fixtureRounds)}, []string{"good: the fixture"}
 	for i, p := range plants {
 		r := fixtureRounds
-		r[p.Loop] = int(float64(r[p.Loop])*p.Factor + 0.5)
+		if r[p.Loop] = int(float64(r[p.Loop])*p.Factor + 0.5); p.Rounds > 0 {
+			r[p.Loop] = p.Rounds
+		}
 		sources = append(sources, src(r))
-		subjects = append(subjects, fmt.Sprintf("plant %d: loop %d ×%g, in %s", i+1, p.Loop, p.Factor, p.Function))
+		subjects = append(subjects, fmt.Sprintf("plant %d: %s", i+1, p))
 	}
 	for i := range aa {
 		sources = append(sources, src(fixtureRounds))

@@ -157,6 +157,12 @@ func (s *Session) Stop(path string) error {
 	if err != nil {
 		return fmt.Errorf("%s profile: %w", s.kind, err)
 	}
+	return Write(p, path)
+}
+
+// Write writes p to path (gzipped protobuf, readable by go tool pprof),
+// creating its directory.
+func Write(p *profile.Profile, path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}

@@ -51,17 +51,27 @@ func PerfCommand(exe, dir string, events []string, args ...string) (path string,
 	if err != nil {
 		return "", nil, nil, "", errors.New("unavailable: perf is not installed")
 	}
-	ctl, ack := filepath.Join(dir, "perf.ctl"), filepath.Join(dir, "perf.ack")
-	for _, f := range []string{ctl, ack} {
-		os.Remove(f)
-		if err := syscall.Mkfifo(f, 0o600); err != nil {
-			return "", nil, nil, "", fmt.Errorf("mkfifo %s: %w", f, err)
-		}
+	ctl, ack, env, err := perfFIFOs(dir)
+	if err != nil {
+		return "", nil, nil, "", err
 	}
 	out = filepath.Join(dir, "perf.csv")
 	argv = append([]string{"stat", "-x,", "-o", out, "-e", strings.Join(events, ","),
 		"--delay=-1", "--control=fifo:" + ctl + "," + ack, "--", exe}, args...)
-	return perf, argv, []string{PerfCtlEnv + "=" + ctl, PerfAckEnv + "=" + ack}, out, nil
+	return perf, argv, env, out, nil
+}
+
+// perfFIFOs creates perf's control and ack FIFOs in dir and returns them
+// with the environment that names them to the fork.
+func perfFIFOs(dir string) (ctl, ack string, env []string, err error) {
+	ctl, ack = filepath.Join(dir, "perf.ctl"), filepath.Join(dir, "perf.ack")
+	for _, f := range []string{ctl, ack} {
+		os.Remove(f)
+		if err := syscall.Mkfifo(f, 0o600); err != nil {
+			return "", "", nil, fmt.Errorf("mkfifo %s: %w", f, err)
+		}
+	}
+	return ctl, ack, []string{PerfCtlEnv + "=" + ctl, PerfAckEnv + "=" + ack}, nil
 }
 
 // ParsePerfStat reads `perf stat -x,` output: event name → count.

@@ -12,6 +12,13 @@ import (
 // a counted iteration; callgrind collects only inside it.
 const MeasuredLoop = "github.com/ledgerbench/ledgerbench/harness.runOps"
 
+// CountedLoop is the worker's function that runs a counted iteration's
+// measured loop (MeasuredLoop) between its gate and its end. A CPU sample
+// inside the loop has it on its stack, even where the loop's op is a
+// leaf that keeps no frame pointer and the frame-pointer walk of `perf
+// record` skips the op's caller (MeasuredLoop itself).
+const CountedLoop = "github.com/ledgerbench/ledgerbench/harness.(*Worker).runCounted"
+
 // callgrindGODEBUG are the GODEBUG settings of a fork run under
 // callgrind: no asynchronous preemption (its signals trip callgrind's
 // signal bookkeeping), and no RDTSCP, which Go's runtime.cputicks uses
