@@ -77,6 +77,7 @@ interrupted, a failed fork), 2 on bad usage.`,
 	}
 	a.addRunFlags(c, &f, engine.ABOptions())
 	c.Flags().Lookup("budget").Usage = "the most machine time one step (the confirmation, a commit, the culprit's own A/B) may spend adding rounds"
+	c.Flags().Lookup("prof").Usage = "instructions: count the culprit's and its parent's instructions under callgrind and explain the culprit by them too (bisect takes no other profiler)"
 	bindBisect(c.Flags(), &b, &f, &explain, &fleet)
 	return c
 }

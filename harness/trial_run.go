@@ -53,8 +53,9 @@ type trialRun struct {
 	groups  []*Group
 	workers []*Worker
 	timerNs float64
-	perf    *profile.PerfControl // set when the fork runs under perf stat
+	perf    *profile.PerfControl // set when the fork runs under perf (stat or record)
 	host    *hostcheck.Host      // telemetry: temperature and steal
+	warm    bool                 // the iterations running are the warmup's: perf stays off
 }
 
 // Run runs one trial of plan p of benchmark b in this process, which the
@@ -123,6 +124,7 @@ func checkPlan(b *Benchmark, p *Plan) error {
 // plan's in-process profile covers the measurement phase.
 func (tr *trialRun) phase(spec result.IterSpec, warm bool, sched *Schedule, j *int, emit func(*result.Iteration) error) error {
 	p := tr.plan
+	tr.warm = warm
 	var session *profile.Session
 	if p.Profile != "" && !warm {
 		var err error
@@ -246,7 +248,9 @@ func (tr *trialRun) iteration(spec result.IterSpec, at time.Time) (*result.Itera
 	}
 	host := tr.host.TakeSample()
 	ir := prepareWorkers(tr.workers, tr.plan.Mode, spec)
-	ir.perf = tr.perf
+	if !tr.warm {
+		ir.perf = tr.perf
+	}
 	runtime.GC()
 	waitUntil(at) // the schedule of a duet: both sides start here together
 	probeBefore := hostcheck.Probe()

@@ -75,8 +75,9 @@ type iterRun struct {
 	exited  atomic.Int32
 	counted bool
 	spec    result.IterSpec
-	// perf, when the fork runs under perf stat, has its counters enabled
-	// while the workers measure and disabled after.
+	// perf, when the fork runs under perf (stat or record) and the
+	// iteration is measured, has its events enabled while the workers
+	// measure and disabled after.
 	perf *profile.PerfControl
 }
 

@@ -345,22 +345,22 @@ func (ts *Tables) timeDecisions(name string, each func(unit string, col benchpro
 	}
 }
 
-// TimeChange is the change of the benchmark case name's time per op, as
-// a ratio of experiment over baseline, from the first of its
-// CaseDecisions that is changed (a throughput row's ratio inverted);
-// changed false when none is.
-func (ts *Tables) TimeChange(name string) (ratio float64, changed bool) {
+// TimeChange is the change of the benchmark case name's time per op, a
+// ratio of experiment over baseline with its interval, from the first of
+// its CaseDecisions that is changed (a throughput row's ratio and
+// interval inverted); changed false when none is.
+func (ts *Tables) TimeChange(name string) (c verdict.Change, changed bool) {
 	ts.timeDecisions(name, func(unit string, _ benchproc.Key, d *Decision) bool {
 		if !d.Is(verdict.Changed) {
 			return true
 		}
-		ratio, changed = d.Change.Ratio, true
+		c, changed = d.Change, true
 		if unit == "ops/s" {
-			ratio = 1 / ratio
+			c.Ratio, c.Lo, c.Hi = 1/c.Ratio, 1/c.Hi, 1/c.Lo
 		}
 		return false
 	})
-	return ratio, changed
+	return c, changed
 }
 
 // Decided reports whether every one of the CaseDecisions of name is

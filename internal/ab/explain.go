@@ -127,6 +127,27 @@ func (e Explained) Line() string {
 	return e.Report.Line(ExplainTop)
 }
 
+// Functions is every function named in the row: by CPU (Line), by
+// allocations and by instructions, each method's part after the one
+// before; "" when none is named.
+func (e Explained) Functions() string {
+	var parts []string
+	if l := e.Line(); l != "" {
+		parts = append(parts, l)
+	}
+	if e.AllocsErr == nil && e.Allocs != nil {
+		if l := e.Allocs.Line(ExplainTop); l != "" {
+			parts = append(parts, "allocations: "+l)
+		}
+	}
+	if e.InstructionsErr == nil && e.Instructions != nil {
+		if l := e.Instructions.Line(ExplainTop); l != "" {
+			parts = append(parts, "by instructions: "+l)
+		}
+	}
+	return strings.Join(parts, "; ")
+}
+
 // AllocsLine is the row's functions by allocations, at most ExplainTop,
 // or why they could not be read; "" when none is named.
 func (e Explained) AllocsLine() string {
@@ -223,17 +244,21 @@ func explainCost(eo engine.Options, rows int) time.Duration {
 // each into x.Dir/<row>.
 func ExplainRows(ctx context.Context, s *session.Session, set *Sides, root string, ts *compare.Tables, x Explaining) []Explained {
 	var cases []engine.Case
-	var ratios []float64
+	var levels []explain.Level
 	for _, c := range set.Cases {
-		ratio, changed := ts.TimeChange(c.Name())
+		change, changed := ts.TimeChange(c.Name())
 		if changed || x.Mode == ExplainAll {
-			cases, ratios = append(cases, c), append(ratios, ratio)
+			var l explain.Level
+			if changed {
+				l = explain.Level{Ratio: change.Ratio, Lo: change.Lo, Hi: change.Hi, Alpha: ts.Options.Alpha}
+			}
+			cases, levels = append(cases, c), append(levels, l)
 		}
 	}
 	if len(cases) == 0 || x.Mode == ExplainOff {
 		return nil
 	}
-	out := explainProfiles(ctx, s, set, root, cases, ratios, x)
+	out := explainProfiles(ctx, s, set, root, cases, levels, x)
 	src := sources(root, set.Revs)
 	for i := range out {
 		dir := filepath.Join(x.Dir, caseDir(out[i].Case))
@@ -248,7 +273,7 @@ func ExplainRows(ctx context.Context, s *session.Session, set *Sides, root strin
 // explainProfiles explains cases by their CPU profiles, taken in x.Rounds
 // profiling forks a side, and by their allocations, from one fork a side
 // that records every allocation.
-func explainProfiles(ctx context.Context, s *session.Session, set *Sides, root string, cases []engine.Case, ratios []float64, x Explaining) []Explained {
+func explainProfiles(ctx context.Context, s *session.Session, set *Sides, root string, cases []engine.Case, levels []explain.Level, x Explaining) []Explained {
 	eo := explainEngine(x)
 	ea := eo
 	ea.Profiles, ea.ProfileRounds, ea.Measure = []profile.Kind{profile.Allocs}, 1, allocsWindow(x.Engine.Measure)
@@ -286,7 +311,7 @@ func explainProfiles(ctx context.Context, s *session.Session, set *Sides, root s
 			out[i].Err = fmt.Errorf("profiling interrupted: %v", err)
 			continue
 		}
-		out[i].Report, out[i].Err = explainCase(out[i].Dir, c.Name(), runs[0].Cases[i].Profiles, runs[1].Cases[i].Profiles, x.Alpha, ratios[i])
+		out[i].Report, out[i].Err = explainCase(out[i].Dir, c.Name(), runs[0].Cases[i].Profiles, runs[1].Cases[i].Profiles, x.Alpha, levels[i])
 		if aerr != nil {
 			out[i].AllocsErr = fmt.Errorf("profiling interrupted: %v", aerr)
 			continue
@@ -319,7 +344,7 @@ func explainAllocs(dir, name string, base, exp []result.ProfileRun) (*explain.Al
 
 // explainCase compares a case's profiles of both sides and writes its
 // directory.
-func explainCase(dir, name string, base, exp []result.ProfileRun, alpha, ratio float64) (*explain.Report, error) {
+func explainCase(dir, name string, base, exp []result.ProfileRun, alpha float64, level explain.Level) (*explain.Report, error) {
 	b, err := explain.Load(base)
 	if err != nil {
 		return nil, fmt.Errorf("baseline: %w", err)
@@ -328,7 +353,7 @@ func explainCase(dir, name string, base, exp []result.ProfileRun, alpha, ratio f
 	if err != nil {
 		return nil, fmt.Errorf("experiment: %w", err)
 	}
-	r, err := explain.Diff(b, e, alpha, ratio)
+	r, err := explain.Diff(b, e, alpha, level)
 	if err != nil {
 		return nil, err
 	}

@@ -177,6 +177,9 @@ func (bs *bisector) ab(ctx context.Context, name string, base, head revision.Com
 	}
 	o := bs.o
 	o.Precision, o.Budget = add.precision, bs.opts.Budget
+	if !add.counts {
+		o.Profiles = nil
+	}
 	if add.decided {
 		o.UntilDecided, o.Forks = true, max(o.Forks, verdict.MinSamples)
 	}
@@ -184,7 +187,7 @@ func (bs *bisector) ab(ctx context.Context, name string, base, head revision.Com
 	co := ab.Verdicts(bs.opts.Alpha, bs.opts.MinChange, o.UntilDecided)
 	path := filepath.Join(sr.dir, "ab.txt")
 	rec := &session.Recording{Options: o, Cases: set.Cases, Sides: set.Sides, Revs: set.Revs, Notes: set.Notes, Dir: bs.repo.Root,
-		LogDir: filepath.Join(sr.dir, "logs"), Out: session.ResultsFile{Path: path, Put: session.ReplaceFile}}
+		LogDir: filepath.Join(sr.dir, "logs"), ProfileDir: filepath.Join(sr.dir, "profiles"), Out: session.ResultsFile{Path: path, Put: session.ReplaceFile}}
 	if o.UntilDecided {
 		rec.Decide = ab.Decide(path, co)
 	}
@@ -277,12 +280,14 @@ func (bs *bisector) build(ctx context.Context, base, head revision.Commit) (buil
 
 // adding is what an A/B is run for: rows decided (by the anytime-valid
 // verdicts, looked at after every round), or an interval of the change
-// within ±precision, by adding rounds; and, with explain, the functions
-// behind its changed rows.
+// within ±precision, by adding rounds; with explain, the functions
+// behind its changed rows; with counts, their instructions counted (the
+// culprit's own A/B, when the bisection takes {Profiles} instructions).
 type adding struct {
 	decided   bool
 	precision float64
 	explain   bool
+	counts    bool
 }
 
 // unbuiltReason says why a step has no case to run.
@@ -632,7 +637,7 @@ func (bs *bisector) own(ctx context.Context, culprit revision.Commit) error {
 		}
 	}
 	bs.env.Say("culprit %s %s: measuring it against its parent %s", revision.Short(culprit.Hash), culprit.Subject, revision.Short(parent.Hash))
-	sr, err := bs.ab(ctx, fmt.Sprintf("%02d-culprit-%s", bs.steps, revision.Short(culprit.Hash)), parent, culprit, adding{precision: math.Abs(bs.track.logTotal()) / 4, explain: true})
+	sr, err := bs.ab(ctx, fmt.Sprintf("%02d-culprit-%s", bs.steps, revision.Short(culprit.Hash)), parent, culprit, adding{precision: math.Abs(bs.track.logTotal()) / 4, explain: true, counts: true})
 	if err != nil {
 		return err
 	}

@@ -119,7 +119,9 @@ type OwnChange struct {
 	File     string    `json:"file,omitempty"`
 	Note     string    `json:"note,omitempty"`
 	// Functions are the functions behind the culprit's own change, the
-	// largest first (ab's line of its row), and Explain the directory of
+	// largest first, by CPU, by allocations and, when the bisection
+	// counted instructions, by instructions (ab's line of its row without
+	// its notes), and Explain the directory of
 	// its profiles, difference and flame graph; Unexplained says why
 	// there are none.
 	Functions   string `json:"functions,omitempty"`
@@ -134,7 +136,7 @@ func (o *OwnChange) explained(es []ab.Explained, out string) {
 		if rel, err := filepath.Rel(out, e.Dir); err == nil {
 			o.Explain = rel
 		}
-		if o.Functions = e.Line(); o.Functions == "" {
+		if o.Functions = e.Functions(); o.Functions == "" {
 			o.Unexplained = e.Why()
 		}
 	}

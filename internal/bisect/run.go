@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness/compare"
 	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/profile"
 	"github.com/ledgerbench/ledgerbench/internal/revision"
 	"github.com/ledgerbench/ledgerbench/internal/session"
 )
@@ -73,8 +75,10 @@ func (o *Options) Check() error {
 		return session.Input("{Program} names a benchmark program; with package arguments bisect builds their test binaries")
 	case o.Engine.Forks == 0:
 		return session.Input("bisect needs forks: {Forks} 0 cannot run two binaries")
-	case len(o.Engine.Profiles) > 0:
-		return session.Input("{Profiles} is not supported by bisect: profile the culprit and its parent with run {Profiles}")
+	case len(o.Engine.Profiles) > 0 && !slices.Equal(o.Engine.Profiles, []profile.Kind{profile.Instructions}):
+		return session.Input("{Profiles} %v is not supported by bisect: it takes instructions alone, which it counts for the culprit and its parent to explain the culprit by its instructions; profile them with run {Profiles}", o.Engine.Profiles)
+	case len(o.Engine.Profiles) > 0 && o.Remote != nil:
+		return session.Input("{Profiles} instructions counts on this machine, where the culprit is explained: not with {Fleet}")
 	case o.Engine.Forks < engine.PrecisionForks:
 		return session.Input("{Forks} %d: a bisection's steps add rounds, starting from at least %d", o.Engine.Forks, engine.PrecisionForks)
 	}

@@ -1,6 +1,7 @@
 package bisect_test
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -15,8 +16,18 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/bisect"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/histgen"
+	"github.com/ledgerbench/ledgerbench/internal/profile"
 	"github.com/ledgerbench/ledgerbench/internal/session"
+	"github.com/ledgerbench/ledgerbench/internal/testenv"
 )
+
+// noRemote is a fleet that measures nothing: bisect refuses before it
+// would be asked.
+type noRemote struct{}
+
+func (noRemote) Measure(context.Context, *session.Env, ab.Rounds) ([]string, error) {
+	return nil, errors.New("not a fleet")
+}
 
 func init() {
 	// The parent plans with its own registry; the generated history's
@@ -55,12 +66,16 @@ func options(t *testing.T, n, culprit int, factor float64) (bisect.Options, []st
 
 // TestRunFindsTheCulprit bisects without the CLI: the commit that made
 // the loop 4× slower is the culprit, confirmed by its own A/B against its
-// parent, and the report the Run returns is the one written to Out.
+// parent, and the report the Run returns is the one written to Out. With
+// {Profiles} instructions, the culprit's own A/B, and no other step's,
+// counts instructions, and the culprit is explained by them too.
 func TestRunFindsTheCulprit(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds revisions")
 	}
+	testenv.MustHave(t, "valgrind")
 	o, c := options(t, 4, 3, 4)
+	o.Explain, o.ExplainRounds, o.Engine.Profiles = ab.ExplainChanged, 3, []profile.Kind{profile.Instructions}
 	var say strings.Builder
 	rep, err := bisect.Run(t.Context(), &session.Env{Name: "bench", Command: "bisect test", Stderr: &say}, o)
 	if err != nil {
@@ -71,6 +86,19 @@ func TestRunFindsTheCulprit(t *testing.T) {
 	}
 	if first, _, _ := strings.Cut(say.String(), "\n"); !strings.Contains(first, "→ "+o.Out+" (build cache: "+o.BuildCache+")") {
 		t.Errorf("the first line does not say where results and builds go: %q", first)
+	}
+	if !strings.Contains(rep.Own.Functions, "by instructions: tiny.Work +") {
+		t.Errorf("the culprit's functions %q (%s): want Work by instructions", rep.Own.Functions, rep.Own.Unexplained)
+	}
+	steps, _ := filepath.Glob(filepath.Join(o.Out, "steps", "*", "ab.txt"))
+	for _, f := range steps {
+		b, _ := os.ReadFile(f)
+		if counted := strings.Contains(string(b), "instructions/op"); counted != strings.Contains(f, "culprit") {
+			t.Errorf("%s counts instructions: %v", f, counted)
+		}
+	}
+	if len(steps) < 2 {
+		t.Errorf("steps %v", steps)
 	}
 	if rep.Command != "bisect test" || bisect.RowName(rep.Benchmark) != "WorkLoop" || rep.Total == nil || rep.Total.Ratio < 2 {
 		t.Errorf("report %+v", rep)
@@ -93,6 +121,10 @@ func TestRunRefuses(t *testing.T) {
 		"program+pkgs":   func(o *bisect.Options) { o.Packages = []string{"./..."} },
 		"too few rounds": func(o *bisect.Options) { o.Engine.Forks = 2 },
 		"margin":         func(o *bisect.Options) { o.MinChange = -1 },
+		"cpu profiles":   func(o *bisect.Options) { o.Engine.Profiles = []profile.Kind{profile.CPU} },
+		"instructions on a fleet": func(o *bisect.Options) {
+			o.Engine.Profiles, o.Remote = []profile.Kind{profile.Instructions}, noRemote{}
+		},
 	} {
 		o := bisect.Defaults()
 		o.Explain = ab.ExplainOff // benchctl's bisect test explains a culprit

@@ -6,11 +6,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/gotest"
+	"github.com/ledgerbench/ledgerbench/internal/profile"
+	"github.com/ledgerbench/ledgerbench/internal/testenv"
 )
 
 // TestLaterForksReuseTheFoundN: a side's first fork of a go test benchmark
@@ -101,5 +104,59 @@ func TestProfileNSizesTheWindow(t *testing.T) {
 	o.Measure = result.IterSpec{Count: 1, Ops: 300}
 	if n := profileN(o, bare); n != 300 {
 		t.Errorf("measured by ops: b.N %d, want 300", n)
+	}
+}
+
+// TestGoTestCPUSampledByPerf: with PerfSampling, a go test benchmark's
+// cpu profiling fork runs its test binary (go test -c keeps its symbols)
+// under perf record at a fixed b.N sized for the sampled window, and its
+// profile holds perf's samples inside the benchmark's loop, named as
+// pprof names them (Sum inlined into the benchmark), over b.N + 1 ops.
+func TestGoTestCPUSampledByPerf(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("the go command is not installed")
+	}
+	if ok, why := profile.SampleStatus(); !ok {
+		testenv.Missing(t, "perf cannot sample here: "+why)
+	}
+	ctx := context.Background()
+	dir, _ := filepath.Abs(filepath.Join("..", "..", "benchctl", "testdata", "gobench"))
+	const pkg = "example.com/gobench/calc"
+	pkgs, err := gotest.Packages(ctx, dir, []string{pkg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "calc.test")
+	if err := gotest.Build(ctx, dir, pkgs[0], bin, ""); err != nil {
+		t.Fatal(err)
+	}
+	c := Case{Test: &GoTest{Pkg: pkg, Name: "BenchmarkSumN", Procs: 1}}
+	o := DefaultOptions()
+	o.Profiles, o.PerfSampling, o.Measure = []profile.Kind{profile.CPU}, true, result.IterSpec{Count: 5, Time: time.Second}
+	o.NsPerOp = map[string]float64{c.Result().Name(): 50}
+	runs, err := (&Runner{ProfileDir: t.TempDir()}).ProfileSides(ctx, o, []Case{c}, []Side{{Name: "base", Launch: TestBinaries{pkg: {Path: bin, Dir: pkgs[0].Dir}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := runs[0].Cases[0].Profiles[0]
+	if pr.Err != nil || pr.Ops != int64(SampledWindow/50)+1 {
+		t.Fatalf("%+v: want b.N %d (the sampled window at 50 ns/op) and run1's op", pr, int64(SampledWindow/50))
+	}
+	p, err := profile.Read(pr.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all, bench int64
+	for _, s := range p.Sample {
+		all += s.Value[0]
+		for _, l := range s.Location[0].Line {
+			if strings.HasPrefix(l.Function.Name, "example.com/gobench/calc.") {
+				bench += s.Value[0]
+				break
+			}
+		}
+	}
+	if p.Period != profile.SamplePeriod || all < 1000 || float64(bench) < 0.8*float64(all) {
+		t.Errorf("period %d ns, %d samples, %d of them in calc: want perf's, over 1000, 80 %% in the benchmark", p.Period, all, bench)
 	}
 }

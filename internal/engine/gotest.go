@@ -170,15 +170,27 @@ func (rn *Runner) testProfileFork(ctx context.Context, o Options, k profile.Kind
 	pr.Path = filepath.Join(dir, string(k)+".pb.gz")
 	// A fixed b.N, so the profile's ops are known exactly: run1's one op
 	// and then n. n covers one measurement iteration at the measured
-	// speed.
+	// speed (a sampled one's shorter window, when perf samples the CPU).
+	var wrap []string
+	data := filepath.Join(dir, "perf.data")
+	if k == profile.CPU && o.PerfSampling && profile.Sampleable(bin.Path, profile.TestLoop...) {
+		if wrap, err = profile.SampleWrap(data); err != nil {
+			pr.Err = err
+			return pr, ""
+		}
+		o = o.sampled()
+	}
 	n := profileN(o, cr)
-	args := append(gotest.RunArgs(c.Test.Name, 1, fmt.Sprintf("%dx", n), c.Test.Procs), flag+"="+pr.Path)
+	args := gotest.RunArgs(c.Test.Name, 1, fmt.Sprintf("%dx", n), c.Test.Procs)
+	if wrap == nil {
+		args = append(args, flag+"="+pr.Path)
+	}
 	if k == profile.Allocs {
 		// Every allocation, not one sample per 512 KiB: the profile's
 		// bytes and counts per op are then exact, as in-process profiles.
 		args = append(args, "-test.memprofilerate=1")
 	}
-	r := rn.runTest(ctx, bin, args, nil, nil, o, c, rn.logFile(cr.Case, string(k)))
+	r := rn.runTest(ctx, bin, args, wrap, nil, o, c, rn.logFile(cr.Case, string(k)))
 	if r.Err == nil && len(r.Results) == 0 {
 		r.Err = &result.ForkError{Message: "the test binary reported no result" + r.Why()}
 	}
@@ -190,6 +202,9 @@ func (rn *Runner) testProfileFork(ctx context.Context, o Options, k profile.Kind
 	pr.Ops = int64(r.Results[0].N)
 	if pr.Ops > 1 {
 		pr.Ops++ // run1's op; go test runs none else at a fixed b.N
+	}
+	if wrap != nil {
+		pr.Err = writeSamples(data, bin.Path, pr.Path, profile.TestLoop...)
 	}
 	return pr, ""
 }

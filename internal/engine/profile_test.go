@@ -85,11 +85,23 @@ func init() {
 
 func profiledRun(t *testing.T, bench string, kinds ...profile.Kind) *result.Run {
 	t.Helper()
+	return runProfiled(t, profiledOptions(bench, kinds...))
+}
+
+// profiledOptions are a run of one fork of bench, 2 × 100 ms measured,
+// then one profiling fork of each of kinds.
+func profiledOptions(bench string, kinds ...profile.Kind) engine.Options {
 	o := engine.DefaultOptions()
 	o.Bench, o.Forks, o.Profiles = bench, 1, kinds
 	o.Warmup = result.IterSpec{Count: 1, Time: 20 * time.Millisecond}
 	o.Measure = result.IterSpec{Count: 2, Time: 100 * time.Millisecond}
 	o.Timeout = time.Minute
+	return o
+}
+
+// runProfiled runs o on this test binary's benchmarks.
+func runProfiled(t *testing.T, o engine.Options) *result.Run {
+	t.Helper()
 	exe, _ := os.Executable()
 	rn := &engine.Runner{Executable: exe, ProfileDir: t.TempDir()}
 	run, err := runPlanned(t, rn, forkRegistry, o)
@@ -152,18 +164,10 @@ func TestBlockAndMutexProfilesCoverTheWindowOnly(t *testing.T) {
 // exactly that. Counted by the measured ops alone, the two workers' short
 // iterations put their ramps' ops into the per-op figure.
 func TestAllocsProfileCountsEveryOpOfItsWindow(t *testing.T) {
-	o := engine.DefaultOptions()
-	o.Bench, o.Forks, o.Profiles = "^BenchmarkAllocOne$", 1, []profile.Kind{profile.Allocs}
+	o := profiledOptions("^BenchmarkAllocOne$", profile.Allocs)
 	o.Warmup = result.IterSpec{Count: 1, Time: 5 * time.Millisecond}
 	o.Measure = result.IterSpec{Count: 10, Time: 5 * time.Millisecond}
-	o.Timeout = time.Minute
-	exe, _ := os.Executable()
-	rn := &engine.Runner{Executable: exe, ProfileDir: t.TempDir()}
-	run, err := runPlanned(t, rn, forkRegistry, o)
-	if err != nil || run.Failed() {
-		t.Fatalf("%v %+v", err, run)
-	}
-	s := summaryOf(t, run, profile.Allocs)
+	s := summaryOf(t, runProfiled(t, o), profile.Allocs)
 	e, ok := hasFrame(s, "allocOne")
 	if !ok || math.Abs(e.Count-1) > 1e-9 || math.Abs(e.Value-24) > 24e-9 {
 		t.Errorf("allocOne: %+v (found %v), want 1 object and 24 B an op exactly", e, ok)
@@ -343,18 +347,13 @@ func sampleIn(smp *pprofile.Sample, fn string) bool {
 // samples of the kernel).
 func TestPerfSamplingFallsBackOnAStrippedProgram(t *testing.T) {
 	exe, _ := os.Executable()
-	if profile.Sampleable(exe) {
+	if profile.Sampleable(exe, profile.CountedLoop) {
 		t.Skip("this test binary has a symbol table")
 	}
-	run := profiledRun(t, "^BenchmarkSpin$", profile.CPU)
-	o := engine.DefaultOptions()
-	o.Bench, o.Forks, o.Profiles, o.PerfSampling = "^BenchmarkSpin$", 1, []profile.Kind{profile.CPU}, true
-	o.Warmup, o.Measure, o.Timeout = result.IterSpec{Count: 1, Time: 20 * time.Millisecond}, result.IterSpec{Count: 2, Time: 100 * time.Millisecond}, time.Minute
-	sampled, err := runPlanned(t, &engine.Runner{Executable: exe, ProfileDir: t.TempDir()}, forkRegistry, o)
-	if err != nil || sampled.Failed() {
-		t.Fatalf("%v %+v", err, sampled)
-	}
-	for _, r := range []*result.Run{run, sampled} {
+	o := profiledOptions("^BenchmarkSpin$", profile.CPU)
+	run := runProfiled(t, o)
+	o.PerfSampling = true
+	for _, r := range []*result.Run{run, runProfiled(t, o)} {
 		pr := r.Cases[0].Profiles[0]
 		p, err := profile.Read(pr.Path)
 		if err != nil || pr.Err != nil {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/profile"
 )
@@ -127,48 +128,10 @@ func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, c 
 	}
 	p := o.planFor(c, 1)
 	p.Lockstep = false // a profiling fork runs alone, after the rounds
-	cmd := command{exe, rn.Args, rn.Env}
-	sampled := "" // perf's data of a sampled CPU profile
-	switch {
-	case k == profile.Perf:
-		events := o.PerfEvents
-		if len(events) == 0 {
-			events = profile.PerfEvents
-		}
-		if ok, why := profile.PerfStatus(events); !ok {
-			return pr, "perf: " + why
-		}
-		path, argv, env, out, err := profile.PerfCommand(exe, dir, events, rn.Args...)
-		if err != nil {
-			return pr, "perf: " + err.Error()
-		}
-		pr.Path = out
-		cmd = command{path, argv, append(append([]string(nil), rn.Env...), env...)}
-		p.Mode, p.Warmup, p.Measure = result.AverageTime, result.IterSpec{}, result.IterSpec{Count: 1, Ops: o.instructionOps()}
-	case k == profile.CPU && o.PerfSampling && profile.Sampleable(exe):
-		path, argv, env, data, err := profile.SampleCommand(exe, dir, rn.Args...)
-		if err != nil {
-			pr.Err = err
-			return pr, ""
-		}
-		defer os.Remove(data)
-		sampled = data
-		pr.Path = filepath.Join(dir, "cpu.pb.gz")
-		cmd = command{path, argv, append(append([]string(nil), rn.Env...), env...)}
-		so := o
-		so.Measure.Time = min(time.Duration(max(o.Measure.Count, 1))*o.Measure.Time, SampledWindow)
-		p.Mode, p.Measure = result.AverageTime, result.IterSpec{Count: 1, Ops: profileN(so, cr)}
-	case k == profile.Instructions:
-		pr.Path = filepath.Join(dir, "callgrind.out")
-		path, args, err := profile.CallgrindCommand(exe, pr.Path, rn.Args...)
-		if err != nil {
-			return pr, "instructions: " + err.Error()
-		}
-		cmd = command{path, args, profile.CallgrindEnv(rn.Env)}
-		p.Mode, p.Warmup, p.Measure = result.AverageTime, result.IterSpec{}, result.IterSpec{Count: 1, Ops: o.instructionOps()}
-	default:
-		pr.Path = filepath.Join(dir, string(k)+".pb.gz")
-		p.Profile, p.ProfilePath = string(k), pr.Path
+	cmd, sampled, note, err := rn.profileCommand(o, k, exe, dir, cr, p, &pr)
+	if note != "" || err != nil {
+		pr.Err = err
+		return pr, note
 	}
 	res, fe := rn.forkOnce(ctx, cmd, p, o.Timeout, rn.logFile(cr.Case, string(k)))
 	pr.GoVersion = res.goVersion
@@ -189,9 +152,55 @@ func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, c 
 	}
 	readCounts(k, &pr, exe)
 	if sampled != "" {
-		pr.Err = writeSamples(sampled, exe, pr.Path)
+		pr.Err = writeSamples(sampled, exe, pr.Path, profile.CountedLoop)
 	}
 	return pr, ""
+}
+
+// profileCommand is the command of a profiling fork of kind k of exe,
+// writing into dir, with the plan p adjusted for it and pr's path set:
+// the program itself for an in-process profiler, else under the
+// profiler that wraps it. sampled is perf's data when perf samples the
+// CPU; note says why a profiler cannot run here.
+func (rn *Runner) profileCommand(o Options, k profile.Kind, exe, dir string, cr *result.CaseResult, p *harness.Plan, pr *result.ProfileRun) (cmd command, sampled, note string, err error) {
+	cmd = command{exe, rn.Args, rn.Env}
+	switch {
+	case k == profile.Perf:
+		events := o.PerfEvents
+		if len(events) == 0 {
+			events = profile.PerfEvents
+		}
+		if ok, why := profile.PerfStatus(events); !ok {
+			return cmd, "", "perf: " + why, nil
+		}
+		path, argv, env, out, err := profile.PerfCommand(exe, dir, events, rn.Args...)
+		if err != nil {
+			return cmd, "", "perf: " + err.Error(), nil
+		}
+		pr.Path = out
+		cmd = command{path, argv, append(append([]string(nil), rn.Env...), env...)}
+		p.Mode, p.Warmup, p.Measure = result.AverageTime, result.IterSpec{}, result.IterSpec{Count: 1, Ops: o.instructionOps()}
+	case k == profile.CPU && o.PerfSampling && profile.Sampleable(exe, profile.CountedLoop):
+		path, argv, env, data, err := profile.SampleCommand(exe, dir, rn.Args...)
+		if err != nil {
+			return cmd, "", "", err
+		}
+		sampled, pr.Path = data, filepath.Join(dir, "cpu.pb.gz")
+		cmd = command{path, argv, append(append([]string(nil), rn.Env...), env...)}
+		p.Mode, p.Measure = result.AverageTime, result.IterSpec{Count: 1, Ops: profileN(o.sampled(), cr)}
+	case k == profile.Instructions:
+		pr.Path = filepath.Join(dir, "callgrind.out")
+		path, args, err := profile.CallgrindCommand(exe, pr.Path, rn.Args...)
+		if err != nil {
+			return cmd, "", "instructions: " + err.Error(), nil
+		}
+		cmd = command{path, args, profile.CallgrindEnv(rn.Env)}
+		p.Mode, p.Warmup, p.Measure = result.AverageTime, result.IterSpec{}, result.IterSpec{Count: 1, Ops: o.instructionOps()}
+	default:
+		pr.Path = filepath.Join(dir, string(k)+".pb.gz")
+		p.Profile, p.ProfilePath = string(k), pr.Path
+	}
+	return cmd, sampled, "", nil
 }
 
 // SampledWindow is the longest window of a CPU profiling fork sampled by
@@ -199,10 +208,18 @@ func (rn *Runner) profileFork(ctx context.Context, o Options, k profile.Kind, c 
 // runtime/pprof takes in a 5 s window.
 const SampledWindow = time.Second
 
+// sampled is o with the window of a CPU profiling fork sampled by perf:
+// o's measurement, at most SampledWindow.
+func (o Options) sampled() Options {
+	o.Measure.Time = min(time.Duration(max(o.Measure.Count, 1))*o.Measure.Time, SampledWindow)
+	return o
+}
+
 // writeSamples converts a sampled fork's perf data to the CPU profile at
-// path, keeping the samples of the worker's counted loop.
-func writeSamples(data, exe, path string) error {
-	p, err := profile.ReadSamples(data, exe, profile.CountedLoop)
+// path, keeping the samples inside within, and removes the data.
+func writeSamples(data, exe, path string, within ...string) error {
+	defer os.Remove(data)
+	p, err := profile.ReadSamples(data, exe, within...)
 	if err != nil {
 		return err
 	}

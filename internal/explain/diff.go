@@ -79,17 +79,39 @@ func (r *Report) Named() []Function {
 	return named(r.Functions, func(f Function) bool { return f.Named })
 }
 
+// Level is the row's measured change of time per op: the ratio of
+// experiment over baseline with its interval at confidence 1 − Alpha.
+// The zero Level says the row has none (it is not changed).
+type Level struct {
+	Ratio, Lo, Hi, Alpha float64
+}
+
+// logSE is the standard error of the level's log ratio, from its
+// interval as a normal one (a confidence sequence's, wider, then counts
+// as less precise than it is); 0 when there is none.
+func (l Level) logSE() float64 {
+	if !(l.Ratio > 0 && l.Lo > 0 && l.Hi > l.Lo && !math.IsInf(l.Hi, 1) && l.Alpha > 0 && l.Alpha < 1) {
+		return 0
+	}
+	z := stats.NormalDist{Mu: 0, Sigma: 1}.InvCDF(1 - l.Alpha/2)
+	return (math.Log(l.Hi) - math.Log(l.Lo)) / (2 * z)
+}
+
 // Diff compares the experiment's profiling forks with the baseline's,
 // fork i of one with fork i of the other (the same round), at
-// false-discovery rate alpha over the functions. ratio is the row's
-// measured change (experiment over baseline; 0 when there is none).
+// false-discovery rate alpha over the functions. level is the row's
+// measured change (the zero Level when there is none).
 //
-// A fork's functions are its shares of its samples at its side's level:
-// the baseline forks' mean CPU per op, and the experiment's that times
-// ratio (without one, the experiment forks' mean). The profiles say where
-// the time went; the measured forks, built for it, say how much there
-// was. The Report's Base, Exp and Total are the forks' own CPU per op.
-func Diff(base, exp []Fork, alpha, ratio float64) (*Report, error) {
+// A fork's functions are its shares of its samples at its side's level,
+// so a fork that ran slower or faster as a whole (a neighbour, the clock)
+// moves no function. The baseline's level is its forks' mean CPU per op;
+// the experiment's, that times the ratio of the sides' CPU per op, which
+// two estimates give: the pairs of profiling forks, and the measured
+// forks' change when the row has one; they are weighed by their
+// precision, and the ratio's uncertainty widens every function's
+// interval by the function's cost times it. The Report's Base, Exp and
+// Total are the forks' own CPU per op.
+func Diff(base, exp []Fork, alpha float64, level Level) (*Report, error) {
 	n := min(len(base), len(exp))
 	r := &Report{Pairs: n, Alpha: alpha}
 	if len(base) != len(exp) {
@@ -105,51 +127,100 @@ func Diff(base, exp []Fork, alpha, ratio float64) (*Report, error) {
 	tb, te := pairs(b, e, func(c perOp) float64 { return c.total })
 	r.Base, r.Exp, r.Total = stats.Mean(tb), stats.Mean(te), delta(tb, te)
 	switch r.Whole = math.NaN(); {
-	case ratio > 0 && ratio != 1:
-		r.Whole = r.Base * (ratio - 1)
-	case ratio == 0 && r.Total.Excludes0():
+	case level.Ratio > 0 && level.Ratio != 1:
+		r.Whole = r.Base * (level.Ratio - 1)
+	case level.Ratio == 0 && r.Total.Excludes0():
 		r.Whole = r.Total.Mean
 	}
-	// Each fork's functions are its shares of the fork's samples times
-	// its side's level: the baseline forks' mean CPU per op, and the
-	// experiment's that times the row's measured change.
-	lb, le := r.Base, r.Exp
-	if ratio > 0 {
-		le = lb * ratio
-	}
+	ratio, se := sidesRatio(tb, te, level)
+	lb, le := r.Base, r.Base*ratio
 	b, e = leveled(b, lb), leveled(e, le)
 	var cumP []float64
 	for _, name := range functionNames(b, e) {
 		fb, fe := pairs(b, e, func(c perOp) float64 { return c.flat[name] })
 		cb, ce := pairs(b, e, func(c perOp) float64 { return c.cum[name] })
-		f := Function{Name: name, Base: stats.Mean(fb), Exp: stats.Mean(fe), Q: 1, Flat: delta(fb, fe), Cum: delta(cb, ce), P: pValue(fb, fe)}
+		f := Function{Name: name, Base: stats.Mean(fb), Exp: stats.Mean(fe), Q: 1}
+		f.Flat, f.P = leveledDelta(fb, fe, f.Exp*se)
+		var cumP1 float64
+		f.Cum, cumP1 = leveledDelta(cb, ce, stats.Mean(ce)*se)
 		f.Share = f.Flat.Mean / r.Whole
-		cumP = append(cumP, pValue(cb, ce))
+		cumP = append(cumP, cumP1)
 		r.Functions = append(r.Functions, f)
 	}
-	// The family is the functions with time of their own, at least
-	// MinTestedShare of the op's on the two sides together: one only on
-	// stacks has no flat change to test, and one with a few samples could
-	// not be named, but would weaken the correction for every other.
-	var ps []float64
-	var tested []int
-	for i, f := range r.Functions {
-		if f.Base+f.Exp >= MinTestedShare*(lb+le) && f.Base+f.Exp > 0 {
-			ps, tested = append(ps, f.P), append(tested, i)
-		}
-	}
-	q, rejected := verdict.BH(ps, alpha)
-	for j, i := range tested {
-		r.Functions[i].Q, r.Functions[i].Named = q[j], rejected[j]
-	}
-	cumQ, _ := verdict.BH(cumP, alpha)
-	for i := range r.Functions {
-		r.Functions[i].CumQ = cumQ[i]
-	}
+	r.correct(MinTestedShare*(lb+le), cumP)
 	namedFirst(r.Functions, func(f Function) bool { return f.Named }, func(x, y Function) int {
 		return cmp.Compare(math.Abs(y.Flat.Mean), math.Abs(x.Flat.Mean))
 	})
 	return r, nil
+}
+
+// sidesRatio is the ratio of the experiment's CPU per op to the
+// baseline's and the standard error of its log: the pairs' (the mean of
+// their log ratios) and the measured level's, weighed by the inverse of
+// their variances. With neither precise (every pair alike and no level)
+// it is the pairs' with no error.
+func sidesRatio(tb, te []float64, level Level) (ratio, se float64) {
+	logs := make([]float64, len(tb))
+	for i := range tb {
+		logs[i] = math.Log(te[i] / tb[i])
+	}
+	mp := stats.Mean(logs)
+	sp := stats.StdDev(logs) / math.Sqrt(float64(len(logs)))
+	sm := level.logSE()
+	switch {
+	case sm == 0 || level.Ratio <= 0:
+		return math.Exp(mp), sp
+	case sp == 0:
+		return level.Ratio, sm
+	}
+	wp, wm := 1/(sp*sp), 1/(sm*sm)
+	return math.Exp((wp*mp + wm*math.Log(level.Ratio)) / (wp + wm)), 1 / math.Sqrt(wp+wm)
+}
+
+// leveledDelta is the mean of the pairs' differences ys − xs with its
+// interval at Confidence and the two-sided p value of no change, from
+// Student's t over the pairs with the standard error widened by extra (a
+// standard error the pairs do not see: the level's). 1 when nothing
+// varies.
+func leveledDelta(xs, ys []float64, extra float64) (Delta, float64) {
+	d := make([]float64, len(xs))
+	for i := range xs {
+		d[i] = ys[i] - xs[i]
+	}
+	n := float64(len(d))
+	m := stats.Mean(d)
+	se := math.Sqrt(stats.Variance(d)/n + extra*extra)
+	if !(se > 0) {
+		return Delta{Mean: m, Lo: m, Hi: m}, 1
+	}
+	t := stats.TDist{V: n - 1}
+	h := stats.InvCDF(t)(1-(1-Confidence)/2) * se
+	return Delta{Mean: m, Lo: m - h, Hi: m + h}, 2 * (1 - t.CDF(math.Abs(m)/se))
+}
+
+// correct adjusts the functions' p values by Benjamini–Hochberg and
+// names those at most the Report's Alpha. The family is the functions
+// with time of their own, at least least (MinTestedShare of the op's, the
+// two sides' flat together): one only on stacks has no flat change to
+// test, and one with a few samples could not be named, but would weaken
+// the correction for every other. cumP are the cumulative changes'
+// p values, adjusted over every function.
+func (r *Report) correct(least float64, cumP []float64) {
+	var ps []float64
+	var tested []int
+	for i, f := range r.Functions {
+		if f.Base+f.Exp >= least && f.Base+f.Exp > 0 {
+			ps, tested = append(ps, f.P), append(tested, i)
+		}
+	}
+	q, rejected := verdict.BH(ps, r.Alpha)
+	for j, i := range tested {
+		r.Functions[i].Q, r.Functions[i].Named = q[j], rejected[j]
+	}
+	cumQ, _ := verdict.BH(cumP, r.Alpha)
+	for i := range r.Functions {
+		r.Functions[i].CumQ = cumQ[i]
+	}
 }
 
 // MinTestedShare is the least flat part of the op's CPU, both sides'

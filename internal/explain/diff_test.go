@@ -30,7 +30,7 @@ func TestDiffNamesThePlantedFunction(t *testing.T) {
 		after := program()
 		after[tc.leaf] += tc.plant
 		base, exp := side(rng, 5, program(), 5*fork1s, 0.02), side(rng, 5, after, 5*fork1s, 0.02)
-		r, err := Diff(base, exp, 0.05, (1000+tc.plant)/1000) // the program's op is 1 µs
+		r, err := Diff(base, exp, 0.05, measured((1000+tc.plant)/1000)) // the program's op is 1 µs
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -63,7 +63,7 @@ func TestDiffAttributesInlinedFrames(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 2))
 	after := program()
 	after["main.small"] += 200
-	r, err := Diff(side(rng, 5, program(), 5*fork1s, 0.01), side(rng, 5, after, 5*fork1s, 0.01), 0.05, 0)
+	r, err := Diff(side(rng, 5, program(), 5*fork1s, 0.01), side(rng, 5, after, 5*fork1s, 0.01), 0.05, Level{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +78,12 @@ func TestDiffAttributesInlinedFrames(t *testing.T) {
 	if caller.Base != 0 || caller.Exp != 0 || caller.Named || caller.Cum.Mean < 150 {
 		t.Errorf("main.caller (the inlining caller): %+v, want no flat time, the callee's change in cum", caller)
 	}
-	if run.Flat.Mean != 0 || math.Abs(run.Cum.Mean-(r.Total.Mean-gc.Flat.Mean)) > 1e-6 {
-		t.Errorf("main.run: flat %v cum %v, want 0 and the whole change %v but runtime.gc's %v", run.Flat, run.Cum, r.Total, gc.Flat)
+	var whole float64 // the leveled change: every function's flat
+	for _, f := range r.Functions {
+		whole += f.Flat.Mean
+	}
+	if run.Flat.Mean != 0 || math.Abs(run.Cum.Mean-(whole-gc.Flat.Mean)) > 1e-6 {
+		t.Errorf("main.run: flat %v cum %v, want 0 and the whole change %.4g but runtime.gc's %v", run.Flat, run.Cum, whole, gc.Flat)
 	}
 }
 
@@ -91,7 +95,7 @@ func TestDiffNamesNothingWithoutAChange(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	any := 0
 	for range 50 {
-		r, err := Diff(side(rng, 5, program(), 5*fork1s, 0.05), side(rng, 5, program(), 5*fork1s, 0.05), 0.05, 0)
+		r, err := Diff(side(rng, 5, program(), 5*fork1s, 0.05), side(rng, 5, program(), 5*fork1s, 0.05), 0.05, Level{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -108,20 +112,20 @@ func TestDiffNamesNothingWithoutAChange(t *testing.T) {
 func TestDiffBadInput(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	two := side(rng, 2, program(), fork1s, 0)
-	if _, err := Diff(two, two, 0.05, 0); err == nil {
+	if _, err := Diff(two, two, 0.05, Level{}); err == nil {
 		t.Error("2 pairs: no error")
 	}
 	base, exp := side(rng, 4, program(), fork1s, 0), side(rng, 3, program(), fork1s, 0)
-	r, err := Diff(base, exp, 0.05, 0)
+	r, err := Diff(base, exp, 0.05, Level{})
 	if err != nil || r.Pairs != 3 || len(r.Notes) == 0 {
 		t.Errorf("4 against 3 forks: %v, pairs %d, notes %v; want 3 pairs and a note", err, r.Pairs, r.Notes)
 	}
 	empty := side(rng, 3, map[string]float64{}, fork1s, 0)
-	if _, err := Diff(empty, base[:3], 0.05, 0); err == nil || !strings.Contains(err.Error(), "too short") {
+	if _, err := Diff(empty, base[:3], 0.05, Level{}); err == nil || !strings.Contains(err.Error(), "too short") {
 		t.Errorf("profiles without a sample: %v, want the window too short", err)
 	}
 	short := side(rng, 3, program(), fork1s/20, 0) // about 5 samples a fork
-	if r, err := Diff(short, short, 0.05, 0); err != nil {
+	if r, err := Diff(short, short, 0.05, Level{}); err != nil {
 		t.Errorf("profiles of 5 samples: %v", err)
 	} else if len(r.Notes) == 0 || !strings.Contains(r.Notes[0], "holds only") {
 		t.Errorf("profiles of about 5 samples: notes %v, want one of few samples", r.Notes)
@@ -130,7 +134,7 @@ func TestDiffBadInput(t *testing.T) {
 	for _, f := range notCPU {
 		f.Profile.SampleType[1].Type = "alloc_space"
 	}
-	if _, err := Diff(notCPU, notCPU, 0.05, 0); err == nil {
+	if _, err := Diff(notCPU, notCPU, 0.05, Level{}); err == nil {
 		t.Error("profiles without CPU time: no error")
 	}
 }
@@ -174,7 +178,7 @@ func TestDiffNotesTwoToolchains(t *testing.T) {
 	} {
 		stamp(base, tc.base)
 		stamp(exp, tc.exp)
-		r, err := Diff(base, exp, 0.05, 1.03)
+		r, err := Diff(base, exp, 0.05, measured(1.03))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -205,7 +209,7 @@ func TestDiffLevelsForksThatRanFasterOrSlower(t *testing.T) {
 		rng := rand.New(rand.NewPCG(4, seed))
 		after := program()
 		after["main.warm"] += 30
-		r, err := Diff(side(rng, 5, program(), ops, 0.1), side(rng, 5, after, ops, 0.1), 0.05, 1.03)
+		r, err := Diff(side(rng, 5, program(), ops, 0.1), side(rng, 5, after, ops, 0.1), 0.05, measured(1.03))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -215,7 +219,7 @@ func TestDiffLevelsForksThatRanFasterOrSlower(t *testing.T) {
 	}
 	for seed := range uint64(50) {
 		rng := rand.New(rand.NewPCG(5, seed))
-		r, err := Diff(side(rng, 5, program(), ops, 0.1), side(rng, 5, program(), ops, 0.1), 0.05, 1)
+		r, err := Diff(side(rng, 5, program(), ops, 0.1), side(rng, 5, program(), ops, 0.1), 0.05, Level{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,6 +231,38 @@ func TestDiffLevelsForksThatRanFasterOrSlower(t *testing.T) {
 	if first < 18 || any > 4 {
 		t.Errorf("+3 %% in main.warm named first in %d of 20 (want 18), an A/A named a function in %d of 50 (want at most 4)", first, any)
 	}
+}
+
+// A level is as uncertain as its interval says: 50 A/A comparisons whose
+// measured change is noise (a ratio drawn around 1 with a spread of 3 %,
+// its 95 % interval ±6 %, as a row's whose forks ran 2× slower now and
+// then) name a function in at most 4. Taken as exact, a level off by a
+// few percent moves every function by that much in every pair, and the
+// pairs call each such shift significant.
+func TestDiffWeighsTheLevelByItsInterval(t *testing.T) {
+	const ops = 100 * fork1s
+	any := 0
+	for seed := range uint64(50) {
+		rng := rand.New(rand.NewPCG(7, seed))
+		ratio := math.Exp(0.03 * rng.NormFloat64())
+		level := Level{Ratio: ratio, Lo: ratio / 1.06, Hi: ratio * 1.06, Alpha: 0.05}
+		r, err := Diff(side(rng, 5, program(), ops, 0.02), side(rng, 5, program(), ops, 0.02), 0.05, level)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := r.Named(); len(n) > 0 {
+			any++
+			t.Logf("A/A at a level of %.3f named %v", ratio, names(n))
+		}
+	}
+	if any > 4 {
+		t.Errorf("an A/A at a noisy level named a function in %d of 50, want at most 4", any)
+	}
+}
+
+// measured is a level the measured forks found to ±0.5 %.
+func measured(ratio float64) Level {
+	return Level{Ratio: ratio, Lo: ratio / 1.005, Hi: ratio * 1.005, Alpha: 0.05}
 }
 
 // A function with less than MinTestedShare of the op on both sides
@@ -247,7 +283,7 @@ func TestDiffTestsFunctionsWithAShareOfTheOp(t *testing.T) {
 			p.Sample = append(p.Sample, &profile.Sample{Location: []*profile.Location{loc}, Value: []int64{1, samplePeriod}})
 		}
 	}
-	r, err := Diff(base, exp, 0.05, 1.03)
+	r, err := Diff(base, exp, 0.05, measured(1.03))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func planted(t *testing.T) (base, exp []Fork, r *Report) {
 	after := program()
 	after["main.warm"] += 150
 	base, exp = side(rng, 5, program(), 5*fork1s, 0.01), side(rng, 5, after, 4*fork1s, 0.01) // fewer ops: Write scales
-	r, err := Diff(base, exp, 0.05, 0)
+	r, err := Diff(base, exp, 0.05, Level{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,31 +47,30 @@ func firstLine(s string) string {
 // (created in dir) around its measured loop, the environment that tells the
 // fork where the FIFOs are, and the file perf writes.
 func PerfCommand(exe, dir string, events []string, args ...string) (path string, argv, env []string, out string, err error) {
-	perf, err := exec.LookPath("perf")
-	if err != nil {
-		return "", nil, nil, "", errors.New("unavailable: perf is not installed")
-	}
-	ctl, ack, env, err := perfFIFOs(dir)
+	perf, control, env, err := perfControlled(dir)
 	if err != nil {
 		return "", nil, nil, "", err
 	}
 	out = filepath.Join(dir, "perf.csv")
-	argv = append([]string{"stat", "-x,", "-o", out, "-e", strings.Join(events, ","),
-		"--delay=-1", "--control=fifo:" + ctl + "," + ack, "--", exe}, args...)
+	argv = append(append(append([]string{"stat", "-x,", "-o", out, "-e", strings.Join(events, ",")}, control...), "--", exe), args...)
 	return perf, argv, env, out, nil
 }
 
-// perfFIFOs creates perf's control and ack FIFOs in dir and returns them
-// with the environment that names them to the fork.
-func perfFIFOs(dir string) (ctl, ack string, env []string, err error) {
-	ctl, ack = filepath.Join(dir, "perf.ctl"), filepath.Join(dir, "perf.ack")
+// perfControlled returns perf's path, the arguments that start its
+// events disabled and hand their control to the fork through FIFOs
+// (created in dir), and the environment that names the FIFOs to the fork.
+func perfControlled(dir string) (perf string, control, env []string, err error) {
+	if perf, err = exec.LookPath("perf"); err != nil {
+		return "", nil, nil, errors.New("unavailable: perf is not installed")
+	}
+	ctl, ack := filepath.Join(dir, "perf.ctl"), filepath.Join(dir, "perf.ack")
 	for _, f := range []string{ctl, ack} {
 		os.Remove(f)
 		if err := syscall.Mkfifo(f, 0o600); err != nil {
-			return "", "", nil, fmt.Errorf("mkfifo %s: %w", f, err)
+			return "", nil, nil, fmt.Errorf("mkfifo %s: %w", f, err)
 		}
 	}
-	return ctl, ack, []string{PerfCtlEnv + "=" + ctl, PerfAckEnv + "=" + ack}, nil
+	return perf, []string{"--delay=-1", "--control=fifo:" + ctl + "," + ack}, []string{PerfCtlEnv + "=" + ctl, PerfAckEnv + "=" + ack}, nil
 }
 
 // ParsePerfStat reads `perf stat -x,` output: event name → count.

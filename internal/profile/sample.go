@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -60,13 +61,32 @@ func SampleStatus() (bool, string) {
 	return c.ok, c.why
 }
 
+// TestLoop are the functions of a go test binary a sample of a
+// benchmark is inside: the one that runs the benchmark's function at a
+// b.N, and its callers, for a benchmark function that keeps no frame
+// pointer (the frame-pointer walk then skips runN itself).
+var TestLoop = []string{"testing.(*B).runN", "testing.(*B).run1.func1", "testing.(*B).launch"}
+
 // Sampleable reports whether exe's CPU profile can be sampled by perf:
-// perf can sample here, and exe's symbol table names CountedLoop, which
-// a sample must be inside (go run and go test strip their binaries; a
-// stripped program's samples could name nothing).
-func Sampleable(exe string) bool {
+// perf can sample here, and exe's symbol table names within[0]
+// (CountedLoop's or TestLoop's), which a sample must be inside (go run
+// and go test strip their binaries; a stripped program's samples could
+// name nothing).
+func Sampleable(exe string, within ...string) bool {
 	ok, _ := SampleStatus()
-	return ok && hasSymbol(exe, CountedLoop) == nil
+	return ok && len(within) > 0 && hasSymbol(exe, within[0]) == nil
+}
+
+// SampleWrap returns the command that runs a program (its path and
+// arguments follow) under perf record sampling the CPU clock, as
+// SampleCommand's, for the whole process: a go test binary, whose
+// samples are then kept inside TestLoop.
+func SampleWrap(out string) ([]string, error) {
+	perf, err := exec.LookPath("perf")
+	if err != nil {
+		return nil, errors.New("unavailable: perf is not installed")
+	}
+	return append(append([]string{perf}, recordArgs(out)...), "--"), nil
 }
 
 // SampleCommand returns the command that runs exe under `perf record`,
@@ -76,16 +96,12 @@ func Sampleable(exe string) bool {
 // measured iteration, the environment that tells the fork where the FIFOs
 // are, and the file perf writes.
 func SampleCommand(exe, dir string, args ...string) (path string, argv, env []string, out string, err error) {
-	perf, err := exec.LookPath("perf")
-	if err != nil {
-		return "", nil, nil, "", errors.New("unavailable: perf is not installed")
-	}
-	ctl, ack, env, err := perfFIFOs(dir)
+	perf, control, env, err := perfControlled(dir)
 	if err != nil {
 		return "", nil, nil, "", err
 	}
 	out = filepath.Join(dir, "perf.data")
-	argv = append(append(recordArgs(out), "--delay=-1", "--control=fifo:"+ctl+","+ack, "--", exe), args...)
+	argv = append(append(append(recordArgs(out), control...), "--", exe), args...)
 	return perf, argv, env, out, nil
 }
 
@@ -101,7 +117,7 @@ func recordArgs(out string) []string {
 // ReadSamples converts perf record's samples in data, of a run of exe, to
 // a CPU profile as runtime/pprof writes one (sample types samples/count
 // and cpu/nanoseconds), keeping the samples whose stack passes through
-// within (a function's full name; "" keeps all). Each address of exe is
+// one of within (functions' full names; none keeps all). Each address of exe is
 // named by the functions whose code it is, inlined ones included, from
 // exe's DWARF (ReadInlining), else by perf's symbol; frames of other
 // objects (the vDSO, libc) by perf's symbol and object. A stack is perf's
@@ -109,7 +125,7 @@ func recordArgs(out string) []string {
 // small leaf none) hides its caller from the sample's stack, so flat
 // times are exact, and a caller's cumulative time misses the samples of
 // its frameless leaves.
-func ReadSamples(data, exe, within string) (*profile.Profile, error) {
+func ReadSamples(data, exe string, within ...string) (*profile.Profile, error) {
 	cmd := exec.Command("perf", "script", "-i", data, "-F", "period,ip,sym,symoff,dso")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -125,6 +141,40 @@ func ReadSamples(data, exe, within string) (*profile.Profile, error) {
 		return nil, fmt.Errorf("%s: %w", data, err)
 	}
 	return r.p, nil
+}
+
+// inlinings are the programs' inlining ReadSamples read, by path, size
+// and modification time (the last few programs): a side's profiling forks
+// run one program, and reading its DWARF costs a third of a second.
+var inlinings struct {
+	sync.Mutex
+	m map[string]*Inlining
+}
+
+// cachedInlining is ReadInlining's, read once per program.
+func cachedInlining(exe string) (*Inlining, error) {
+	fi, err := os.Stat(exe)
+	if err != nil {
+		return nil, err
+	}
+	key := fmt.Sprintf("%s\x00%d\x00%d", exe, fi.Size(), fi.ModTime().UnixNano())
+	inlinings.Lock()
+	defer inlinings.Unlock()
+	if in, ok := inlinings.m[key]; ok {
+		return in, nil
+	}
+	in, err := ReadInlining(exe)
+	if err != nil && !errors.Is(err, ErrNoDWARF) {
+		return nil, err
+	}
+	if len(inlinings.m) >= 8 { // a bisection's programs come and go
+		inlinings.m = nil
+	}
+	if inlinings.m == nil {
+		inlinings.m = map[string]*Inlining{}
+	}
+	inlinings.m[key] = in
+	return in, err
 }
 
 // sampleReader builds a profile from perf script's text.
@@ -150,7 +200,7 @@ func newSampleReader(exe string) (*sampleReader, error) {
 			r.segs = append(r.segs, p.ProgHeader)
 		}
 	}
-	if r.inl, err = ReadInlining(exe); err != nil && !errors.Is(err, ErrNoDWARF) {
+	if r.inl, err = cachedInlining(exe); err != nil && !errors.Is(err, ErrNoDWARF) {
 		return nil, err
 	}
 	r.p = &profile.Profile{
@@ -164,17 +214,17 @@ func newSampleReader(exe string) (*sampleReader, error) {
 // read parses perf script's samples: a line with the sample's period,
 // then one indented line per frame, leaf first ("offset sym+0xoff
 // (object)"), then a blank line.
-func (r *sampleReader) read(text []byte, within string) error {
+func (r *sampleReader) read(text []byte, within []string) error {
 	sc := bufio.NewScanner(bytes.NewReader(text))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	var period int64 = -1
 	var stack []*profile.Location
-	inside := within == ""
+	inside := len(within) == 0
 	flush := func() {
 		if period >= 0 && len(stack) > 0 && inside {
 			r.p.Sample = append(r.p.Sample, &profile.Sample{Location: stack, Value: []int64{1, period}})
 		}
-		period, stack, inside = -1, nil, within == ""
+		period, stack, inside = -1, nil, len(within) == 0
 	}
 	for n := 1; sc.Scan(); n++ {
 		line := sc.Text()
@@ -195,7 +245,7 @@ func (r *sampleReader) read(text []byte, within string) error {
 			}
 			stack = append(stack, loc)
 			for _, l := range loc.Line {
-				inside = inside || l.Function.Name == within
+				inside = inside || slices.Contains(within, l.Function.Name)
 			}
 		}
 	}
@@ -204,7 +254,7 @@ func (r *sampleReader) read(text []byte, within string) error {
 		return err
 	}
 	if len(r.p.Sample) == 0 {
-		return fmt.Errorf("no sample inside %s", within)
+		return fmt.Errorf("no sample inside %s", strings.Join(within, " or "))
 	}
 	for i, l := range r.p.Location {
 		l.ID = uint64(i + 1)

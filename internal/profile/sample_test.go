@@ -102,7 +102,7 @@ func main() {
 			t.Errorf("samples inside a function no stack has: %v", err)
 		}
 	}
-	if _, err := ReadSamples(filepath.Join(dir, "missing.data"), filepath.Join(dir, "smptrue"), ""); err == nil || !strings.Contains(err.Error(), "perf script") {
+	if _, err := ReadSamples(filepath.Join(dir, "missing.data"), filepath.Join(dir, "smptrue")); err == nil || !strings.Contains(err.Error(), "perf script") {
 		t.Errorf("a missing data file: %v", err)
 	}
 }

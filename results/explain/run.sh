@@ -4,8 +4,9 @@
 # A/A commits (the good end's code again), every row explained by its
 # CPU profiles and, with --prof instructions, by its instructions.
 # Usage, from the repository root: results/explain/run.sh OUT [AA, default 10]
-# Each comparison runs ab's default window (5x1s measured, 5 rounds), the
-# explanation 5 CPU profiling forks a side of the same window.
+# Each comparison runs 5 rounds of 1x500ms warmup and 5x1s measured; the
+# explanation 5 CPU profiling forks a side (sampled by perf where it can,
+# in a window of at most 1 s), one allocation fork a side, and callgrind.
 # The fixture (a git repository with the harness vendored) is written to
 # $FIXTURE, outside the results.
 set -eu
@@ -27,5 +28,9 @@ while read -r n commit fn; do
 		--out "$out/runs/$n") > "$out/runs/$n.md" 2> "$out/runs/$n.stderr" || true
 done < "$out/commits.txt"
 go run ./cmd/histgen explain-summary "$out/fixture.truth.json" "$out/runs" | tee "$out/summary.md"
+# Machine time: every fork's own time (ab's progress lines), summed by kind over the comparisons.
+for f in "$out"/runs/*.stderr; do
+	sed -n 's/.*BenchmarkWorkLoop [a-z]* \(fork\|profile [a-z]*\)[ 0-9]*: ok (\([0-9.]*\)\(m\?s\))$/\1|\2|\3/p' "$f"
+done | awk -F'|' '{ t[$1] += ($3 == "ms") ? $2 / 1000 : $2 } END { for (k in t) printf "%s\t%.1f s\n", k, t[k] }' | sort | tee "$out/machine-time.tsv"
 # Keep the reports, the difference profiles and the flame graphs; not every fork's profile.
 rm -rf "$out"/runs/*/logs "$out"/runs/*/explain/logs "$out"/runs/*/explain/profiles "$out"/runs/*/explain/*/base.pb.gz "$out"/runs/*/explain/*/experiment.pb.gz
