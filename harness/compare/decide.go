@@ -346,19 +346,20 @@ func (ts *Tables) timeDecisions(name string, each func(unit string, col benchpro
 }
 
 // TimeChange is the change of the benchmark case name's time per op, a
-// ratio of experiment over baseline with its interval, from the first of
-// its CaseDecisions that is changed (a throughput row's ratio and
-// interval inverted); changed false when none is.
+// ratio of experiment over baseline with its interval (a throughput row's
+// inverted), from the first of its CaseDecisions that is changed, and
+// changed true; when none is, from the first of them whatever its
+// verdict (the zero Change without one), and changed false.
 func (ts *Tables) TimeChange(name string) (c verdict.Change, changed bool) {
+	first := true
 	ts.timeDecisions(name, func(unit string, _ benchproc.Key, d *Decision) bool {
-		if !d.Is(verdict.Changed) {
-			return true
+		if d.Is(verdict.Changed) || first {
+			first, changed, c = false, d.Is(verdict.Changed), d.Change
+			if unit == "ops/s" && c.Ratio > 0 && c.Lo > 0 {
+				c.Ratio, c.Lo, c.Hi = 1/c.Ratio, 1/c.Hi, 1/c.Lo
+			}
 		}
-		c, changed = d.Change, true
-		if unit == "ops/s" {
-			c.Ratio, c.Lo, c.Hi = 1/c.Ratio, 1/c.Hi, 1/c.Lo
-		}
-		return false
+		return !changed
 	})
 	return c, changed
 }

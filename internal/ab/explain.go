@@ -248,10 +248,9 @@ func ExplainRows(ctx context.Context, s *session.Session, set *Sides, root strin
 	for _, c := range set.Cases {
 		change, changed := ts.TimeChange(c.Name())
 		if changed || x.Mode == ExplainAll {
-			var l explain.Level
-			if changed {
-				l = explain.Level{Ratio: change.Ratio, Lo: change.Lo, Hi: change.Hi, Alpha: ts.Options.Alpha}
-			}
+			// The measured change levels the profiles whether or not it
+			// is decided: its interval says how much it weighs.
+			l := explain.Level{Ratio: change.Ratio, Lo: change.Lo, Hi: change.Hi, Alpha: ts.Options.Alpha, Changed: changed}
 			cases, levels = append(cases, c), append(levels, l)
 		}
 	}

@@ -80,10 +80,12 @@ func (r *Report) Named() []Function {
 }
 
 // Level is the row's measured change of time per op: the ratio of
-// experiment over baseline with its interval at confidence 1 − Alpha.
-// The zero Level says the row has none (it is not changed).
+// experiment over baseline with its interval at confidence 1 − Alpha,
+// and whether the row's verdict is changed (a function's share of the
+// change then divides by it). The zero Level says there is none.
 type Level struct {
 	Ratio, Lo, Hi, Alpha float64
+	Changed              bool
 }
 
 // logSE is the standard error of the level's log ratio, from its
@@ -107,10 +109,10 @@ func (l Level) logSE() float64 {
 // moves no function. The baseline's level is its forks' mean CPU per op;
 // the experiment's, that times the ratio of the sides' CPU per op, which
 // two estimates give: the pairs of profiling forks, and the measured
-// forks' change when the row has one; they are weighed by their
-// precision, and the ratio's uncertainty widens every function's
-// interval by the function's cost times it. The Report's Base, Exp and
-// Total are the forks' own CPU per op.
+// forks' change, decided or not; they are weighed by their precision,
+// and the ratio's uncertainty widens every function's interval by the
+// function's cost times it. The Report's Base, Exp and Total are the
+// forks' own CPU per op.
 func Diff(base, exp []Fork, alpha float64, level Level) (*Report, error) {
 	n := min(len(base), len(exp))
 	r := &Report{Pairs: n, Alpha: alpha}
@@ -127,9 +129,9 @@ func Diff(base, exp []Fork, alpha float64, level Level) (*Report, error) {
 	tb, te := pairs(b, e, func(c perOp) float64 { return c.total })
 	r.Base, r.Exp, r.Total = stats.Mean(tb), stats.Mean(te), delta(tb, te)
 	switch r.Whole = math.NaN(); {
-	case level.Ratio > 0 && level.Ratio != 1:
+	case level.Changed && level.Ratio > 0 && level.Ratio != 1:
 		r.Whole = r.Base * (level.Ratio - 1)
-	case level.Ratio == 0 && r.Total.Excludes0():
+	case !level.Changed && r.Total.Excludes0():
 		r.Whole = r.Total.Mean
 	}
 	ratio, se := sidesRatio(tb, te, level)

@@ -262,7 +262,7 @@ func TestDiffWeighsTheLevelByItsInterval(t *testing.T) {
 
 // measured is a level the measured forks found to ±0.5 %.
 func measured(ratio float64) Level {
-	return Level{Ratio: ratio, Lo: ratio / 1.005, Hi: ratio * 1.005, Alpha: 0.05}
+	return Level{Ratio: ratio, Lo: ratio / 1.005, Hi: ratio * 1.005, Alpha: 0.05, Changed: true}
 }
 
 // A function with less than MinTestedShare of the op on both sides
