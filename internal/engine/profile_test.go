@@ -48,10 +48,10 @@ func contendInWindow(mu *sync.Mutex, n *int) {
 	mu.Unlock()
 }
 
-var allocSink []byte
-
+// allocOne allocates 24 bytes on the heap (its result escapes).
+//
 //go:noinline
-func allocOne() { allocSink = make([]byte, 24) }
+func allocOne() []byte { return make([]byte, 24) }
 
 //go:noinline
 func spinKernel(x uint64) uint64 {
@@ -71,7 +71,10 @@ func init() {
 		return nil
 	}})
 	forkRegistry.Register(&harness.Benchmark{Family: "fork", Name: "AllocOne", Goroutines: 2, Setup: func(t *harness.Trial) error {
-		t.Run(func(w *harness.Worker) (func(), error) { return allocOne, nil })
+		t.Run(func(w *harness.Worker) (func(), error) {
+			var kept []byte // each worker's own
+			return func() { kept = allocOne(); w.Sink(uint64(len(kept))) }, nil
+		})
 		return nil
 	}})
 	forkRegistry.Register(&harness.Benchmark{Family: "fork", Name: "Spin", Setup: func(t *harness.Trial) error {
