@@ -76,14 +76,14 @@ interrupted, a failed fork), 2 on bad usage.`,
 		},
 	}
 	a.addRunFlags(c, &f, engine.ABOptions())
-	c.Flags().Lookup("budget").Usage = "the most machine time one step (the confirmation, a commit, the culprit's own A/B) may spend adding rounds"
-	c.Flags().Lookup("prof").Usage = "instructions: count the culprit's and its parent's instructions under callgrind and explain the culprit by them too (bisect takes no other profiler)"
 	bindBisect(c.Flags(), &b, &f, &explain, &fleet)
 	return c
 }
 
 // bindBisect defines bisect's own flags in fl.
 func bindBisect(fl *pflag.FlagSet, b *bisect.Options, f *runFlags, explain *string, fleet *fleetFlags) {
+	fl.Lookup("budget").Usage = "the most machine time one step (the confirmation, a commit, the culprit's own A/B) may spend adding rounds"
+	fl.Lookup("prof").Usage = "instructions: count the culprit's and its parent's instructions under callgrind and explain the culprit by them too (bisect takes no other profiler)"
 	fl.StringVar(&b.Good, "good", "", "a revision without the change")
 	fl.StringVar(&b.Bad, "bad", "", "a revision with the change, on whose first-parent history good lies")
 	fl.StringVar(&b.Program, "cmd", "", "the benchmark program's main package (default: the one this binary was built from)")

@@ -175,14 +175,7 @@ func (bs *bisector) ab(ctx context.Context, name string, base, head revision.Com
 	if bs.opts.Remote != nil {
 		return bs.remoteStep(ctx, sr, set, add, start)
 	}
-	o := bs.o
-	o.Precision, o.Budget = add.precision, bs.opts.Budget
-	if !add.counts {
-		o.Profiles = nil
-	}
-	if add.decided {
-		o.UntilDecided, o.Forks = true, max(o.Forks, verdict.MinSamples)
-	}
+	o := bs.stepOptions(add)
 	// Decided as ab decides: anytime-valid where rounds stop on a look.
 	co := ab.Verdicts(bs.opts.Alpha, bs.opts.MinChange, o.UntilDecided)
 	path := filepath.Join(sr.dir, "ab.txt")
@@ -276,6 +269,19 @@ func (bs *bisector) build(ctx context.Context, base, head revision.Commit) (buil
 		return built{unbuilt: err}, done, nil
 	}
 	return built{Sides: set}, done, nil
+}
+
+// stepOptions are the engine's options of a step's A/B run for add.
+func (bs *bisector) stepOptions(add adding) engine.Options {
+	o := bs.o
+	o.Precision, o.Budget = add.precision, bs.opts.Budget
+	if !add.counts {
+		o.Profiles = nil
+	}
+	if add.decided {
+		o.UntilDecided, o.Forks = true, max(o.Forks, verdict.MinSamples)
+	}
+	return o
 }
 
 // adding is what an A/B is run for: rows decided (by the anytime-valid
