@@ -25,8 +25,9 @@ import (
 // encode's 160 calls), names tiny.mix first by its instructions per op
 // (2 more rounds of 8 instructions a call, 2560 an op, to within 1 %:
 // callgrind loses the measured loop for the few ops during which the
-// scheduler switched stacks) and by its CPU profiles, sampled by perf
-// where it can (their period then perf's), and writes the report with
+// scheduler switched stacks), finds mix's the largest flat change of its
+// CPU profiles, sampled by perf where it can (their period then perf's),
+// and writes the report with
 // mix's line where it is at each revision; an A/A names none by
 // instructions and counts no change; the fixture's allocation plant
 // (parse allocates three objects of 32 bytes an op) is named by its
@@ -84,9 +85,17 @@ func TestABExplainsByInstructions(t *testing.T) {
 			t.Errorf("parse allocates: named by allocations %+v, want tiny.parse, +3 allocs/op +96 B/op", an)
 		}
 		if i == 0 {
-			cpu := x.Report.Named()
-			if len(cpu) == 0 || cpu[0].Name != "tiny.mix" {
-				t.Errorf("mix ×2: named by CPU %+v, want tiny.mix first; report %+v", cpu, x.Report)
+			// The largest flat change is mix's (whether 3 pairs make it
+			// significant depends on the host's noise: the power of the
+			// CPU profiles is measured in results/explain).
+			var top explain.Function
+			for _, f := range x.Report.Functions {
+				if f.Flat.Mean > top.Flat.Mean {
+					top = f
+				}
+			}
+			if top.Name != "tiny.mix" {
+				t.Errorf("mix ×2: the largest flat CPU change is %+v, want tiny.mix's; report %+v", top, x.Report)
 			}
 			sampled, _ := profile.SampleStatus()
 			if period := cpuPeriod(t, filepath.Dir(x.Dir)); sampled != (period == profile.SamplePeriod) {
