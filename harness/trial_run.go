@@ -55,7 +55,6 @@ type trialRun struct {
 	timerNs float64
 	perf    *profile.PerfControl // set when the fork runs under perf (stat or record)
 	host    *hostcheck.Host      // telemetry: temperature and steal
-	warm    bool                 // the iterations running are the warmup's: perf stays off
 }
 
 // Run runs one trial of plan p of benchmark b in this process, which the
@@ -124,7 +123,6 @@ func checkPlan(b *Benchmark, p *Plan) error {
 // plan's in-process profile covers the measurement phase.
 func (tr *trialRun) phase(spec result.IterSpec, warm bool, sched *Schedule, j *int, emit func(*result.Iteration) error) error {
 	p := tr.plan
-	tr.warm = warm
 	var session *profile.Session
 	if p.Profile != "" && !warm {
 		var err error
@@ -138,7 +136,7 @@ func (tr *trialRun) phase(spec result.IterSpec, warm bool, sched *Schedule, j *i
 			at = sched.At(p, *j)
 		}
 		*j++
-		it, err := tr.iteration(spec, at)
+		it, err := tr.iteration(spec, at, warm)
 		if err != nil {
 			if session != nil {
 				_ = session.Stop(p.ProfilePath)
@@ -241,14 +239,15 @@ func (tr *trialRun) teardown() error {
 
 // iteration runs one iteration: iteration setups, a GC, the wait for
 // at (when not zero), the frequency probe and memory statistics around
-// the workers' run, then the iteration teardowns.
-func (tr *trialRun) iteration(spec result.IterSpec, at time.Time) (*result.Iteration, error) {
+// the workers' run, then the iteration teardowns. A warmup iteration
+// (warm) runs with perf's events off.
+func (tr *trialRun) iteration(spec result.IterSpec, at time.Time, warm bool) (*result.Iteration, error) {
 	if err := tr.setupIteration(); err != nil {
 		return nil, err
 	}
 	host := tr.host.TakeSample()
 	ir := prepareWorkers(tr.workers, tr.plan.Mode, spec)
-	if !tr.warm {
+	if !warm { // perf counts or samples the measurement only
 		ir.perf = tr.perf
 	}
 	runtime.GC()

@@ -132,35 +132,45 @@ func (e Explained) Line() string {
 // before; "" when none is named.
 func (e Explained) Functions() string {
 	var parts []string
-	if l := e.Line(); l != "" {
-		parts = append(parts, l)
-	}
-	if e.AllocsErr == nil && e.Allocs != nil {
-		if l := e.Allocs.Line(ExplainTop); l != "" {
-			parts = append(parts, "allocations: "+l)
-		}
-	}
-	if e.InstructionsErr == nil && e.Instructions != nil {
-		if l := e.Instructions.Line(ExplainTop); l != "" {
-			parts = append(parts, "by instructions: "+l)
+	for _, l := range []string{e.Line(), e.allocsNamed(), e.instructionsNamed()} {
+		if l != "" {
+			parts = append(parts, l)
 		}
 	}
 	return strings.Join(parts, "; ")
 }
 
-// AllocsLine is the row's functions by allocations, at most ExplainTop,
-// or why they could not be read; "" when none is named.
-func (e Explained) AllocsLine() string {
-	switch {
-	case e.AllocsErr != nil:
-		return "allocations not explained: " + e.AllocsErr.Error()
-	case e.Allocs == nil:
+// allocsNamed is the row's functions named by allocations, at most
+// ExplainTop; "" when none is (or they could not be read).
+func (e Explained) allocsNamed() string {
+	if e.AllocsErr != nil || e.Allocs == nil {
 		return ""
 	}
 	if l := e.Allocs.Line(ExplainTop); l != "" {
 		return "allocations: " + l
 	}
 	return ""
+}
+
+// instructionsNamed is the row's functions named by instructions, at most
+// ExplainTop; "" when none is (or they were not counted).
+func (e Explained) instructionsNamed() string {
+	if e.InstructionsErr != nil || e.Instructions == nil {
+		return ""
+	}
+	if l := e.Instructions.Line(ExplainTop); l != "" {
+		return "by instructions: " + l
+	}
+	return ""
+}
+
+// AllocsLine is the row's functions by allocations, at most ExplainTop,
+// or why they could not be read; "" when none is named.
+func (e Explained) AllocsLine() string {
+	if e.AllocsErr != nil {
+		return "allocations not explained: " + e.AllocsErr.Error()
+	}
+	return e.allocsNamed()
 }
 
 // InstructionsLine is the row's functions by instructions, at most
@@ -172,8 +182,8 @@ func (e Explained) InstructionsLine() string {
 	case e.Instructions == nil:
 		return ""
 	}
-	if l := e.Instructions.Line(ExplainTop); l != "" {
-		return "by instructions: " + l
+	if l := e.instructionsNamed(); l != "" {
+		return l
 	}
 	return fmt.Sprintf("by instructions: no function's count changed by %g %% of the op's (%s in all)", 100*explain.InstructionsFloor, e.Instructions.Change())
 }

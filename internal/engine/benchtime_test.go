@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -27,20 +28,12 @@ func TestLaterForksReuseTheFoundN(t *testing.T) {
 		t.Skip("the go command is not installed")
 	}
 	ctx := context.Background()
-	dir, _ := filepath.Abs(filepath.Join("..", "..", "benchctl", "testdata", "gobench"))
 	const pkg = "example.com/gobench/setup"
-	pkgs, err := gotest.Packages(ctx, dir, []string{pkg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "setup.test")
-	if err := gotest.Build(ctx, dir, pkgs[0], bin, ""); err != nil {
-		t.Fatal(err)
-	}
+	tb := gobenchBinary(t, pkg)
 	o := DefaultOptions()
 	o.Forks, o.Warmup, o.Measure = 3, GoTestWarmup, result.IterSpec{Count: 3, Time: 50 * time.Millisecond}
 	c := Case{Test: &GoTest{Pkg: pkg, Name: "BenchmarkRebuild", Procs: 1}}
-	side := Side{Launch: TestBinaries{pkg: {Path: bin, Dir: pkgs[0].Dir}}}
+	side := Side{Launch: TestBinaries{pkg: tb}}
 	runs, err := (&Runner{}).RunSides(ctx, o, []Case{c}, []Side{side})
 	if err != nil {
 		t.Fatal(err)
@@ -120,21 +113,13 @@ func TestGoTestCPUSampledByPerf(t *testing.T) {
 		testenv.Missing(t, "perf cannot sample here: "+why)
 	}
 	ctx := context.Background()
-	dir, _ := filepath.Abs(filepath.Join("..", "..", "benchctl", "testdata", "gobench"))
 	const pkg = "example.com/gobench/calc"
-	pkgs, err := gotest.Packages(ctx, dir, []string{pkg})
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "calc.test")
-	if err := gotest.Build(ctx, dir, pkgs[0], bin, ""); err != nil {
-		t.Fatal(err)
-	}
+	tb := gobenchBinary(t, pkg)
 	c := Case{Test: &GoTest{Pkg: pkg, Name: "BenchmarkSumN", Procs: 1}}
 	o := DefaultOptions()
 	o.Profiles, o.PerfSampling, o.Measure = []profile.Kind{profile.CPU}, true, result.IterSpec{Count: 5, Time: time.Second}
 	o.NsPerOp = map[string]float64{c.Result().Name(): 50}
-	runs, err := (&Runner{ProfileDir: t.TempDir()}).ProfileSides(ctx, o, []Case{c}, []Side{{Name: "base", Launch: TestBinaries{pkg: {Path: bin, Dir: pkgs[0].Dir}}}})
+	runs, err := (&Runner{ProfileDir: t.TempDir()}).ProfileSides(ctx, o, []Case{c}, []Side{{Name: "base", Launch: TestBinaries{pkg: tb}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,4 +144,21 @@ func TestGoTestCPUSampledByPerf(t *testing.T) {
 	if p.Period != profile.SamplePeriod || all < 1000 || float64(bench) < 0.8*float64(all) {
 		t.Errorf("period %d ns, %d samples, %d of them in calc: want perf's, over 1000, 80 %% in the benchmark", p.Period, all, bench)
 	}
+}
+
+// gobenchBinary builds the test binary of pkg, a package of the CLI's
+// testdata module of go test benchmarks.
+func gobenchBinary(t *testing.T, pkg string) TestBinary {
+	t.Helper()
+	ctx := context.Background()
+	dir, _ := filepath.Abs(filepath.Join("..", "..", "benchctl", "testdata", "gobench"))
+	pkgs, err := gotest.Packages(ctx, dir, []string{pkg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), path.Base(pkg)+".test")
+	if err := gotest.Build(ctx, dir, pkgs[0], bin, ""); err != nil {
+		t.Fatal(err)
+	}
+	return TestBinary{Path: bin, Dir: pkgs[0].Dir}
 }

@@ -172,9 +172,9 @@ func (rn *Runner) testProfileFork(ctx context.Context, o Options, k profile.Kind
 	// and then n. n covers one measurement iteration at the measured
 	// speed (a sampled one's shorter window, when perf samples the CPU).
 	var wrap []string
-	data := filepath.Join(dir, "perf.data")
+	var data string // perf's samples, when perf samples the CPU
 	if k == profile.CPU && o.PerfSampling && profile.Sampleable(bin.Path, profile.TestLoop...) {
-		if wrap, err = profile.SampleWrap(data); err != nil {
+		if wrap, data, err = profile.SampleWrap(dir); err != nil {
 			pr.Err = err
 			return pr, ""
 		}

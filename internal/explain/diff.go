@@ -127,7 +127,8 @@ func Diff(base, exp []Fork, alpha float64, level Level) (*Report, error) {
 		return nil, err
 	}
 	tb, te := pairs(b, e, func(c perOp) float64 { return c.total })
-	r.Base, r.Exp, r.Total = stats.Mean(tb), stats.Mean(te), delta(tb, te)
+	r.Base, r.Exp = stats.Mean(tb), stats.Mean(te)
+	r.Total, _ = delta(tb, te, 0)
 	switch r.Whole = math.NaN(); {
 	case level.Changed && level.Ratio > 0 && level.Ratio != 1:
 		r.Whole = r.Base * (level.Ratio - 1)
@@ -142,9 +143,9 @@ func Diff(base, exp []Fork, alpha float64, level Level) (*Report, error) {
 		fb, fe := pairs(b, e, func(c perOp) float64 { return c.flat[name] })
 		cb, ce := pairs(b, e, func(c perOp) float64 { return c.cum[name] })
 		f := Function{Name: name, Base: stats.Mean(fb), Exp: stats.Mean(fe), Q: 1}
-		f.Flat, f.P = leveledDelta(fb, fe, f.Exp*se)
+		f.Flat, f.P = delta(fb, fe, f.Exp*se)
 		var cumP1 float64
-		f.Cum, cumP1 = leveledDelta(cb, ce, stats.Mean(ce)*se)
+		f.Cum, cumP1 = delta(cb, ce, stats.Mean(ce)*se)
 		f.Share = f.Flat.Mean / r.Whole
 		cumP = append(cumP, cumP1)
 		r.Functions = append(r.Functions, f)
@@ -179,12 +180,12 @@ func sidesRatio(tb, te []float64, level Level) (ratio, se float64) {
 	return math.Exp((wp*mp + wm*math.Log(level.Ratio)) / (wp + wm)), 1 / math.Sqrt(wp+wm)
 }
 
-// leveledDelta is the mean of the pairs' differences ys − xs with its
-// interval at Confidence and the two-sided p value of no change, from
-// Student's t over the pairs with the standard error widened by extra (a
-// standard error the pairs do not see: the level's). 1 when nothing
-// varies.
-func leveledDelta(xs, ys []float64, extra float64) (Delta, float64) {
+// delta is the mean of the pairs' differences ys − xs with its interval
+// at Confidence and the two-sided p value of no change, from Student's t
+// over the pairs with the standard error widened by extra (a standard
+// error the pairs do not see: the level's). The p value is 1 when
+// nothing varies.
+func delta(xs, ys []float64, extra float64) (Delta, float64) {
 	d := make([]float64, len(xs))
 	for i := range xs {
 		d[i] = ys[i] - xs[i]
@@ -316,26 +317,4 @@ func pairs(b, e []perOp, v func(perOp) float64) (xs, ys []float64) {
 		xs, ys = append(xs, v(b[i])), append(ys, v(e[i]))
 	}
 	return xs, ys
-}
-
-// delta is the mean of the pairs' differences with its Student-t
-// interval.
-func delta(xs, ys []float64) Delta {
-	d := make([]float64, len(xs))
-	for i := range xs {
-		d[i] = ys[i] - xs[i]
-	}
-	m, h := verdict.MeanInterval(d, Confidence)
-	return Delta{Mean: m, Lo: m - h, Hi: m + h}
-}
-
-// pValue is the two-sided paired t test's of no change; 1 when the
-// differences do not vary (no test is possible: the same count in every
-// pair, in practice none).
-func pValue(xs, ys []float64) float64 {
-	t, err := stats.PairedTTest(ys, xs, 0, stats.LocationDiffers)
-	if err != nil {
-		return 1
-	}
-	return t.P
 }

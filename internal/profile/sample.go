@@ -79,15 +79,20 @@ func Sampleable(exe string, within ...string) bool {
 
 // SampleWrap returns the command that runs a program (its path and
 // arguments follow) under perf record sampling the CPU clock, as
-// SampleCommand's, for the whole process: a go test binary, whose
-// samples are then kept inside TestLoop.
-func SampleWrap(out string) ([]string, error) {
+// SampleCommand's, for the whole process (a go test binary, whose samples
+// are then kept inside TestLoop), and the file perf writes in dir.
+func SampleWrap(dir string) (wrap []string, out string, err error) {
 	perf, err := exec.LookPath("perf")
 	if err != nil {
-		return nil, errors.New("unavailable: perf is not installed")
+		return nil, "", errors.New("unavailable: perf is not installed")
 	}
-	return append(append([]string{perf}, recordArgs(out)...), "--"), nil
+	out = filepath.Join(dir, sampleFile)
+	return append(append([]string{perf}, recordArgs(out)...), "--"), out, nil
 }
+
+// sampleFile is the file perf record writes in a fork's profile
+// directory.
+const sampleFile = "perf.data"
 
 // SampleCommand returns the command that runs exe under `perf record`,
 // sampling the CPU clock every SamplePeriod with each sample's call
@@ -100,7 +105,7 @@ func SampleCommand(exe, dir string, args ...string) (path string, argv, env []st
 	if err != nil {
 		return "", nil, nil, "", err
 	}
-	out = filepath.Join(dir, "perf.data")
+	out = filepath.Join(dir, sampleFile)
 	argv = append(append(append(recordArgs(out), control...), "--", exe), args...)
 	return perf, argv, env, out, nil
 }
