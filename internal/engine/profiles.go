@@ -204,9 +204,12 @@ func (rn *Runner) profileCommand(o Options, k profile.Kind, exe, dir string, cr 
 }
 
 // SampledWindow is the longest window of a CPU profiling fork sampled by
-// perf (Options.PerfSampling): 10,000 samples, 20 times what
-// runtime/pprof takes in a 5 s window.
-const SampledWindow = time.Second
+// perf (Options.PerfSampling), in the program's measured time. Perf's
+// sampling with call stacks slows a Go program by a quarter to a third
+// at 10,000 samples a CPU-second, so the window is about 1 s of sampled
+// CPU time: 10,000 samples, 20 times what runtime/pprof takes in a 5 s
+// window.
+const SampledWindow = 800 * time.Millisecond
 
 // sampled is o with the window of a CPU profiling fork sampled by perf:
 // o's measurement, at most SampledWindow.

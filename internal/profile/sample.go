@@ -3,6 +3,7 @@ package profile
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"debug/elf"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -124,14 +126,16 @@ func recordArgs(out string) []string {
 // and cpu/nanoseconds), keeping the samples whose stack passes through
 // one of within (functions' full names; none keeps all). Each address of exe is
 // named by the functions whose code it is, inlined ones included, from
-// exe's DWARF (ReadInlining), else by perf's symbol; frames of other
-// objects (the vDSO, libc) by perf's symbol and object. A stack is perf's
+// exe's DWARF (ReadInlining), else by its symbol table; frames of other
+// objects (the vDSO, libc) by their object. A stack is perf's
 // walk of the frame pointers: a leaf that keeps no frame (Go gives a
 // small leaf none) hides its caller from the sample's stack, so flat
 // times are exact, and a caller's cumulative time misses the samples of
 // its frameless leaves.
 func ReadSamples(data, exe string, within ...string) (*profile.Profile, error) {
-	cmd := exec.Command("perf", "script", "-i", data, "-F", "period,ip,sym,symoff,dso")
+	// Without sym, perf does not read exe's symbols itself (a third of a
+	// second for a 16 MB program, every fork): its frames are named here.
+	cmd := exec.Command("perf", "script", "-i", data, "-F", "period,ip,dso")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	text, err := cmd.Output()
@@ -148,45 +152,75 @@ func ReadSamples(data, exe string, within ...string) (*profile.Profile, error) {
 	return r.p, nil
 }
 
-// inlinings are the programs' inlining ReadSamples read, by path, size
+// programs are the names of the programs ReadSamples read, by path, size
 // and modification time (the last few programs): a side's profiling forks
 // run one program, and reading its DWARF costs a third of a second.
-var inlinings struct {
+var programs struct {
 	sync.Mutex
-	m map[string]*Inlining
+	m map[string]*programNames
 }
 
-// cachedInlining is ReadInlining's, read once per program.
-func cachedInlining(exe string) (*Inlining, error) {
+// programNames are a program's function names by address: its DWARF's
+// inlining (nil without DWARF) and its symbol table.
+type programNames struct {
+	inl  *Inlining
+	syms []elf.Symbol // functions, by address
+}
+
+// cachedNames are exe's names, read once per program.
+func cachedNames(exe string, f *elf.File) (*programNames, error) {
 	fi, err := os.Stat(exe)
 	if err != nil {
 		return nil, err
 	}
 	key := fmt.Sprintf("%s\x00%d\x00%d", exe, fi.Size(), fi.ModTime().UnixNano())
-	inlinings.Lock()
-	defer inlinings.Unlock()
-	if in, ok := inlinings.m[key]; ok {
-		return in, nil
+	programs.Lock()
+	defer programs.Unlock()
+	if n, ok := programs.m[key]; ok {
+		return n, nil
 	}
-	in, err := ReadInlining(exe)
-	if err != nil && !errors.Is(err, ErrNoDWARF) {
+	n := &programNames{}
+	if n.inl, err = ReadInlining(exe); err != nil && !errors.Is(err, ErrNoDWARF) {
 		return nil, err
 	}
-	if len(inlinings.m) >= 8 { // a bisection's programs come and go
-		inlinings.m = nil
+	syms, _ := f.Symbols() // none: perf's frames of exe are named by address
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC && s.Value != 0 {
+			n.syms = append(n.syms, s)
+		}
 	}
-	if inlinings.m == nil {
-		inlinings.m = map[string]*Inlining{}
+	slices.SortFunc(n.syms, func(a, b elf.Symbol) int { return cmp.Compare(a.Value, b.Value) })
+	if len(programs.m) >= 8 { // a bisection's programs come and go
+		programs.m = nil
 	}
-	inlinings.m[key] = in
-	return in, err
+	if programs.m == nil {
+		programs.m = map[string]*programNames{}
+	}
+	programs.m[key] = n
+	return n, nil
+}
+
+// frames are the functions whose code addr is, innermost first: from
+// the DWARF's inlining, else the function symbol that holds addr; nil
+// when neither names it.
+func (n *programNames) frames(addr uint64) []string {
+	if n.inl != nil {
+		if f := n.inl.Frames(addr); len(f) > 0 {
+			return f
+		}
+	}
+	i := sort.Search(len(n.syms), func(i int) bool { return n.syms[i].Value > addr }) - 1
+	if i < 0 || (n.syms[i].Size > 0 && addr >= n.syms[i].Value+n.syms[i].Size) {
+		return nil
+	}
+	return []string{n.syms[i].Name}
 }
 
 // sampleReader builds a profile from perf script's text.
 type sampleReader struct {
 	exe   string
 	segs  []elf.ProgHeader // exe's loadable segments: file offsets to addresses
-	inl   *Inlining        // nil without DWARF
+	names *programNames
 	p     *profile.Profile
 	locs  map[string]*profile.Location
 	funcs map[string]*profile.Function
@@ -205,7 +239,7 @@ func newSampleReader(exe string) (*sampleReader, error) {
 			r.segs = append(r.segs, p.ProgHeader)
 		}
 	}
-	if r.inl, err = cachedInlining(exe); err != nil && !errors.Is(err, ErrNoDWARF) {
+	if r.names, err = cachedNames(exe, f); err != nil {
 		return nil, err
 	}
 	r.p = &profile.Profile{
@@ -217,8 +251,8 @@ func newSampleReader(exe string) (*sampleReader, error) {
 }
 
 // read parses perf script's samples: a line with the sample's period,
-// then one indented line per frame, leaf first ("offset sym+0xoff
-// (object)"), then a blank line.
+// then one indented line per frame, leaf first ("offset (object)"),
+// then a blank line.
 func (r *sampleReader) read(text []byte, within []string) error {
 	sc := bufio.NewScanner(bytes.NewReader(text))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -275,18 +309,12 @@ func (r *sampleReader) read(text []byte, within []string) error {
 // call, which may belong to another line or inlined function: it is
 // named by the call's last byte, as pprof names callers.
 func (r *sampleReader) frame(line string, leaf bool) (*profile.Location, error) {
-	hex, rest, _ := strings.Cut(line, " ")
+	hex, obj, _ := strings.Cut(line, " ")
 	off, err := strconv.ParseUint(hex, 16, 64)
 	if err != nil {
 		return nil, fmt.Errorf("want a frame's address, got %q", line)
 	}
-	sym, obj := rest, ""
-	if i := strings.LastIndex(rest, " ("); i >= 0 && strings.HasSuffix(rest, ")") {
-		sym, obj = rest[:i], rest[i+2:len(rest)-1]
-	}
-	if j := strings.LastIndex(sym, "+0x"); j > 0 {
-		sym = sym[:j]
-	}
+	obj = strings.TrimSuffix(strings.TrimPrefix(obj, "("), ")")
 	if !leaf && off > 0 {
 		off--
 	}
@@ -296,18 +324,13 @@ func (r *sampleReader) frame(line string, leaf bool) (*profile.Location, error) 
 	}
 	loc := &profile.Location{}
 	var names []string
-	if r.sameFile(obj) {
-		if addr, ok := r.address(off); ok {
-			loc.Address = addr
-			if r.inl != nil {
-				names = r.inl.Frames(addr)
-			}
-		}
-	} else if sym != "[unknown]" {
-		sym = fmt.Sprintf("%s (%s)", sym, filepath.Base(obj))
+	if !r.sameFile(obj) {
+		names = []string{filepath.Base(obj)}
+	} else if addr, ok := r.address(off); ok {
+		loc.Address, names = addr, r.names.frames(addr)
 	}
 	if len(names) == 0 {
-		names = []string{sym}
+		names = []string{fmt.Sprintf("%#x (%s)", off, filepath.Base(obj))}
 	}
 	for _, n := range names {
 		loc.Line = append(loc.Line, profile.Line{Function: r.function(n)})

@@ -6,7 +6,7 @@
 # Usage, from the repository root: results/explain/run.sh OUT [AA, default 10]
 # Each comparison runs 5 rounds of 1x500ms warmup and 5x1s measured; the
 # explanation 5 CPU profiling forks a side (sampled by perf where it can,
-# in a window of at most 1 s), one allocation fork a side, and callgrind.
+# in a window of at most 0.8 s of the measured speed), one allocation fork a side, and callgrind.
 # The fixture (a git repository with the harness vendored) is written to
 # $FIXTURE, outside the results.
 set -eu
