@@ -242,12 +242,6 @@ func explainEngine(x Explaining) engine.Options {
 	return eo
 }
 
-// explainCost is the planned time of eo's profiling forks of rows rows
-// on both sides.
-func explainCost(eo engine.Options, rows int) time.Duration {
-	eo.Forks, eo.Duet = eo.ProfileRounds, false
-	return engine.FirstRounds(eo, rows)
-}
 
 // ExplainRows profiles the cases of set that x.Mode selects from ts (the
 // set's A/B, decided) on both sides, x.Rounds rounds each, and explains
@@ -286,7 +280,7 @@ func explainProfiles(ctx context.Context, s *session.Session, set *Sides, root s
 	eo := explainEngine(x)
 	ea := eo
 	ea.Profiles, ea.ProfileRounds, ea.Measure = []profile.Kind{profile.Allocs}, 1, allocsWindow(x.Engine.Measure)
-	if cost := explainCost(eo, len(cases)) + explainCost(ea, len(cases)); x.Budget > 0 && cost > x.Budget {
+	if cost := engine.ProfileRounds(eo, profile.CPU, len(cases)) + engine.ProfileRounds(ea, profile.Allocs, len(cases)); x.Budget > 0 && cost > x.Budget {
 		out := make([]Explained, len(cases))
 		for i, c := range cases {
 			out[i] = Explained{Case: c.Name(), Err: fmt.Errorf("not explained: its %d profiling forks a side would take about %s, and the budget leaves %s (explain it again without a budget, or with a larger one)",

@@ -162,3 +162,25 @@ func gobenchBinary(t *testing.T, pkg string) TestBinary {
 	}
 	return TestBinary{Path: bin, Dir: pkgs[0].Dir}
 }
+
+// TestProfileRoundsPlansTheSampledWindow: five CPU profiling rounds of a
+// 5x1s measurement take 5 s windows under runtime/pprof, and perf's
+// sampled window (stretched by a third, and converted) where perf
+// samples; allocation forks keep their window.
+func TestProfileRoundsPlansTheSampledWindow(t *testing.T) {
+	o := Options{Warmup: result.IterSpec{Count: 1, Time: 500 * time.Millisecond}, Measure: result.IterSpec{Count: 5, Time: time.Second}, ProfileRounds: 5}
+	fork := func(measure time.Duration) time.Duration { return 2 * 5 * (500*time.Millisecond + measure + 100*time.Millisecond) }
+	if got, want := ProfileRounds(o, profile.CPU, 1), fork(5*time.Second); got != want {
+		t.Errorf("runtime/pprof: %s, want %s", got, want)
+	}
+	o.PerfSampling = true
+	if got, want := ProfileRounds(o, profile.Allocs, 1), fork(5*time.Second); got != want {
+		t.Errorf("allocations: %s, want %s", got, want)
+	}
+	if ok, why := profile.SampleStatus(); !ok {
+		testenv.Missing(t, "perf cannot sample here: "+why)
+	}
+	if got, want := ProfileRounds(o, profile.CPU, 2), 2*fork(SampledWindow*4/3+sampledConversion); got != want {
+		t.Errorf("sampled by perf, 2 cases: %s, want %s", got, want)
+	}
+}

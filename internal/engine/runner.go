@@ -401,6 +401,24 @@ func FirstRounds(o Options, cases int) time.Duration {
 	return time.Duration(max(o.Forks, 1)*cases*slots) * forkTime(o)
 }
 
+// ProfileRounds is the least machine time of o.ProfileRounds profiling
+// forks of kind k of cases cases on two sides. A CPU fork sampled by perf
+// (o.PerfSampling, where perf can sample) measures at most
+// SampledWindow, which perf's sampling stretches by up to a third, and
+// then converts its samples.
+func ProfileRounds(o Options, k profile.Kind, cases int) time.Duration {
+	o.Forks, o.Duet = max(o.ProfileRounds, 1), false
+	if ok, _ := profile.SampleStatus(); ok && k == profile.CPU && o.PerfSampling && o.Measure.Ops == 0 {
+		w := o.sampled().Measure.Time
+		o.Measure = result.IterSpec{Count: 1, Time: w*4/3 + sampledConversion}
+	}
+	return FirstRounds(o, cases)
+}
+
+// sampledConversion is about the time a sampled fork's samples take to
+// read (perf script) and write as a profile.
+const sampledConversion = 300 * time.Millisecond
+
 func estimate(s result.IterSpec) time.Duration {
 	if s.Ops > 0 {
 		return 0
