@@ -242,7 +242,6 @@ func explainEngine(x Explaining) engine.Options {
 	return eo
 }
 
-
 // ExplainRows profiles the cases of set that x.Mode selects from ts (the
 // set's A/B, decided) on both sides, x.Rounds rounds each, and explains
 // each into x.Dir/<row>.

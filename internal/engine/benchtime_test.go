@@ -169,7 +169,9 @@ func gobenchBinary(t *testing.T, pkg string) TestBinary {
 // samples; allocation forks keep their window.
 func TestProfileRoundsPlansTheSampledWindow(t *testing.T) {
 	o := Options{Warmup: result.IterSpec{Count: 1, Time: 500 * time.Millisecond}, Measure: result.IterSpec{Count: 5, Time: time.Second}, ProfileRounds: 5}
-	fork := func(measure time.Duration) time.Duration { return 2 * 5 * (500*time.Millisecond + measure + 100*time.Millisecond) }
+	fork := func(measure time.Duration) time.Duration {
+		return 2 * 5 * (500*time.Millisecond + measure + 100*time.Millisecond)
+	}
 	if got, want := ProfileRounds(o, profile.CPU, 1), fork(5*time.Second); got != want {
 		t.Errorf("runtime/pprof: %s, want %s", got, want)
 	}
