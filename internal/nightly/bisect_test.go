@@ -3,6 +3,7 @@ package nightly
 import (
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -54,6 +55,14 @@ func TestNightlyBisectsANewRegression(t *testing.T) {
 		t.Skip("builds revisions")
 	}
 	dir, c := historyRepo(t, 4, 3, 4)
+	// The bisection's program cache is the test's own; go's build cache
+	// stays the user's (its default is under XDG_CACHE_HOME too): cold,
+	// every revision's build compiled the harness again.
+	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOCACHE", strings.TrimSpace(string(gocache)))
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	var stderr strings.Builder
 	var written []string
