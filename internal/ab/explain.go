@@ -47,17 +47,25 @@ func ParseExplain(s string) (Explain, error) {
 }
 
 // MinExplainWindow is the shortest measured window of an explaining
-// profiling fork: about 100 CPU samples at runtime/pprof's rate.
+// profiling fork sampled by runtime/pprof: about 100 CPU samples at its
+// rate.
 const MinExplainWindow = time.Second
 
 // explainWindow is the measured window of an explaining profiling fork
-// of a run measured by m: one iteration as long as m's together, at
-// least MinExplainWindow (m itself when it counts ops, not time).
-func explainWindow(m result.IterSpec) result.IterSpec {
+// of a run measured by m: one iteration as long as m's together (m itself
+// when it counts ops, not time). Sampled by runtime/pprof, it lasts at
+// least MinExplainWindow; sampled by perf (sampled), whose 10,000 samples
+// a CPU-second need no floor, at most engine.SampledWindow, which the
+// engine applies.
+func explainWindow(m result.IterSpec, sampled bool) result.IterSpec {
 	if m.Ops > 0 || m.Time <= 0 {
 		return m
 	}
-	return result.IterSpec{Count: 1, Time: max(time.Duration(max(m.Count, 1))*m.Time, MinExplainWindow)}
+	w := time.Duration(max(m.Count, 1)) * m.Time
+	if !sampled {
+		w = max(w, MinExplainWindow)
+	}
+	return result.IterSpec{Count: 1, Time: w}
 }
 
 // allocsWindow is the measured window of an explanation's allocation
@@ -223,12 +231,13 @@ type Explaining struct {
 // windows.
 func explainEngine(x Explaining) engine.Options {
 	eo := x.Engine
-	eo.Profiles, eo.ProfileRounds, eo.Measure, eo.Warmup = []profile.Kind{profile.CPU}, x.Rounds, explainWindow(eo.Measure), explainWarmup(eo.Warmup)
+	// Sampled by perf where it can (10,000 samples a CPU-second, in a
+	// window of at most engine.SampledWindow), else by runtime/pprof.
+	sampled, _ := profile.SampleStatus()
+	eo.Profiles, eo.ProfileRounds, eo.Measure, eo.Warmup = []profile.Kind{profile.CPU}, x.Rounds, explainWindow(eo.Measure, sampled), explainWarmup(eo.Warmup)
 	if eo.ProfileRounds == 0 {
 		eo.ProfileRounds = DefaultExplainRounds
 	}
-	// Sampled by perf where it can (10,000 samples a CPU-second, in a
-	// window of at most engine.SampledWindow), else by runtime/pprof.
 	eo.PerfSampling = true
 	// A go test fork profiles at a fixed b.N, the same on both sides,
 	// sized by the slower side's measured speed: neither side's window is

@@ -12,16 +12,22 @@ import (
 )
 
 // An explaining fork's window is the measured iterations' time in one,
-// at least MinExplainWindow; its warmup the first warmup iteration.
+// at least MinExplainWindow where runtime/pprof samples it (perf's
+// window is capped by the engine); its warmup the first warmup iteration.
 // The allocation fork's is one measured iteration.
 func TestExplainForkPlan(t *testing.T) {
-	for _, tc := range []struct{ m, want result.IterSpec }{
-		{result.IterSpec{Count: 5, Time: time.Second}, result.IterSpec{Count: 1, Time: 5 * time.Second}},
-		{result.IterSpec{Count: 3, Time: 20 * time.Millisecond}, result.IterSpec{Count: 1, Time: MinExplainWindow}},
-		{result.IterSpec{Count: 3, Ops: 1000}, result.IterSpec{Count: 3, Ops: 1000}}, // ops, not time: as measured
+	for _, tc := range []struct {
+		m       result.IterSpec
+		sampled bool
+		want    result.IterSpec
+	}{
+		{result.IterSpec{Count: 5, Time: time.Second}, false, result.IterSpec{Count: 1, Time: 5 * time.Second}},
+		{result.IterSpec{Count: 3, Time: 20 * time.Millisecond}, false, result.IterSpec{Count: 1, Time: MinExplainWindow}},
+		{result.IterSpec{Count: 3, Time: 20 * time.Millisecond}, true, result.IterSpec{Count: 1, Time: 60 * time.Millisecond}},
+		{result.IterSpec{Count: 3, Ops: 1000}, false, result.IterSpec{Count: 3, Ops: 1000}}, // ops, not time: as measured
 	} {
-		if got := explainWindow(tc.m); got != tc.want {
-			t.Errorf("explainWindow(%+v) = %+v, want %+v", tc.m, got, tc.want)
+		if got := explainWindow(tc.m, tc.sampled); got != tc.want {
+			t.Errorf("explainWindow(%+v, sampled %v) = %+v, want %+v", tc.m, tc.sampled, got, tc.want)
 		}
 	}
 	// The allocation fork's window is one measured iteration: its counts
