@@ -189,7 +189,7 @@ func (r *InstructionsReport) Line(top int) string {
 		}
 		s := ShortName(f.Name) + " " + signedInstr(f.Flat)
 		if f.Share != 0 {
-			s += fmt.Sprintf(" (%.0f %% of the change)", 100*f.Share)
+			s += " (" + sharePercent(f.Share) + " of the change)"
 		}
 		parts = append(parts, s)
 	}

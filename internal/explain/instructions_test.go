@@ -155,3 +155,13 @@ func TestCountNotesWhatItLacks(t *testing.T) {
 		t.Errorf("a failed fork: %v", err)
 	}
 }
+
+// TestSharePercent: whole percents, and a share under 1 % with its
+// sign and one decimal (-0.5 %, where whole percents print -0 %).
+func TestSharePercent(t *testing.T) {
+	for share, want := range map[float64]string{0.67: "67 %", -0.27: "-27 %", -0.005: "-0.5 %", 0.0004: "0.0 %", 1.71: "171 %"} {
+		if got := sharePercent(share); got != want {
+			t.Errorf("sharePercent(%g) = %q, want %q", share, got, want)
+		}
+	}
+}

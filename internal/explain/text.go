@@ -57,7 +57,7 @@ func (r *Report) Line(top int) string {
 		}
 		s := ShortName(f.Name) + " " + f.Flat.String()
 		if !math.IsNaN(f.Share) {
-			s += fmt.Sprintf(" (%.0f %% of the change)", 100*f.Share)
+			s += " (" + sharePercent(f.Share) + " of the change)"
 		}
 		parts = append(parts, s)
 	}
@@ -90,4 +90,13 @@ func (r *Report) WriteText(w io.Writer, top int) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%s\n", ShortName(f.Name), nsOp(f.Base), nsOp(f.Exp), f.Flat, f.Cum, share, f.Q, named)
 	}
 	return tw.Flush()
+}
+
+// sharePercent is a share of a change in percent: whole percents, and
+// one decimal under 1 % (a small share prints as -0.5 %, not -0 %).
+func sharePercent(share float64) string {
+	if p := 100 * share; math.Abs(p) < 1 {
+		return fmt.Sprintf("%.1f %%", p)
+	}
+	return fmt.Sprintf("%.0f %%", 100*share)
 }
