@@ -95,8 +95,9 @@ func (r *Report) WriteText(w io.Writer, top int) error {
 // sharePercent is a share of a change in percent: whole percents, and
 // one decimal under 1 % (a small share prints as -0.5 %, not -0 %).
 func sharePercent(share float64) string {
-	if p := 100 * share; math.Abs(p) < 1 {
+	p := 100 * share
+	if math.Abs(p) < 1 {
 		return fmt.Sprintf("%.1f %%", p)
 	}
-	return fmt.Sprintf("%.0f %%", 100*share)
+	return fmt.Sprintf("%.0f %%", p)
 }
