@@ -154,10 +154,7 @@ func (e Explained) allocsNamed() string {
 	if e.AllocsErr != nil || e.Allocs == nil {
 		return ""
 	}
-	if l := e.Allocs.Line(ExplainTop); l != "" {
-		return "allocations: " + l
-	}
-	return ""
+	return labelled("allocations: ", e.Allocs.Line(ExplainTop))
 }
 
 // instructionsNamed is the row's functions named by instructions, at most
@@ -166,10 +163,15 @@ func (e Explained) instructionsNamed() string {
 	if e.InstructionsErr != nil || e.Instructions == nil {
 		return ""
 	}
-	if l := e.Instructions.Line(ExplainTop); l != "" {
-		return "by instructions: " + l
+	return labelled("by instructions: ", e.Instructions.Line(ExplainTop))
+}
+
+// labelled is line after its label, or "" when line is.
+func labelled(label, line string) string {
+	if line == "" {
+		return ""
 	}
-	return ""
+	return label + line
 }
 
 // AllocsLine is the row's functions by allocations, at most ExplainTop,

@@ -43,6 +43,11 @@ func ReadInlining(exe string) (*Inlining, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return inliningOf(exe, f)
+}
+
+// inliningOf is ReadInlining of exe, opened as f.
+func inliningOf(exe string, f *elf.File) (*Inlining, error) {
 	d, err := f.DWARF()
 	if err != nil {
 		return nil, ErrNoDWARF

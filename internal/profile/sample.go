@@ -167,7 +167,7 @@ type programNames struct {
 	syms []elf.Symbol // functions, by address
 }
 
-// cachedNames are exe's names, read once per program.
+// cachedNames are the names of exe, opened as f, read once per program.
 func cachedNames(exe string, f *elf.File) (*programNames, error) {
 	fi, err := os.Stat(exe)
 	if err != nil {
@@ -180,7 +180,7 @@ func cachedNames(exe string, f *elf.File) (*programNames, error) {
 		return n, nil
 	}
 	n := &programNames{}
-	if n.inl, err = ReadInlining(exe); err != nil && !errors.Is(err, ErrNoDWARF) {
+	if n.inl, err = inliningOf(exe, f); err != nil && !errors.Is(err, ErrNoDWARF) {
 		return nil, err
 	}
 	syms, _ := f.Symbols() // none: perf's frames of exe are named by address
