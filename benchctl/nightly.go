@@ -29,7 +29,10 @@ records the run, append-only, as DIR/nightly/<machine-id>/YYYY/MM/<stamp>_<commi
 machine's fingerprint in DIR/machines/<machine-id>.json. It then reads every run of the machine
 (never mixing machines), finds change points in each benchmark's series (E-divisive means with a
 permutation test), regenerates DIR/README.md and exits 1 when a new regression appears among the
-last runs. A change of env-id at a change point is annotated, not alarmed. With package
+last runs. Each new regression is explained: an A/B of the commits of the runs around its change
+point, into DIR/explain/<machine-id>/, names the functions behind its change on its README line
+(--explain off: not); with --bisect, its culprit is found and explained against its parent
+instead. A change of env-id at a change point is annotated, not alarmed. With package
 arguments it records those packages' go test benchmarks instead (see run), built from the working
 tree, and from the anchor as ab builds its baseline.`,
 		Args: cobra.ArbitraryArgs,
@@ -66,8 +69,8 @@ tree, and from the anchor as ab builds its baseline.`,
 	c.Flags().StringVar(&no.Program, "cmd", "", "the benchmark program's main package, to build the anchor (default: the one this binary was built from)")
 	c.Flags().BoolVar(&no.AllowUnpinned, "allow-unpinned", false, "run on a host that is not pinned (the results say host-pinned: no)")
 	c.Flags().BoolVar(&no.Bisect, "bisect", false, "bisect each new regression (as bisect does, into DIR/bisect/<machine-id>/), and show its culprit beside it")
-	c.Flags().DurationVar(&no.BisectBudget, "bisect-budget", time.Hour, "with --bisect, the machine time after which no further bisection starts")
-	c.Flags().StringVar(&explain, "explain", "changed", "with --bisect, explain each culprit's own change by its functions (changed) or not (off), as bisect --explain")
+	c.Flags().DurationVar(&no.BisectBudget, "bisect-budget", time.Hour, "the machine time after which no further bisection or explanation of a regression starts")
+	c.Flags().StringVar(&explain, "explain", "changed", "explain each new regression by its functions (changed): by an A/B of its runs' commits, or with --bisect its culprit's own change; or not (off)")
 	ff.bind(c.Flags(), "instead of running, register this program's benchmarks as the nightly of a class of the fleet whose database is URL: its agents run it on schedule and upload it to their --server")
 	_ = c.Flags().MarkHidden("job-time") // a night is one job
 	c.Flags().DurationVar(&every, "every", 24*time.Hour, "with --fleet, how often the night runs")

@@ -27,6 +27,10 @@ type MachineReport struct {
 	// Bisected, when set, says what a bisection of a regression found
 	// ("" when none ran), shown instead of the command.
 	Bisected func(Regression) string
+	// Explained, when set, says what an A/B of a regression's commits
+	// found of it, and the functions behind it ("" when none ran), shown
+	// before the bisection or its command.
+	Explained func(Regression) string
 }
 
 // ChartName is the file name of a series' chart.
@@ -48,6 +52,11 @@ func (m *MachineReport) Lines(rs []Regression) []string {
 		line := fmt.Sprintf("%s %s: %s (commits %s..%s)", r.Series.Benchmark, r.Series.Unit, r.Shift, short(r.Good), short(r.Bad))
 		if !r.Shift.New {
 			line += ", standing: older than the alarm's last " + fmt.Sprint(NewWindow) + " runs, not undone"
+		}
+		if m.Explained != nil {
+			if e := m.Explained(r); e != "" {
+				line += "; " + e
+			}
 		}
 		switch {
 		case m.Bisected != nil && m.Bisected(r) != "":

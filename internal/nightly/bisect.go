@@ -13,7 +13,6 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness/history"
 	"github.com/ledgerbench/ledgerbench/harness/report"
-	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/bisect"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/payload"
@@ -24,8 +23,14 @@ import (
 // bisectDir is where a regression's bisection goes:
 // DIR/bisect/<machine-id>/<bad commit>_<benchmark>_<unit>.
 func bisectDir(resultsDir, machine string, r history.Regression) string {
+	return regressionDir(resultsDir, "bisect", machine, r)
+}
+
+// regressionDir is DIR/<kind>/<machine-id>/<bad commit>_<benchmark>_<unit>:
+// where what nightly made of regression r goes.
+func regressionDir(resultsDir, kind, machine string, r history.Regression) string {
 	name := fmt.Sprintf("%s_%s_%s", revision.Short(strings.TrimSuffix(r.Bad, "+dirty")), r.Series.Benchmark, r.Series.Unit)
-	return filepath.Join(resultsDir, "bisect", machine, regexp.MustCompile(`[^A-Za-z0-9._=-]+`).ReplaceAllString(name, "-"))
+	return filepath.Join(resultsDir, kind, machine, regexp.MustCompile(`[^A-Za-z0-9._=-]+`).ReplaceAllString(name, "-"))
 }
 
 // bisectNew bisects each new regression not bisected before, one after
@@ -38,13 +43,10 @@ func (n *night) bisectNew(ctx context.Context, s *session.Session, regs []histor
 	start, env := time.Now(), *s.Env
 	env.Wrote = nil
 	quiet := s.With(&env)
-	var prog *revision.Program
-	if len(n.o.Packages) == 0 {
-		var err error
-		if prog, err = ab.FindProgram(n.o.Dir, n.repo, n.o.Program); err != nil {
-			env.Say("--bisect: %s", env.Words(err))
-			return nil
-		}
+	prog, err := n.program()
+	if err != nil {
+		env.Say("--bisect: %s", env.Words(err))
+		return nil
 	}
 	var found []string
 	for i, r := range regs {

@@ -45,6 +45,62 @@ func historyRepo(t *testing.T, n, culprit int, factor float64) (dir string, comm
 	return dir, commits
 }
 
+// alarm is a night with a new regression of a generated history's
+// benchmark, 4 commits whose third makes it four times slower.
+type alarm struct {
+	n       *night
+	s       *session.Session
+	c       []string
+	results string
+	regs    []history.Regression
+	m       *history.MachineReport
+	stderr  *strings.Builder
+	written *[]string
+}
+
+func newAlarm(t *testing.T) *alarm {
+	t.Helper()
+	dir, c := historyRepo(t, 4, 3, 4)
+	// The night's program cache is the test's own; go's build cache stays
+	// the user's (its default is under XDG_CACHE_HOME too): cold, every
+	// revision's build compiled the harness again.
+	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GOCACHE", strings.TrimSpace(string(gocache)))
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	a := &alarm{c: c, results: t.TempDir(), stderr: &strings.Builder{}, written: new([]string)}
+	env := &session.Env{Name: "bench", Stderr: a.stderr, Wrote: func(p string) { *a.written = append(*a.written, p) }}
+	o := engine.ABOptions()
+	o.Bench, o.Forks = "^BenchmarkWorkLoop$", 3
+	o.Warmup, o.Measure = result.IterSpec{Count: 1, Time: 20 * time.Millisecond}, result.IterSpec{Count: 3, Time: 20 * time.Millisecond}
+	cases, err := o.Plan(harness.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.s, err = session.Prepare(t.Context(), env, session.HostOptions{Lock: filepath.Join(t.TempDir(), "lock")}, &o); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.s.Release)
+	repo, err := revision.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.n = &night{o: Options{Results: a.results, Program: "./cmd/bench", Cases: cases, Dir: dir, BisectBudget: time.Hour, StepBudget: 20 * time.Second},
+		eo: o, env: env, repo: repo, machine: "m1"}
+	ser := &history.Series{Benchmark: "BenchmarkWorkLoop-2", Unit: "sec/op", Points: []history.Point{{Commit: c[0]}, {Commit: c[4]}}}
+	a.m = &history.MachineReport{MachineID: "m1", Series: []*history.Series{ser}, Shifts: map[*history.Series][]history.Shift{ser: {{Index: 1, Worse: true, New: true}}}}
+	a.regs = a.m.NewRegressions()
+	if len(a.regs) != 1 || a.regs[0].Good != c[0] || a.regs[0].Bad != c[4] {
+		t.Fatalf("regressions %+v", a.regs)
+	}
+	a.m.Bisected = func(r history.Regression) string { return BisectedLine(a.results, "m1", r) }
+	a.m.Explained = func(r history.Regression) string { return ExplainedLine(a.results, "m1", r) }
+	a.m.BisectCommand = func(r history.Regression) string { return BisectCommand("bench", r, nil) }
+	return a
+}
+
 // TestNightlyBisectsANewRegression: the loop from a nightly alarm to its
 // commit: a new regression of the history's benchmark is bisected into
 // DIR/bisect/<machine>/, the README line names the culprit and the
@@ -54,47 +110,10 @@ func TestNightlyBisectsANewRegression(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds revisions")
 	}
-	dir, c := historyRepo(t, 4, 3, 4)
-	// The bisection's program cache is the test's own; go's build cache
-	// stays the user's (its default is under XDG_CACHE_HOME too): cold,
-	// every revision's build compiled the harness again.
-	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("GOCACHE", strings.TrimSpace(string(gocache)))
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	var stderr strings.Builder
-	var written []string
-	env := &session.Env{Name: "bench", Stderr: &stderr, Wrote: func(p string) { written = append(written, p) }}
-	o := engine.ABOptions()
-	o.Bench, o.Forks = "^BenchmarkWorkLoop$", 3
-	o.Warmup, o.Measure = result.IterSpec{Count: 1, Time: 20 * time.Millisecond}, result.IterSpec{Count: 3, Time: 20 * time.Millisecond}
-	cases, err := o.Plan(harness.Default)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := session.Prepare(t.Context(), env, session.HostOptions{Lock: filepath.Join(t.TempDir(), "lock")}, &o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Release()
-	repo, err := revision.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	results := t.TempDir()
-	n := &night{o: Options{Results: results, Program: "./cmd/bench", Cases: cases, Dir: dir, BisectBudget: time.Hour, StepBudget: 20 * time.Second},
-		eo: o, env: env, repo: repo, machine: "m1"}
-	ser := &history.Series{Benchmark: "BenchmarkWorkLoop-2", Unit: "sec/op", Points: []history.Point{{Commit: c[0]}, {Commit: c[4]}}}
-	m := &history.MachineReport{MachineID: "m1", Series: []*history.Series{ser}, Shifts: map[*history.Series][]history.Shift{ser: {{Index: 1, Worse: true, New: true}}}}
-	regs := m.NewRegressions()
-	if len(regs) != 1 || regs[0].Good != c[0] || regs[0].Bad != c[4] {
-		t.Fatalf("regressions %+v", regs)
-	}
+	a := newAlarm(t)
+	n, s, c, regs, m, stderr := a.n, a.s, a.c, a.regs, a.m, a.stderr
 	found := n.bisectNew(t.Context(), s, regs)
-	m.Bisected = func(r history.Regression) string { return BisectedLine(results, "m1", r) }
-	m.BisectCommand = func(r history.Regression) string { return BisectCommand("bench", r, nil) }
+	written := *a.written
 	lines := m.Regressions()
 	if len(lines) != 1 || !strings.Contains(lines[0], "culprit `"+c[3][:12]+"`") || !strings.Contains(lines[0], "bisect report](bisect/m1/") || strings.Contains(lines[0], "bisect it") ||
 		!strings.Contains(lines[0], "; in tiny.Work +") {

@@ -5,7 +5,9 @@
 // the run append-only under Results/nightly/<machine-id>/, reads every run
 // of the machine, finds the change points of each series
 // (harness/history), bisects each new regression when asked (with
-// internal/bisect, on the night's session), and regenerates
+// internal/bisect, on the night's session) or else explains it by the
+// functions behind it (an A/B of its two runs' commits with
+// internal/ab, into Results/explain/<machine-id>/), and regenerates
 // Results/README.md, drawing each series with a [ChartFunc] when one is
 // given (so a program that draws no chart links no plotting package).
 //

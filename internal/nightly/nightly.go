@@ -227,8 +227,12 @@ func (n *night) record(ctx context.Context, s *session.Session, set *ab.Sides, h
 	if err != nil {
 		return res, err
 	}
-	if o.Bisect && len(news) > 0 {
-		res.Bisections = n.bisectNew(ctx, s, news)
+	if len(news) > 0 && (o.Bisect || o.Explain != ab.ExplainOff) {
+		if o.Bisect {
+			res.Bisections = n.bisectNew(ctx, s, news)
+		} else {
+			n.explainNew(ctx, s, news)
+		}
 		if regs, _, err = n.writeHistory(); err != nil {
 			return res, err
 		}
@@ -257,6 +261,7 @@ func (n *night) writeHistory() ([]string, []history.Regression, error) {
 	for _, m := range reports {
 		m.BisectCommand = func(r history.Regression) string { return BisectCommand(n.env.Name, r, n.o.Packages) }
 		m.Bisected = func(r history.Regression) string { return BisectedLine(dir, m.MachineID, r) }
+		m.Explained = func(r history.Regression) string { return ExplainedLine(dir, m.MachineID, r) }
 		if n.o.Chart != nil {
 			if err := writeCharts(n.o.Chart, dir, m); err != nil {
 				return nil, nil, session.FailedError{Msg: err.Error()}
