@@ -8,6 +8,7 @@ import (
 
 	"github.com/ledgerbench/ledgerbench/harness"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/testenv"
 )
 
 // The CLI's tests run benchmarks of their own, in suite "clitest" (and
@@ -53,5 +54,6 @@ func TestMain(m *testing.M) {
 	if os.Getenv("BENCHCTL_TEST_CLI") != "" {
 		os.Exit(cliMain())
 	}
+	testenv.NoExitSleep()
 	os.Exit(m.Run())
 }

@@ -11,12 +11,14 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/profile"
+	"github.com/ledgerbench/ledgerbench/internal/testenv"
 )
 
 func TestMain(m *testing.M) {
 	if engine.IsChild() {
 		os.Exit(engine.ChildMain(harness.Default))
 	}
+	testenv.NoExitSleep()
 	os.Exit(m.Run())
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/calibrate"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/session"
+	"github.com/ledgerbench/ledgerbench/internal/testenv"
 )
 
 var registry = &harness.Registry{}
@@ -39,6 +40,7 @@ func TestMain(m *testing.M) {
 	if engine.IsChild() {
 		os.Exit(engine.ChildMain(registry))
 	}
+	testenv.NoExitSleep()
 	os.Exit(m.Run())
 }
 

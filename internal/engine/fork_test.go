@@ -16,6 +16,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness/report"
 	"github.com/ledgerbench/ledgerbench/harness/result"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/testenv"
 )
 
 // forkRegistry holds the benchmarks that the fork tests run in re-executed
@@ -81,6 +82,7 @@ func TestMain(m *testing.M) {
 	if parentMain() {
 		return
 	}
+	testenv.NoExitSleep()
 	os.Exit(m.Run())
 }
 

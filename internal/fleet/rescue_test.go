@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ledgerbench/ledgerbench/internal/engine"
+	"github.com/ledgerbench/ledgerbench/internal/testenv"
 )
 
 // TestMain runs a fork of abRegistry's benchmarks when it is one (the
@@ -24,6 +25,7 @@ func TestMain(m *testing.M) {
 	if url := os.Getenv("FLEET_TEST_AGENT"); url != "" {
 		os.Exit(doomedAgent(url, os.Getenv("FLEET_TEST_MARK")))
 	}
+	testenv.NoExitSleep()
 	os.Exit(m.Run())
 }
 

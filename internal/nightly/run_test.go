@@ -13,6 +13,7 @@ import (
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 	"github.com/ledgerbench/ledgerbench/internal/nightly"
 	"github.com/ledgerbench/ledgerbench/internal/session"
+	"github.com/ledgerbench/ledgerbench/internal/testenv"
 	"github.com/ledgerbench/ledgerbench/internal/tinyrepo"
 )
 
@@ -33,6 +34,7 @@ func TestMain(m *testing.M) {
 	if engine.IsChild() {
 		os.Exit(engine.ChildMain(registry))
 	}
+	testenv.NoExitSleep()
 	os.Exit(m.Run())
 }
 

@@ -1,6 +1,7 @@
 package testenv
 
 import (
+	"os"
 	"testing"
 )
 
@@ -26,6 +27,22 @@ func TestMustHave(t *testing.T) {
 		MustHave(f, "go")
 		if f.skipped || f.failed {
 			t.Errorf("LEDGERBENCH_CI=%q: go is installed, yet skipped %v, failed %v", ci, f.skipped, f.failed)
+		}
+	}
+}
+
+// TestNoExitSleep: the race runtime's exit sleep is turned off beside
+// the user's other GORACE options, and a sleep the user chose is kept.
+func TestNoExitSleep(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"", "atexit_sleep_ms=0"},
+		{"halt_on_error=1", "halt_on_error=1 atexit_sleep_ms=0"},
+		{"atexit_sleep_ms=50 log_path=/tmp/r", "atexit_sleep_ms=50 log_path=/tmp/r"},
+	} {
+		t.Setenv("GORACE", c.in)
+		NoExitSleep()
+		if got := os.Getenv("GORACE"); got != c.want {
+			t.Errorf("GORACE %q: %q, want %q", c.in, got, c.want)
 		}
 	}
 }
