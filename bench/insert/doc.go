@@ -8,7 +8,8 @@
 //     drains the removed wrappers from the removal queue. Ledgers roll
 //     over every 50,000 entries. B/entry is the heap the cache takes per
 //     cached entry beyond the entry itself (wrapper, queue slot, index),
-//     measured at setup on 200,000 entries.
+//     measured at setup on 16,384 entries (the queue's ring and the pages
+//     exactly full).
 //   - InsertFloor: the unavoidable work of an insert: allocate the entry,
 //     store one pointer in a preallocated ring, append to a queue.
 //   - InsertNoop: the harness's cost.
