@@ -358,19 +358,27 @@ func explainAllocs(dir, name string, base, exp []result.ProfileRun) (*explain.Al
 // explainCase compares a case's profiles of both sides and writes its
 // directory.
 func explainCase(dir, name string, base, exp []result.ProfileRun, alpha float64, level explain.Level) (*explain.Report, error) {
-	b, err := explain.Load(base)
-	if err != nil {
-		return nil, fmt.Errorf("baseline: %w", err)
+	var forks [2][]explain.Fork
+	var failed []string
+	for i, side := range [][]result.ProfileRun{base, exp} {
+		fs, fails, err := explain.Load(side)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sideNames[i], err)
+		}
+		for _, f := range fails {
+			failed = append(failed, sideNames[i]+": "+f)
+		}
+		forks[i] = fs
 	}
-	e, err := explain.Load(exp)
+	r, err := explain.Diff(forks[0], forks[1], alpha, level)
 	if err != nil {
-		return nil, fmt.Errorf("experiment: %w", err)
-	}
-	r, err := explain.Diff(b, e, alpha, level)
-	if err != nil {
+		if len(failed) > 0 {
+			err = fmt.Errorf("%w (%s)", err, strings.Join(failed, "; "))
+		}
 		return nil, err
 	}
-	return r, explain.Write(dir, name, b, e, r)
+	r.Notes = append(failed, r.Notes...)
+	return r, explain.Write(dir, name, forks[0], forks[1], r)
 }
 
 // explainInstructions compares a case's instructions forks of both of

@@ -114,15 +114,17 @@ func (l Level) logSE() float64 {
 // function's cost times it. The Report's Base, Exp and Total are the
 // forks' own CPU per op.
 func Diff(base, exp []Fork, alpha float64, level Level) (*Report, error) {
-	n := min(len(base), len(exp))
+	nb, ne := len(base), len(exp)
+	base, exp = byRound(base, exp)
+	n := len(base)
 	r := &Report{Pairs: n, Alpha: alpha}
-	if len(base) != len(exp) {
-		r.Notes = append(r.Notes, fmt.Sprintf("%d baseline and %d experiment profiles: the first %d of each pair", len(base), len(exp), n))
+	if nb != n || ne != n {
+		r.Notes = append(r.Notes, fmt.Sprintf("%d baseline and %d experiment profiles: the %d rounds both have are paired", nb, ne, n))
 	}
 	if n < MinPairs {
 		return nil, fmt.Errorf("%d pairs of profiles: at least %d are needed to name a function", n, MinPairs)
 	}
-	b, e, err := r.pairCosts(base[:n], exp[:n])
+	b, e, err := r.pairCosts(base, exp)
 	if err != nil {
 		return nil, err
 	}
@@ -317,4 +319,41 @@ func pairs(b, e []perOp, v func(perOp) float64) (xs, ys []float64) {
 		xs, ys = append(xs, v(b[i])), append(ys, v(e[i]))
 	}
 	return xs, ys
+}
+
+// byRound pairs the two sides' forks by round: it keeps the rounds both
+// have, in order (a round whose fork failed on one side has no pair).
+// Forks whose rounds are not distinct pair in order instead, the first
+// of each side.
+func byRound(base, exp []Fork) ([]Fork, []Fork) {
+	rb, okb := roundsOf(base)
+	re, oke := roundsOf(exp)
+	if !okb || !oke {
+		n := min(len(base), len(exp))
+		return base[:n], exp[:n]
+	}
+	var b, e []Fork
+	for _, f := range base {
+		if rb[f.Round] && re[f.Round] {
+			b = append(b, f)
+		}
+	}
+	for _, f := range exp {
+		if rb[f.Round] && re[f.Round] {
+			e = append(e, f)
+		}
+	}
+	return b, e
+}
+
+// roundsOf is the set of fs's rounds, and whether they are distinct.
+func roundsOf(fs []Fork) (map[int]bool, bool) {
+	seen := make(map[int]bool, len(fs))
+	for _, f := range fs {
+		if seen[f.Round] {
+			return nil, false
+		}
+		seen[f.Round] = true
+	}
+	return seen, true
 }

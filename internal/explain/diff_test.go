@@ -1,13 +1,18 @@
 package explain
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/ledgerbench/ledgerbench/harness/result"
 )
 
 // fork1s is the ops of one second of the synthetic 1 µs op: 100 samples
@@ -298,5 +303,54 @@ func TestDiffTestsFunctionsWithAShareOfTheOp(t *testing.T) {
 	}
 	if n := r.Named(); tiny != 30 || len(n) == 0 || n[0].Name != "main.warm" {
 		t.Errorf("%d tiny functions; named %v, want main.warm first", tiny, names(n))
+	}
+}
+
+// A round whose fork failed on one side has no pair: the others pair by
+// round, not by their place among the forks that worked, and a note says
+// how many were paired.
+func TestDiffPairsByRound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	base, exp := side(rng, 5, program(), fork1s, 0), side(rng, 5, program(), fork1s, 0)
+	exp = append(exp[:1:1], exp[2:]...) // round 2 failed on the experiment
+	b, e := byRound(base, exp)
+	var rb, re []int
+	for i := range b {
+		rb, re = append(rb, b[i].Round), append(re, e[i].Round)
+	}
+	if fmt.Sprint(rb) != "[1 3 4 5]" || fmt.Sprint(re) != "[1 3 4 5]" {
+		t.Fatalf("pairs of rounds %v and %v, want [1 3 4 5] on both sides", rb, re)
+	}
+	r, err := Diff(base, exp, 0.05, Level{})
+	if err != nil || r.Pairs != 4 || len(r.Notes) == 0 || !strings.Contains(r.Notes[0], "the 4 rounds both have") {
+		t.Errorf("5 against 4 forks: %v, %+v", err, r)
+	}
+}
+
+// Load leaves out a fork that failed or measured no op, saying which, and
+// reads the others.
+func TestLoadLeavesOutFailedForks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	path := filepath.Join(t.TempDir(), "cpu.pb.gz")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := synth(rng, program(), fork1s, 0).Profile.Write(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	forks, failed, err := Load([]result.ProfileRun{
+		{Kind: "cpu", Path: path, Ops: fork1s, Round: 3},
+		{Kind: "cpu", Path: "missing", Round: 1, Err: errors.New("no sample inside the measured function")},
+		{Kind: "cpu", Path: path, Ops: 0, Round: 2},
+		{Kind: "cpu", Path: path, Ops: fork1s, Round: 4},
+	})
+	if err != nil || len(forks) != 2 || forks[0].Round != 3 || forks[1].Round != 4 || len(failed) != 2 ||
+		!strings.Contains(failed[0], "profiling fork 1 failed: no sample") || !strings.Contains(failed[1], "profiling fork 2 measured no op") {
+		t.Errorf("Load: %v, forks %+v, failed %q", err, forks, failed)
+	}
+	if _, _, err := Load([]result.ProfileRun{{Kind: "cpu", Path: filepath.Join(t.TempDir(), "absent"), Ops: 1, Round: 1}}); err == nil {
+		t.Error("an unreadable profile: no error")
 	}
 }

@@ -23,28 +23,30 @@ type Fork struct {
 }
 
 // Load reads the CPU profiles among a case's profiling forks, in the
-// order of their rounds. A fork that failed, measured no op or whose file
-// cannot be read is an error naming it: its pair would be missing.
-func Load(runs []result.ProfileRun) ([]Fork, error) {
-	var out []Fork
+// order of their rounds. A fork that failed or measured no op is left
+// out, and said why in failed: its round has no pair, and Diff pairs the
+// rounds both sides have. A file that cannot be read is an error.
+func Load(runs []result.ProfileRun) (forks []Fork, failed []string, err error) {
 	for _, pr := range runs {
 		if pr.Kind != "cpu" {
 			continue
 		}
 		if pr.Err != nil {
-			return nil, fmt.Errorf("profiling fork %d failed: %v", pr.Round, pr.Err)
+			failed = append(failed, fmt.Sprintf("profiling fork %d failed: %v", pr.Round, pr.Err))
+			continue
 		}
 		if pr.Ops <= 0 {
-			return nil, fmt.Errorf("profiling fork %d measured no op (%s)", pr.Round, pr.Path)
+			failed = append(failed, fmt.Sprintf("profiling fork %d measured no op (%s)", pr.Round, pr.Path))
+			continue
 		}
 		p, err := lbprofile.Read(pr.Path)
 		if err != nil {
-			return nil, err
+			return nil, failed, err
 		}
-		out = append(out, Fork{Path: pr.Path, Round: pr.Round, Ops: pr.Ops, Profile: p, GoVersion: pr.GoVersion})
+		forks = append(forks, Fork{Path: pr.Path, Round: pr.Round, Ops: pr.Ops, Profile: p, GoVersion: pr.GoVersion})
 	}
-	slices.SortStableFunc(out, func(a, b Fork) int { return a.Round - b.Round })
-	return out, nil
+	slices.SortStableFunc(forks, func(a, b Fork) int { return a.Round - b.Round })
+	return forks, failed, nil
 }
 
 // cpuIndex is the index of the CPU time among p's sample values.
