@@ -29,12 +29,9 @@ records the run, append-only, as DIR/nightly/<machine-id>/YYYY/MM/<stamp>_<commi
 machine's fingerprint in DIR/machines/<machine-id>.json. It then reads every run of the machine
 (never mixing machines), finds change points in each benchmark's series (E-divisive means with a
 permutation test), regenerates DIR/README.md and exits 1 when a new regression appears among the
-last runs. Each new regression is explained: an A/B of the commits of the runs around its change
-point, into DIR/explain/<machine-id>/, names the functions behind its change on its README line
-(--explain off: not); with --bisect, its culprit is found and explained against its parent
-instead. A change of env-id at a change point is annotated, not alarmed. With package
-arguments it records those packages' go test benchmarks instead (see run), built from the working
-tree, and from the anchor as ab builds its baseline.`,
+last runs; an A/B of the commits around it (DIR/explain/) names the functions behind it, or with
+--bisect its culprit is found. A change of env-id at a change point is annotated, not alarmed. With
+package arguments it records their go test benchmarks (see run), built as ab builds them.`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, cases, err := a.planOrPackages(cmd, &f, args)

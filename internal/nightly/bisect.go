@@ -40,51 +40,72 @@ func regressionDir(resultsDir, kind, machine string, r history.Regression) strin
 // regression. Its A/B files are no nightly runs: they are not told to the
 // environment as written (--server must not upload them as such).
 func (n *night) bisectNew(ctx context.Context, s *session.Session, regs []history.Regression) []string {
+	var found []string
+	n.eachNew(ctx, s, regs, newWork{label: "--bisect", kind: "bisect", marker: "bisect.json", verb: "bisected", redo: "bisect",
+		run: func(ctx context.Context, s *session.Session, prog *revision.Program, r history.Regression, what string, bo bisect.Options) {
+			env := s.Env
+			env.Say("--bisect: %s, commits %s..%s → %s", what, revision.Short(r.Good), revision.Short(r.Bad), bo.Out)
+			rep, err := bisect.Within(ctx, s, n.repo, prog, bo)
+			if rep != nil && n.o.Report != nil {
+				n.o.Report(rep)
+			}
+			if err != nil {
+				env.Say("--bisect: %s: %s", what, env.Words(err))
+			}
+			if p, err := writeServerFile(bo.Out, r); err == nil {
+				found = append(found, p)
+			} else if !os.IsNotExist(err) {
+				env.Say("--bisect: %s: %v", what, err)
+			}
+		}})
+	return found
+}
+
+// newWork is what nightly does with each new regression: bisect or
+// explain it (run) into DIR/<kind>/<machine-id>/…, where marker says an
+// earlier night did; label begins what it says, verb and redo say it.
+type newWork struct {
+	label, kind, marker, verb, redo string
+	run                             func(ctx context.Context, s *session.Session, prog *revision.Program, r history.Regression, what string, bo bisect.Options)
+}
+
+// eachNew does w with each of regs not done before, one after the other,
+// until the budget (BisectBudget) is spent or ctx ends, on s with an
+// environment that tells nothing as written: w's files are no nightly
+// runs (--server must not upload them as such). A regression measured
+// on a working tree with changes has no commit to build again.
+func (n *night) eachNew(ctx context.Context, s *session.Session, regs []history.Regression, w newWork) {
 	start, env := time.Now(), *s.Env
 	env.Wrote = nil
 	quiet := s.With(&env)
 	prog, err := n.program()
 	if err != nil {
-		env.Say("--bisect: %s", env.Words(err))
-		return nil
+		env.Say("%s: %s", w.label, env.Words(err))
+		return
 	}
-	var found []string
 	for i, r := range regs {
 		what := r.Series.Benchmark + " " + r.Series.Unit
 		switch {
 		case ctx.Err() != nil:
-			return found
+			return
 		case time.Since(start) >= n.o.BisectBudget:
-			env.Say("--bisect: the budget of %s is spent; %d regression(s) not bisected", n.o.BisectBudget, len(regs)-i)
-			return found
+			env.Say("%s: the budget of %s is spent; %d regression(s) not %s", w.label, n.o.BisectBudget, len(regs)-i, w.verb)
+			return
 		case strings.HasSuffix(r.Good, "+dirty") || strings.HasSuffix(r.Bad, "+dirty"):
-			env.Say("--bisect: %s: a run at the change point measured a working tree with changes, which is no commit to bisect", what)
+			env.Say("%s: %s: a run at the change point measured a working tree with changes, which is no commit to %s", w.label, what, w.redo)
 			continue
 		}
-		dir := bisectDir(n.o.Results, n.machine, r)
-		if _, err := os.Stat(filepath.Join(dir, "bisect.json")); err == nil {
-			continue // bisected by an earlier night
+		dir := regressionDir(n.o.Results, w.kind, n.machine, r)
+		if _, err := os.Stat(filepath.Join(dir, w.marker)); err == nil {
+			continue // done by an earlier night
 		}
 		bo, ok := n.bisectOptions(r, dir)
 		if !ok {
-			env.Say("--bisect: %s: no planned case is that benchmark", what)
+			env.Say("%s: %s: no planned case is that benchmark", w.label, what)
 			continue
 		}
-		env.Say("--bisect: %s, commits %s..%s → %s", what, revision.Short(r.Good), revision.Short(r.Bad), dir)
-		rep, err := bisect.Within(ctx, quiet, n.repo, prog, bo)
-		if rep != nil && n.o.Report != nil {
-			n.o.Report(rep)
-		}
-		if err != nil {
-			env.Say("--bisect: %s: %s", what, env.Words(err))
-		}
-		if p, err := writeServerFile(dir, r); err == nil {
-			found = append(found, p)
-		} else if !os.IsNotExist(err) {
-			env.Say("--bisect: %s: %v", what, err)
-		}
+		w.run(ctx, quiet, prog, r, what, bo)
 	}
-	return found
 }
 
 // writeServerFile writes DIR/bisect.txt, what --server uploads of the

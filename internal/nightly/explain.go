@@ -58,51 +58,24 @@ func explainDir(resultsDir, machine string, r history.Regression) string {
 // of its two runs' commits, one after the other, until the budget
 // (BisectBudget) is spent or the run is interrupted. An explanation that
 // names nothing is reported, not an error: nightly already fails on the
-// regression. Its A/B files are no nightly runs: they are not told to
-// the environment as written.
+// regression. Its files are not told to the environment as written.
 func (n *night) explainNew(ctx context.Context, s *session.Session, regs []history.Regression) {
-	start, env := time.Now(), *s.Env
-	env.Wrote = nil
-	quiet := s.With(&env)
-	prog, err := n.program()
-	if err != nil {
-		env.Say("explain: %s", env.Words(err))
-		return
-	}
-	for i, r := range regs {
-		what := r.Series.Benchmark + " " + r.Series.Unit
-		switch {
-		case ctx.Err() != nil:
-			return
-		case time.Since(start) >= n.o.BisectBudget:
-			env.Say("explain: the budget of %s is spent; %d regression(s) not explained", n.o.BisectBudget, len(regs)-i)
-			return
-		case strings.HasSuffix(r.Good, "+dirty") || strings.HasSuffix(r.Bad, "+dirty"):
-			env.Say("explain: %s: a run at the change point measured a working tree with changes, which is no commit to build again", what)
-			continue
-		}
-		dir := explainDir(n.o.Results, n.machine, r)
-		if _, err := os.Stat(filepath.Join(dir, "explained.json")); err == nil {
-			continue // explained by an earlier night
-		}
-		bo, ok := n.bisectOptions(r, dir)
-		if !ok {
-			env.Say("explain: %s: no planned case is that benchmark", what)
-			continue
-		}
-		env.Say("explain: %s, an A/B of %s against %s → %s", what, revision.Short(r.Good), revision.Short(r.Bad), dir)
-		x, err := n.explainOne(ctx, quiet, prog, r, bo)
-		if ctx.Err() != nil {
-			return // interrupted: explained again by the next night
-		}
-		if err != nil {
-			x.Error = env.Words(err)
-			env.Say("explain: %s: %s", what, x.Error)
-		}
-		if err := writeExplanation(dir, x); err != nil {
-			env.Say("explain: %s: %v", what, err)
-		}
-	}
+	n.eachNew(ctx, s, regs, newWork{label: "explain", kind: "explain", marker: "explained.json", verb: "explained", redo: "build again",
+		run: func(ctx context.Context, s *session.Session, prog *revision.Program, r history.Regression, what string, bo bisect.Options) {
+			env := s.Env
+			env.Say("explain: %s, an A/B of %s against %s → %s", what, revision.Short(r.Good), revision.Short(r.Bad), bo.Out)
+			x, err := n.explainOne(ctx, s, prog, r, bo)
+			if ctx.Err() != nil {
+				return // interrupted: explained again by the next night
+			}
+			if err != nil {
+				x.Error = env.Words(err)
+				env.Say("explain: %s: %s", what, x.Error)
+			}
+			if err := writeExplanation(bo.Out, x); err != nil {
+				env.Say("explain: %s: %v", what, err)
+			}
+		}})
 }
 
 // program is the benchmark program whose revisions a regression's A/B
