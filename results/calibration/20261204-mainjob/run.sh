@@ -7,6 +7,7 @@
 #
 #   bash results/calibration/20261204-mainjob/run.sh N idle
 #   bash results/calibration/20261204-mainjob/run.sh N hog   # `yes > /dev/null` beside it: one core's worth of load
+#   bash results/calibration/20261204-mainjob/run.sh N hog --until-decided --budget 4m40s   # flags after --quick
 #
 # Appends a line per run to runs.tsv beside this script (so runs made in
 # several sittings add up) and keeps each run's tables in $WORK/<stamp>.
@@ -14,6 +15,8 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
 n=$1 mode=$2
+shift 2
+flags=("$@") # added to the main job's command line, and to the mode column
 work=${WORK:-/tmp/ledgerbench-mainjob}
 mkdir -p "$work"
 (cd "$root" && go build -o "$work/benchctl" ./cmd/benchctl)
@@ -34,7 +37,7 @@ for _ in $(seq "$n"); do
 	load=$(cut -d' ' -f1 /proc/loadavg)
 	start=$(date +%s.%N)
 	status=0
-	(cd "$root" && "$work/benchctl" run --suite cache --quick --out "$work/$stamp" > "$work/$stamp.md" 2> "$work/$stamp.err") || status=$?
+	(cd "$root" && "$work/benchctl" run --suite cache --quick "${flags[@]}" --out "$work/$stamp" > "$work/$stamp.md" 2> "$work/$stamp.err") || status=$?
 	end=$(date +%s.%N)
 	[ -n "$hog" ] && kill "$hog"
 	# The sec/op tables' rows of the three benchmarks: changed of all.
@@ -42,6 +45,6 @@ for _ in $(seq "$n"); do
 		awk -v pat="$1" '/^\*\*/ {t = ($0 ~ /^\*\*sec\/op\*\*/)} t && $0 ~ pat {n++; if ($0 ~ /\*\*changed\*\*/) c++} END {printf "%d/%d", c, n}' "$work/$stamp.md"
 	}
 	headline=$(grep -m1 'time comparisons changed' "$work/$stamp.md" | tr -d '*' || true)
-	printf '%s\t%s\t%s\t%s\t%.0f\t%d\t%s\t%s\t%s\t%s\n' "$stamp" "$commit" "$mode" "$load" "$(echo "$end - $start" | bc)" "$status" \
+	printf '%s\t%s\t%s\t%s\t%.0f\t%d\t%s\t%s\t%s\t%s\n' "$stamp" "$commit" "$(echo "$mode ${flags[*]}" | sed 's/ *$//')" "$load" "$(echo "$end - $start" | bc)" "$status" \
 		"$(count '^\| InsertAtTail/')" "$(count '^\| CatchUp/op=all ')" "$(count '^\| InsertAndEvict/')" "$headline" | tee -a "$here/runs.tsv"
 done
