@@ -85,7 +85,7 @@ func (bs *bisector) run(ctx context.Context) error {
 	bs.rep = Report{Command: bs.env.Command, Good: bs.good, Bad: bs.bad, Commits: len(bs.commits),
 		Log2: ceilLog(len(bs.commits), 2), Direction: bs.opts.Direction}
 	cache := "none"
-	if c := bs.opts.buildCache(); c != nil {
+	if c := bs.opts.Cache(); c != nil {
 		cache = c.Dir
 	}
 	bs.env.Say("bisecting %d commits from good %s to bad %s → %s (build cache: %s)", len(bs.commits), revision.Short(bs.good.Hash), revision.Short(bs.bad.Hash), bs.opts.Out, cache)
@@ -226,7 +226,7 @@ func (bs *bisector) explainStep(ctx context.Context, sr *stepRun, add adding) er
 // would be the measurement's noise). Without a cache, or one commit at
 // a time, it does nothing.
 func (bs *bisector) Batch(ctx context.Context, commits []revision.Commit) {
-	if bs.opts.Remote == nil || bs.opts.buildCache() == nil || len(commits) < 2 {
+	if bs.opts.Remote == nil || bs.opts.Cache() == nil || len(commits) < 2 {
 		return
 	}
 	for _, c := range commits {
@@ -258,7 +258,7 @@ func (bs *bisector) build(ctx context.Context, base, head revision.Commit) (buil
 		ws.Close()
 		bs.mu.Unlock()
 	}
-	ws.Cache = bs.opts.buildCache()
+	ws.Cache = bs.opts.Cache()
 	revs := [2]revision.Revision{{Name: "baseline", Rev: revision.Short(base.Hash), Commit: base.Hash}, {Name: "experiment", Rev: revision.Short(head.Hash), Commit: head.Hash}}
 	set, err := ab.BuildPair(ctx, bs.env, ws, bs.opts.Dir, revs, bs.prog, nil, bs.opts.Cases, bs.o, bs.opts.Packages)
 	switch {

@@ -148,8 +148,8 @@ func DefaultBuildCache() string {
 	return d
 }
 
-// buildCache is the cache of o.BuildCache, or nil.
-func (o *Options) buildCache() *revision.BuildCache {
+// Cache is the cache of o.BuildCache, or nil ("off", or none given).
+func (o *Options) Cache() *revision.BuildCache {
 	if o.BuildCache == "off" || o.BuildCache == "" {
 		return nil
 	}

@@ -98,10 +98,12 @@ func (n *night) explainOne(ctx context.Context, s *session.Session, prog *revisi
 		return x, err
 	}
 	defer ws.Close()
-	if bo.BuildCache != "" && bo.BuildCache != "off" {
-		ws.Cache = &revision.BuildCache{Dir: bo.BuildCache}
+	ws.Cache = bo.Cache()
+	// Commits, built in worktrees: the working tree's changes do not matter.
+	revs, err := ab.ResolvePair(n.repo, r.Good, r.Bad, true)
+	if err != nil {
+		return x, err
 	}
-	revs := [2]revision.Revision{{Name: "baseline", Rev: revision.Short(r.Good), Commit: r.Good}, {Name: "experiment", Rev: revision.Short(r.Bad), Commit: r.Bad}}
 	eo := bo.Engine
 	eo.UntilDecided, eo.Forks, eo.Budget = true, max(eo.Forks, verdict.MinSamples), n.o.StepBudget
 	if eo.Budget <= 0 {
@@ -124,14 +126,14 @@ func (n *night) explainOne(ctx context.Context, s *session.Session, prog *revisi
 		return x, err
 	}
 	x.read(res, r)
+	if err != nil && len(res.Regressions) > 0 && res.Failed == 0 {
+		err = nil // the regressions ab found are the one explained
+	}
 	var md strings.Builder
 	if merr := res.Markdown(&md); merr == nil {
 		if werr := report.WriteFileAtomic(filepath.Join(bo.Out, "explain.md"), []byte(md.String())); werr != nil && err == nil {
 			err = werr
 		}
-	}
-	if err != nil && len(res.Regressions) > 0 && res.Failed == 0 {
-		err = nil // the regressions ab found are the one explained
 	}
 	return x, err
 }
@@ -147,7 +149,7 @@ func (x *Explanation) read(res *ab.Result, r history.Regression) {
 		}
 		x.Verdict = v.Verdict
 		if c := v.Change; c != nil && c.Lo != nil && c.Hi != nil {
-			x.Change = fmt.Sprintf("%+.2f %% [%+.2f, %+.2f]", 100*(c.Ratio-1), 100*(*c.Lo-1), 100*(*c.Hi-1))
+			x.Change = (&bisect.ChangeRep{Ratio: c.Ratio, Lo: *c.Lo, Hi: *c.Hi}).String()
 		}
 	}
 	for _, e := range res.Explained {
