@@ -610,12 +610,12 @@ func TestRunUntilDecided(t *testing.T) {
 	}
 }
 
-// TestRunQuickDecides: run --quick --until-decided adds forks until its
-// large changes are decided, and says so; --quick alone is the fixed
+// TestRunQuickDecides: run --quick adds forks until its large changes
+// are decided, and says so; --quick --until-decided=false is the fixed
 // design.
 func TestRunQuickDecides(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
-	code, stdout, stderr := benchctl(t, "run", "--suite", "clitest", "--bench", "Noop|Enum", "--quick", "--until-decided", "--budget", "25s", "--out", out)
+	code, stdout, stderr := benchctl(t, "run", "--suite", "clitest", "--bench", "Noop|Enum", "--quick", "--budget", "25s", "--out", out)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -630,8 +630,37 @@ func TestRunQuickDecides(t *testing.T) {
 	if !strings.Contains(string(data), "forks=3 ") {
 		t.Errorf("run --quick does not start from 3 forks:\n%s", data)
 	}
-	code, stdout, stderr = benchctl(t, "run", "--suite", "clitest", "--bench", "Noop|Enum", "--quick", "--out", out+"2")
+	code, stdout, stderr = benchctl(t, "run", "--suite", "clitest", "--bench", "Noop|Enum", "--quick", "--until-decided=false", "--out", out+"2")
 	if code != 0 || strings.Contains(stderr, "--until-decided") || strings.Contains(stdout, "anytime-valid") {
-		t.Errorf("run --quick: exit %d, want the fixed design:\n%s\n%s", code, stdout, stderr)
+		t.Errorf("run --quick --until-decided=false: exit %d, want the fixed design:\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// TestQuickDecidesUnlessForksAreAsked: which run command lines give
+// forks until decided.
+func TestQuickDecidesUnlessForksAreAsked(t *testing.T) {
+	for _, tc := range []struct {
+		args     []string
+		packages int
+		want     bool
+	}{
+		{[]string{"--quick"}, 0, true},
+		{[]string{"--quick", "--budget", "1m"}, 0, true},
+		{[]string{"--quick", "--until-decided=false"}, 0, false},
+		{[]string{"--quick", "--forks", "5"}, 0, false},
+		{[]string{"--quick", "--forks", "5", "--until-decided"}, 0, true},
+		{[]string{"--quick", "--precision", "2%"}, 0, false},
+		{[]string{"--quick"}, 1, false},
+		{[]string{"--until-decided"}, 1, true},
+		{nil, 0, false},
+		{[]string{"--until-decided"}, 0, true},
+	} {
+		c := (&app{name: "bench", registry: harness.Default}).runCmd()
+		if err := c.ParseFlags(tc.args); err != nil {
+			t.Fatal(err)
+		}
+		if got := decides(c, tc.packages); got != tc.want {
+			t.Errorf("run %v with %d packages: until decided %v, want %v", tc.args, tc.packages, got, tc.want)
+		}
 	}
 }

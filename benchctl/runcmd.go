@@ -78,8 +78,9 @@ callgrind twice, at b.N=K and 2K, and divides the difference by K.`,
   %[1]s run --bench Kernel --mode sample --measure 5x100000ops`, a.name),
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			decide := decides(cmd, len(args))
 			if fleet.url != "" || cmd.Flags().Changed("class") || cmd.Flags().Changed("job-time") {
-				return a.runOnFleet(cmd, &f, fleet, untilDecided, len(args))
+				return a.runOnFleet(cmd, &f, fleet, decide, len(args))
 			}
 			if len(args) > 0 {
 				return a.runPackages(cmd, &f, args)
@@ -88,7 +89,7 @@ callgrind twice, at b.N=K and 2K, and divides the difference by K.`,
 			if err != nil {
 				return err
 			}
-			if untilDecided {
+			if decide {
 				if err := bindRunUntilDecided(cmd, &o, &f); err != nil {
 					return err
 				}
@@ -109,12 +110,26 @@ callgrind twice, at b.N=K and 2K, and divides the difference by K.`,
 func (a *app) addRunCmdFlags(c *cobra.Command, f *runFlags, untilDecided *bool, fleet *fleetFlags) {
 	a.addShardedRunFlags(c, f, engine.DefaultOptions())
 	q := engine.QuickOptions()
-	c.Flags().Lookup("quick").Usage = fmt.Sprintf("quick run: %d forks, %s warmup, %s measurement and the smaller datasets benchmarks declare for it (explicit flags still win); with --until-decided, forks until every change of %g %% or more is decided, within %s unless --budget",
-		q.Forks, q.Warmup, q.Measure, axis.QuickOver*100, quickBudget)
+	c.Flags().Lookup("quick").Usage = fmt.Sprintf("quick run: %s warmup, %s measurement and the smaller datasets benchmarks declare for it (explicit flags still win); of this program's benchmarks, --until-decided by default: 3 forks, then forks until every change of %g %% or more is decided, within %s unless --budget (--until-decided=false, --forks or --precision: %d forks)",
+		q.Warmup, q.Measure, axis.QuickOver*100, quickBudget, q.Forks)
 	c.Flags().BoolVar(&f.jmh, "jmh", false, "print the JMH table (every case's score, error and count) after the pull-request tables, not only into DIR/table.txt")
-	c.Flags().BoolVar(untilDecided, "until-decided", false, "after each fork from the --forks-th (default 3), decide the pull-request tables' rows by an anytime-valid test and give forks only to the cases of undecided rows, until all are decided or --budget is spent")
+	c.Flags().BoolVar(untilDecided, "until-decided", false, "after each fork from the --forks-th (default 3), decide the pull-request tables' rows by an anytime-valid test and give forks only to the cases of undecided rows, until all are decided or --budget is spent (the default of --quick)")
 	fleet.bind(c.Flags(), "measure on the agents of a fleet, by its PostgreSQL URL (see benchctl agent): this program is published to them, and each job runs whole comparison groups in rounds on one agent (with --until-decided, batches of --forks rounds of the undecided rows' groups)")
 	a.addServerFlags(c)
+}
+
+// decides is whether a run gives forks until its rows are decided:
+// --until-decided when given (packages: only then); otherwise a --quick
+// run of this program's benchmarks does, unless --forks or --precision
+// asks for a number of forks.
+func decides(cmd *cobra.Command, packages int) bool {
+	fl := cmd.Flags()
+	if fl.Changed("until-decided") || packages > 0 {
+		v, _ := fl.GetBool("until-decided")
+		return v
+	}
+	quick, _ := fl.GetBool("quick")
+	return quick && !fl.Changed("forks") && !fl.Changed("precision")
 }
 
 // bindRunUntilDecided binds run --until-decided into o: the first
@@ -144,8 +159,10 @@ func resultCases(cases []engine.Case) []result.Case {
 	return out
 }
 
-// quickBudget is run --quick --until-decided's budget unless --budget.
-const quickBudget = 4 * time.Minute
+// quickBudget is run --quick --until-decided's budget unless --budget:
+// the 5 minutes the main job may take on a busy machine, less its
+// builds, set-up and tables.
+const quickBudget = 4*time.Minute + 40*time.Second
 
 // waitOver is the smallest change run --until-decided waits for: with
 // --quick the large ones (axis.QuickOver), else every row.

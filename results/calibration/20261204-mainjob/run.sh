@@ -8,6 +8,10 @@
 #   bash results/calibration/20261204-mainjob/run.sh N idle
 #   bash results/calibration/20261204-mainjob/run.sh N hog   # `yes > /dev/null` beside it: one core's worth of load
 #   bash results/calibration/20261204-mainjob/run.sh N hog --until-decided --budget 4m40s   # flags after --quick
+#   bash results/calibration/20261204-mainjob/run.sh N idle --until-decided=false   # the fixed design (5 forks)
+#
+# Since 2026-12-06 --quick alone is --until-decided within 4m40s; before,
+# it was the fixed design.
 #
 # Appends a line per run to runs.tsv beside this script (so runs made in
 # several sittings add up) and keeps each run's tables in $WORK/<stamp>.
