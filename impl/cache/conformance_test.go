@@ -277,6 +277,12 @@ func TestConcurrentInsertsReadsAndRemovals(t *testing.T) {
 						}
 						e.Release()
 					}
+					// An insert counts its entry before a removal can
+					// uncount it.
+					if sz := c.Size(); sz < 0 {
+						t.Logf("size %d", sz)
+						bad.Add(1)
+					}
 				}
 			}()
 		}

@@ -115,9 +115,9 @@ func (in *pagedInserter) addToPage(w *wrapper) bool {
 			in.page = nil
 			continue
 		}
+		w.page = cur // removal unlinks through it, without a skip-list lookup; set before the slot publishes w
 		if cur.slots[slot].CompareAndSwap(nil, w) {
 			cur.used.Or(1 << slot)
-			w.page = cur // removal unlinks through it, without a skip-list lookup
 			return true
 		}
 		in.c.releaseSlot(cur) // occupied: a duplicate

@@ -52,11 +52,10 @@ func (q *RemovalQueue) Now() int64 {
 	return nanotime()
 }
 
-func (q *RemovalQueue) add(w *wrapper) bool {
+func (q *RemovalQueue) add(w *wrapper) {
 	q.mu.Lock()
 	q.addLocked(w)
 	q.mu.Unlock()
-	return true
 }
 
 func (q *RemovalQueue) addLocked(w *wrapper) {

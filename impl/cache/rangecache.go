@@ -119,12 +119,12 @@ func (c *core) RemoveRange(first, last Position, lastInclusive bool) (int, int64
 	return ctr.entries, ctr.bytes
 }
 
-// insert builds the wrapper for e at key and, under its write lock,
-// links it with link; on success it queues the wrapper and counts its
-// size. The caller's reference keeps e alive throughout (on success it
-// becomes the cache's, which only a removal releases, and a removal
-// waits for the wrapper's lock), so insert takes none of its own; it
-// only refuses an entry already released.
+// insert builds the wrapper for e at key, counts its size and links it
+// with link; on success it queues the wrapper. The caller's reference
+// keeps e alive until link (on success it becomes the cache's, which
+// only a removal releases, and insert does not touch e after link), so
+// insert takes none of its own; it only refuses an entry already
+// released.
 func (c *core) insert(o owner, key Position, e *Entry, length int64, link func(*wrapper) bool) (bool, error) {
 	if e.refCnt.Load()&1 != 0 {
 		return false, fmt.Errorf("put at %v: %w", key, ErrReleased)
@@ -132,21 +132,22 @@ func (c *core) insert(o owner, key Position, e *Entry, length int64, link func(*
 	if !e.MatchesPosition(key) {
 		return false, fmt.Errorf("put at %v of the entry at (%d, %d): %w", key, e.LedgerID(), e.EntryID(), ErrPosition)
 	}
-	w := &wrapper{}
-	w.lock()
-	defer w.unlock()
-	w.pos = key
+	// No lock: no reader or remover can see the wrapper before link's
+	// atomic store publishes it whole, and insert writes nothing of it
+	// after. A removal that finds it at once (before it is queued)
+	// removes it as any other, and the queue drops a removed wrapper.
+	w := &wrapper{pos: key, cache: o, size: length, stamp: c.queue.Now()}
 	w.key.Store(&w.pos)
 	w.value.Store(e)
-	w.cache, w.size, w.stamp = o, length, c.queue.Now()
-	if link(w) && c.queue.add(w) {
-		c.size.Add(length)
-		return true, nil
+	// Counted before it can be removed, so the size is never below what
+	// the cache holds.
+	c.size.Add(length)
+	if !link(w) {
+		c.size.Add(-length)
+		return false, nil // never published: a duplicate
 	}
-	w.key.Store(nil)
-	w.value.Store(nil)
-	w.cache = nil
-	return false, nil
+	c.queue.add(w)
+	return true, nil
 }
 
 // finishRemove releases the cache's reference to value once the wrapper

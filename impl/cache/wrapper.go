@@ -14,20 +14,23 @@ type owner interface {
 }
 
 // wrapper holds one cached entry: the cache's slot (or skip-list node)
-// points at it, and so does the removal queue. Its key and value change
-// under its write lock; readers take them optimistically with a seqlock:
-// an even version is stable, an odd one is being written.
+// points at it, and so does the removal queue. Its key and value are set
+// before it is published and change after only under its write lock;
+// readers take them optimistically with a seqlock: an even version is
+// stable, an odd one is being written.
 type wrapper struct {
 	version atomic.Uint32
 	// key points at pos while the wrapper holds an entry, and is nil
 	// before and after. A wrapper holds one position in its life (each
 	// insert makes a new one), so pos is written once, before the wrapper
 	// is published, and the pointer needs no allocation of its own.
-	key     atomic.Pointer[Position] // identity matters: markRemoved compares instances
-	pos     Position
-	value   atomic.Pointer[Entry]
-	cache   owner // under the write lock
-	page    *page // the paged cache's page holding the wrapper (under the write lock)
+	key   atomic.Pointer[Position] // identity matters: markRemoved compares instances
+	pos   Position
+	value atomic.Pointer[Entry]
+	// cache, page, size and stamp are written before the wrapper is
+	// published (insert), then only under the write lock.
+	cache   owner
+	page    *page // the paged cache's page holding the wrapper
 	size    int64
 	stamp   int64 // the queue's clock at insertion or requeue
 	requeue int
