@@ -78,9 +78,8 @@ callgrind twice, at b.N=K and 2K, and divides the difference by K.`,
   %[1]s run --bench Kernel --mode sample --measure 5x100000ops`, a.name),
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			decide := decides(cmd, len(args))
 			if fleet.url != "" || cmd.Flags().Changed("class") || cmd.Flags().Changed("job-time") {
-				return a.runOnFleet(cmd, &f, fleet, decide, len(args))
+				return a.runOnFleet(cmd, &f, fleet, decides(cmd, len(args)), len(args))
 			}
 			if len(args) > 0 {
 				return a.runPackages(cmd, &f, args)
@@ -89,7 +88,7 @@ callgrind twice, at b.N=K and 2K, and divides the difference by K.`,
 			if err != nil {
 				return err
 			}
-			if decide {
+			if decides(cmd, 0) {
 				if err := bindRunUntilDecided(cmd, &o, &f); err != nil {
 					return err
 				}
