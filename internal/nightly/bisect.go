@@ -41,7 +41,7 @@ func regressionDir(resultsDir, kind, machine string, r history.Regression) strin
 // environment as written (--server must not upload them as such).
 func (n *night) bisectNew(ctx context.Context, s *session.Session, regs []history.Regression) []string {
 	var found []string
-	n.eachNew(ctx, s, regs, newWork{label: "--bisect", kind: "bisect", marker: "bisect.json", verb: "bisected", redo: "bisect",
+	n.eachNew(ctx, s, regs, newWork{label: "--bisect", dir: bisectDir, marker: "bisect.json", verb: "bisected", redo: "bisect",
 		run: func(ctx context.Context, s *session.Session, prog *revision.Program, r history.Regression, what string, bo bisect.Options) {
 			env := s.Env
 			env.Say("--bisect: %s, commits %s..%s → %s", what, revision.Short(r.Good), revision.Short(r.Bad), bo.Out)
@@ -62,11 +62,12 @@ func (n *night) bisectNew(ctx context.Context, s *session.Session, regs []histor
 }
 
 // newWork is what nightly does with each new regression: bisect or
-// explain it (run) into DIR/<kind>/<machine-id>/…, where marker says an
-// earlier night did; label begins what it says, verb and redo say it.
+// explain it (run) into its dir, where marker says an earlier night did;
+// label begins what it says, verb and redo say it.
 type newWork struct {
-	label, kind, marker, verb, redo string
-	run                             func(ctx context.Context, s *session.Session, prog *revision.Program, r history.Regression, what string, bo bisect.Options)
+	label, marker, verb, redo string
+	dir                       func(resultsDir, machine string, r history.Regression) string
+	run                       func(ctx context.Context, s *session.Session, prog *revision.Program, r history.Regression, what string, bo bisect.Options)
 }
 
 // eachNew does w with each of regs not done before, one after the other,
@@ -95,7 +96,7 @@ func (n *night) eachNew(ctx context.Context, s *session.Session, regs []history.
 			env.Say("%s: %s: a run at the change point measured a working tree with changes, which is no commit to %s", w.label, what, w.redo)
 			continue
 		}
-		dir := regressionDir(n.o.Results, w.kind, n.machine, r)
+		dir := w.dir(n.o.Results, n.machine, r)
 		if _, err := os.Stat(filepath.Join(dir, w.marker)); err == nil {
 			continue // done by an earlier night
 		}

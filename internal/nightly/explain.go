@@ -60,7 +60,7 @@ func explainDir(resultsDir, machine string, r history.Regression) string {
 // names nothing is reported, not an error: nightly already fails on the
 // regression. Its files are not told to the environment as written.
 func (n *night) explainNew(ctx context.Context, s *session.Session, regs []history.Regression) {
-	n.eachNew(ctx, s, regs, newWork{label: "explain", kind: "explain", marker: "explained.json", verb: "explained", redo: "build again",
+	n.eachNew(ctx, s, regs, newWork{label: "explain", dir: explainDir, marker: "explained.json", verb: "explained", redo: "build again",
 		run: func(ctx context.Context, s *session.Session, prog *revision.Program, r history.Regression, what string, bo bisect.Options) {
 			env := s.Env
 			env.Say("explain: %s, an A/B of %s against %s → %s", what, revision.Short(r.Good), revision.Short(r.Bad), bo.Out)
