@@ -137,8 +137,8 @@ func (c *core) insert(o owner, key Position, e *Entry, length int64, link func(*
 	// after. A removal that finds it at once (before it is queued)
 	// removes it as any other, and the queue drops a removed wrapper.
 	w := &wrapper{pos: key, cache: o, size: length, stamp: c.queue.Now()}
-	w.key.Store(&w.pos)
-	w.value.Store(e)
+	initPointer(&w.key, &w.pos)
+	initPointer(&w.value, e)
 	// Counted before it can be removed, so the size is never below what
 	// the cache holds.
 	c.size.Add(length)
