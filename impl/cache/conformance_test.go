@@ -157,6 +157,25 @@ func TestInserterUpdatesTheCachedEntryAtAPosition(t *testing.T) {
 	})
 }
 
+// TestInserterUpdatesAnEntryOnAPageMadeAgain: an inserter whose page was
+// emptied and removed still finds the entry another inserter cached at
+// that position since, on the page made again.
+func TestInserterUpdatesAnEntryOnAPageMadeAgain(t *testing.T) {
+	forEach(t, func(t *testing.T, im impl) {
+		c := im.new(NewRemovalQueue(0, false))
+		in := c.NewInserter()
+		mustPut(t, in, 0, 1, "first")
+		c.RemoveRange(Position{0, 1}, Position{0, 1}, true)
+		pages(t, im, c, 0)
+		mustPut(t, c.NewInserter(), 0, 1, "again")
+		var got string
+		if !in.UpdateIfCached(Position{0, 1}, func(e *Entry) { got = string(e.Data()) }) || got != "again" {
+			t.Fatalf("update through the first inserter saw %q, want the entry cached again", got)
+		}
+		c.Clear()
+	})
+}
+
 func TestInserterAddsToANewPageAfterItsPageWasRemoved(t *testing.T) {
 	forEach(t, func(t *testing.T, im impl) {
 		c := im.new(NewRemovalQueue(5, false))

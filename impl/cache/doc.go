@@ -10,9 +10,10 @@
 // A [RangeCache] maps positions to entries, in two implementations that
 // share everything but the index: [SkipList] (one skip-list node per
 // entry, as before the PR) and [Paged] (pages of 64 slots keyed by ledger
-// and entryID >> 6 in the skip list; an [Inserter] remembers its page,
-// reserves a slot with the page's count and seals the page at -1 when its
-// last slot is released, and the sealed page is removed by a
+// and entryID >> 6 in the skip list; an [Inserter] remembers its page and
+// reserves a slot by setting its bit in the page's occupancy bitmap; a
+// page is made with its first slot filled, is sealed when the removal of
+// its last entry clears the bitmap, and is then removed by a
 // value-conditional remove). Each cached entry sits in a wrapper with a
 // seqlock (optimistic reads of its key and value) and a write lock, under
 // which insertion, removal and eviction change it; removal matches the
@@ -30,9 +31,9 @@
 // remaining expected reads (a bounded number of times); evictions return
 // (entries, bytes).
 //
-// A page also keeps a bitmap of the slots ever filled, so a range read
-// over a sparse page visits only those slots. A range read allocates only
-// its result (nothing on a miss).
+// A range read over a sparse page visits only the slots its bitmap has,
+// and sizes its result to them. A range read allocates only its result
+// (nothing on a miss).
 //
 // The paged cache reads without the seqlock: a slot names its position,
 // and a wrapper holds one position in its life (set before it is

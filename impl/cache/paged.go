@@ -2,6 +2,7 @@ package cache
 
 import (
 	"math/bits"
+	"runtime"
 	"sync/atomic"
 
 	"github.com/ledgerbench/ledgerbench/impl/internal/skiplist"
@@ -12,7 +13,6 @@ const (
 	pageShift = 6
 	pageSize  = 1 << pageShift
 	slotMask  = pageSize - 1
-	sealed    = -1
 )
 
 type pageKey struct{ ledger, index int64 }
@@ -24,43 +24,44 @@ func keyOf(ledger, entry int64) (pageKey, int) {
 	return pageKey{ledger, entry >> pageShift}, int(entry & slotMask)
 }
 
-// page is 64 slots; count is the slots filled or reserved, or sealed (-1)
-// once it drops to zero: a sealed page takes no entry and leaves the map.
+// page is 64 slots. occ has a bit for every slot reserved or filled: an
+// insert reserves its slot's bit, then stores its wrapper; a removal
+// clears the slot, then the bit. A page is made with its first slot
+// filled, so occ is zero only once its last slot was freed: the page is
+// then sealed for good, takes no entry and leaves the map. Range reads
+// visit the slots whose bits are set instead of all 64.
 type page struct {
 	key   pageKey
 	slots [pageSize]atomic.Pointer[wrapper]
-	count atomic.Int32
-	// used has a bit for every slot ever filled: a superset of the filled
-	// slots (bits are never cleared; an emptied page is sealed and
-	// replaced), so range reads skip the slots that were never used
-	// instead of scanning all 64.
-	used atomic.Uint64
+	occ   atomic.Uint64
 }
 
-func (p *page) reserveSlot() bool {
+// reserve sets slot's bit and reports whether it did; when it did not,
+// sealed says whether the page was sealed (or else the slot was taken).
+// With the store that fills the slot, an insert takes two locked
+// instructions of the page, where a count of the slots taken and a bitmap
+// of those ever used took three.
+func (p *page) reserve(slot int) (ok, sealed bool) {
+	bit := uint64(1) << slot
 	for {
-		c := p.count.Load()
-		if c == sealed {
-			return false
+		o := p.occ.Load()
+		if o == 0 {
+			return false, true
 		}
-		if p.count.CompareAndSwap(c, c+1) {
-			return true
+		if o&bit != 0 {
+			return false, false
+		}
+		if p.occ.CompareAndSwap(o, o|bit) {
+			return true, false
 		}
 	}
 }
 
-// releaseSlot returns true when it sealed the page.
-func (p *page) releaseSlot() bool {
-	for {
-		c := p.count.Load()
-		next := c - 1
-		if c == 1 {
-			next = sealed
-		}
-		if p.count.CompareAndSwap(c, next) {
-			return next == sealed
-		}
-	}
+// free clears slot's bit, whose slot the caller emptied, and reports
+// whether that sealed the page.
+func (p *page) free(slot int) bool {
+	bit := uint64(1) << slot
+	return p.occ.And(^bit) == bit
 }
 
 // Paged is the range cache of PR #26821: pages of 64 slots in a
@@ -78,12 +79,21 @@ func NewPaged(q *RemovalQueue) *Paged {
 	return c
 }
 
-func (c *Paged) getOrCreatePage(k pageKey) *page {
+// pageFor returns the page of k, or makes it with w in slot: made reports
+// that w is in it, published.
+func (c *Paged) pageFor(k pageKey, slot int, w *wrapper) (p *page, made bool) {
 	if p, ok := c.pages.Get(k); ok {
-		return p
+		return p, false
 	}
-	p, _ := c.pages.PutIfAbsent(k, &page{key: k})
-	return p
+	p = &page{key: k}
+	w.page = p
+	p.slots[slot].Store(w)
+	p.occ.Store(1 << slot)
+	if got, loaded := c.pages.PutIfAbsent(k, p); loaded {
+		w.page = nil // never published
+		return got, false
+	}
+	return p, true
 }
 
 type pagedInserter struct {
@@ -107,26 +117,36 @@ func (in *pagedInserter) addToPage(w *wrapper) bool {
 	for {
 		cur := in.page
 		if cur == nil || cur.key != pk {
-			cur = in.c.getOrCreatePage(pk)
-			in.page = cur
+			p, made := in.c.pageFor(pk, slot, w)
+			in.page = p
+			if made {
+				return true
+			}
+			cur = p
 		}
-		if !cur.reserveSlot() {
-			in.c.pages.RemoveIf(cur.key, cur) // sealed: help remove it, then retry on a new page
-			in.page = nil
-			continue
-		}
-		w.page = cur // removal unlinks through it, without a skip-list lookup; set before the slot publishes w
-		if cur.slots[slot].CompareAndSwap(nil, w) {
-			cur.used.Or(1 << slot)
+		ok, sealed := cur.reserve(slot)
+		switch {
+		case ok:
+			w.page = cur // removal unlinks through it, without a skip-list lookup; set before the slot publishes w
+			cur.slots[slot].Store(w)
 			return true
+		case sealed:
+			in.c.pages.RemoveIf(cur.key, cur) // help remove it, then retry on a new page
+			in.page = nil
+		case cur.slots[slot].Load() != nil:
+			return false // a duplicate
+		default:
+			// Reserved by an insert about to store its wrapper, or
+			// emptied by a removal about to clear the bit: a moment.
+			runtime.Gosched()
 		}
-		in.c.releaseSlot(cur) // occupied: a duplicate
-		return false
 	}
 }
 
-func (c *Paged) releaseSlot(p *page) {
-	if p.releaseSlot() {
+// freeSlot clears slot's bit of p, whose slot was emptied, and removes p
+// from the map if that sealed it.
+func (c *Paged) freeSlot(p *page, slot int) {
+	if p.free(slot) {
 		c.pages.RemoveIf(p.key, p)
 	}
 }
@@ -134,7 +154,7 @@ func (c *Paged) releaseSlot(p *page) {
 func (in *pagedInserter) UpdateIfCached(key Position, fn func(*Entry)) bool {
 	pk, slot := keyOf(key.Ledger, key.Entry)
 	p := in.page
-	if p == nil || p.key != pk {
+	if p == nil || p.key != pk || p.occ.Load() == 0 { // a sealed page may have been replaced
 		var ok bool
 		if p, ok = in.c.pages.Get(pk); !ok {
 			return false
@@ -165,8 +185,8 @@ func (c *Paged) Get(key Position) *Entry {
 }
 
 // GetRange reads [first, last] in two walks over its pages: the first
-// notes each page's part of the range and counts the slots ever used
-// there (the pages' bitmaps: a bound on the hits), the second retains
+// notes each page's part of the range and counts the slots taken there
+// (the pages' bitmaps: a bound on the hits), the second retains
 // their entries into a result of that size. A result sized to the span
 // instead, as the skip list's read must, cost a sparse read (10 % hits
 // over 1000 positions) most of its time in clearing and scanning the
@@ -202,10 +222,10 @@ func (c *Paged) GetRange(first, last Position) []*Entry {
 		if k == lp {
 			part.to = ls
 		}
-		if used := bits.OnesCount64(part.p.usedIn(part.from, part.to)); used > 0 {
+		if taken := bits.OnesCount64(part.p.occIn(part.from, part.to)); taken > 0 {
 			noted[n] = part
 			n++
-			bound += used
+			bound += taken
 		}
 	}
 	if bound == 0 {
@@ -259,8 +279,8 @@ func (c *Paged) getRangeOnce(it skiplist.Iter[pageKey, *page], fp pageKey, fs in
 // order.)
 func (p *page) retainSlots(from, to int, first, last Position, out []*Entry) []*Entry {
 	base := p.key.index << pageShift
-	for used := p.usedIn(from, to); used != 0; used &= used - 1 {
-		s := bits.TrailingZeros64(used)
+	for occ := p.occIn(from, to); occ != 0; occ &= occ - 1 {
+		s := bits.TrailingZeros64(occ)
 		w := p.slots[s].Load()
 		if w == nil {
 			continue
@@ -275,13 +295,13 @@ func (p *page) retainSlots(from, to int, first, last Position, out []*Entry) []*
 	return out
 }
 
-// usedIn is the bitmap of the slots from..to ever used.
-func (p *page) usedIn(from, to int) uint64 {
-	used := p.used.Load() >> uint(from) << uint(from)
+// occIn is the bitmap of the slots from..to reserved or filled.
+func (p *page) occIn(from, to int) uint64 {
+	occ := p.occ.Load() >> uint(from) << uint(from)
 	if to < slotMask {
-		used &= 1<<uint(to+1) - 1
+		occ &= 1<<uint(to+1) - 1
 	}
-	return used
+	return occ
 }
 
 func (c *Paged) Exists(key Position) bool { return c.wrapperAt(key) != nil }
@@ -315,12 +335,12 @@ func (c *Paged) forEachWrapper(first, last Position, lastInclusive bool, visit f
 }
 
 // visitSlots visits the filled slots from..to in order. It looks only at
-// the slots ever used; a page whose slots were all used is scanned
-// straight through.
+// the slots whose bits are set; a page whose slots are all taken is
+// scanned straight through.
 func (p *page) visitSlots(from, to int, visit func(w *wrapper, ledger, entry int64)) {
 	base := p.key.index << pageShift
-	used := p.usedIn(from, to)
-	if bits.OnesCount64(used) == to-from+1 {
+	occ := p.occIn(from, to)
+	if bits.OnesCount64(occ) == to-from+1 {
 		for s := from; s <= to; s++ {
 			if w := p.slots[s].Load(); w != nil {
 				visit(w, p.key.ledger, base+int64(s))
@@ -328,9 +348,9 @@ func (p *page) visitSlots(from, to int, visit func(w *wrapper, ledger, entry int
 		}
 		return
 	}
-	for used != 0 {
-		s := bits.TrailingZeros64(used)
-		used &= used - 1
+	for occ != 0 {
+		s := bits.TrailingZeros64(occ)
+		occ &= occ - 1
 		if w := p.slots[s].Load(); w != nil {
 			visit(w, p.key.ledger, base+int64(s))
 		}
@@ -360,7 +380,7 @@ func (c *Paged) removeEntry(key *Position, value *Entry, w *wrapper, ctr *counte
 	if key != nil && w.page != nil {
 		_, slot := keyOf(key.Ledger, key.Entry)
 		if p := w.page; p.slots[slot].CompareAndSwap(w, nil) {
-			c.releaseSlot(p)
+			c.freeSlot(p, slot)
 		}
 	}
 	return c.finishRemove(key, value, w, ctr, updateSize)
@@ -369,7 +389,7 @@ func (c *Paged) removeEntry(key *Position, value *Entry, w *wrapper, ctr *counte
 func (c *Paged) NumberOfEntries() int {
 	n := 0
 	c.pages.All(func(_ pageKey, p *page) bool {
-		n += int(max(p.count.Load(), 0))
+		n += bits.OnesCount64(p.occ.Load())
 		return true
 	})
 	return n
