@@ -79,21 +79,22 @@ func NewPaged(q *RemovalQueue) *Paged {
 	return c
 }
 
-// pageFor returns the page of k, or makes it with w in slot: made reports
-// that w is in it, published.
-func (c *Paged) pageFor(k pageKey, slot int, w *wrapper) (p *page, made bool) {
+// pageFor returns the page of k, or makes it with e's wrapper in slot and
+// returns that wrapper too, published.
+func (c *Paged) pageFor(k pageKey, slot int, key Position, e *Entry, length int64) (*page, *wrapper) {
 	if p, ok := c.pages.Get(k); ok {
-		return p, false
+		return p, nil
 	}
-	p = &page{key: k}
+	p := &page{key: k}
+	w := new(wrapper)
+	c.fill(w, key, e, length)
 	w.page = p
 	p.slots[slot].Store(w)
 	p.occ.Store(1 << slot)
 	if got, loaded := c.pages.PutIfAbsent(k, p); loaded {
-		w.page = nil // never published
-		return got, false
+		return got, nil // p and w were never published
 	}
-	return p, true
+	return p, w
 }
 
 type pagedInserter struct {
@@ -108,33 +109,36 @@ func (c *Paged) Put(key Position, e *Entry, length int64) (bool, error) {
 }
 
 func (in *pagedInserter) Put(key Position, e *Entry, length int64) (bool, error) {
-	return in.c.insert(in.c, key, e, length, in.addToPage)
+	return in.c.insert(key, e, length, func() *wrapper { return in.addToPage(key, e, length) })
 }
 
-func (in *pagedInserter) addToPage(w *wrapper) bool {
-	k := w.key.Load()
-	pk, slot := keyOf(k.Ledger, k.Entry)
+// addToPage reserves key's slot, fills its wrapper and publishes it; nil
+// for a duplicate, which costs neither a wrapper nor a clock reading.
+func (in *pagedInserter) addToPage(key Position, e *Entry, length int64) *wrapper {
+	pk, slot := keyOf(key.Ledger, key.Entry)
 	for {
 		cur := in.page
 		if cur == nil || cur.key != pk {
-			p, made := in.c.pageFor(pk, slot, w)
+			p, w := in.c.pageFor(pk, slot, key, e, length)
 			in.page = p
-			if made {
-				return true
+			if w != nil {
+				return w
 			}
 			cur = p
 		}
 		ok, sealed := cur.reserve(slot)
 		switch {
 		case ok:
+			w := new(wrapper)
+			in.c.fill(w, key, e, length)
 			w.page = cur // removal unlinks through it, without a skip-list lookup; set before the slot publishes w
 			cur.slots[slot].Store(w)
-			return true
+			return w
 		case sealed:
 			in.c.pages.RemoveIf(cur.key, cur) // help remove it, then retry on a new page
 			in.page = nil
 		case cur.slots[slot].Load() != nil:
-			return false // a duplicate
+			return nil // a duplicate
 		default:
 			// Reserved by an insert about to store its wrapper, or
 			// emptied by a removal about to clear the bit: a moment.

@@ -119,35 +119,41 @@ func (c *core) RemoveRange(first, last Position, lastInclusive bool) (int, int64
 	return ctr.entries, ctr.bytes
 }
 
-// insert builds the wrapper for e at key, counts its size and links it
-// with link; on success it queues the wrapper. The caller's reference
+// insert counts e's size and links it at key with link, which makes its
+// wrapper (with fill), publishes it and returns it, or returns nil for a
+// duplicate; on success it queues the wrapper. The caller's reference
 // keeps e alive until link (on success it becomes the cache's, which
 // only a removal releases, and insert does not touch e after link), so
 // insert takes none of its own; it only refuses an entry already
 // released.
-func (c *core) insert(o owner, key Position, e *Entry, length int64, link func(*wrapper) bool) (bool, error) {
+func (c *core) insert(key Position, e *Entry, length int64, link func() *wrapper) (bool, error) {
 	if e.refCnt.Load()&1 != 0 {
 		return false, fmt.Errorf("put at %v: %w", key, ErrReleased)
 	}
 	if !e.MatchesPosition(key) {
 		return false, fmt.Errorf("put at %v of the entry at (%d, %d): %w", key, e.LedgerID(), e.EntryID(), ErrPosition)
 	}
-	// No lock: no reader or remover can see the wrapper before link's
-	// atomic store publishes it whole, and insert writes nothing of it
-	// after. A removal that finds it at once (before it is queued)
-	// removes it as any other, and the queue drops a removed wrapper.
-	w := &wrapper{pos: key, cache: o, size: length, stamp: c.queue.Now()}
-	initPointer(&w.key, &w.pos)
-	initPointer(&w.value, e)
 	// Counted before it can be removed, so the size is never below what
 	// the cache holds.
 	c.size.Add(length)
-	if !link(w) {
+	w := link()
+	if w == nil {
 		c.size.Add(-length)
-		return false, nil // never published: a duplicate
+		return false, nil // a duplicate
 	}
 	c.queue.add(w)
 	return true, nil
+}
+
+// fill makes w, which no other goroutine can see yet, the wrapper of e at
+// key. No lock: no reader or remover can see the wrapper before link's
+// atomic store publishes it whole, and insert writes nothing of it
+// after. A removal that finds it at once (before it is queued) removes
+// it as any other, and the queue drops a removed wrapper.
+func (c *core) fill(w *wrapper, key Position, e *Entry, length int64) {
+	w.pos, w.cache, w.size, w.stamp = key, c.self, length, c.queue.Now()
+	initPointer(&w.key, &w.pos)
+	initPointer(&w.value, e)
 }
 
 // finishRemove releases the cache's reference to value once the wrapper

@@ -25,9 +25,13 @@ func (c *SkipList) Put(key Position, e *Entry, length int64) (bool, error) {
 }
 
 func (in skipInserter) Put(key Position, e *Entry, length int64) (bool, error) {
-	return in.c.insert(in.c, key, e, length, func(w *wrapper) bool {
-		_, loaded := in.c.entries.PutIfAbsent(key, w)
-		return !loaded
+	return in.c.insert(key, e, length, func() *wrapper {
+		w := &wrapper{}
+		in.c.fill(w, key, e, length)
+		if _, loaded := in.c.entries.PutIfAbsent(key, w); loaded {
+			return nil
+		}
+		return w
 	})
 }
 
