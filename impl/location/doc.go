@@ -23,8 +23,10 @@
 // filter index; a single index block or index partitions of about 4 KiB
 // with a top-level index; properties, metaindex and a fixed footer. Filters
 // are cache-line-blocked Bloom filters, 10 bits and 6 probes per key, on
-// xxHash64. Blocks are read with ReadAt (the OS page cache serves repeats),
-// checksummed and parsed, through the BlockCache; in the partitioned layout
+// xxHash64. Blocks are copied out of a read-only memory map of the table
+// file (ReadAt of the file where the OS has none; the OS page cache serves
+// repeats either way), checksummed and parsed, through the BlockCache; a
+// fault on the mapping is an error. In the partitioned layout
 // the two top-level blocks are pinned (held) in the cache for the table's
 // lifetime. A checksum mismatch or a malformed block is an error wrapping
 // ErrCorrupt naming the file, the block kind and its offset; never a

@@ -115,9 +115,19 @@ func openTable(path string, num uint64, cache *BlockCache) (*table, error) {
 		f.Close()
 		return nil, err
 	}
-	t, err := newTable(f, f, st.Size(), path, num, cache)
+	var r interface {
+		io.ReaderAt
+		io.Closer
+	} = f
+	if st.Size() >= footerSize {
+		if m, err := mapTable(f, st.Size()); err == nil {
+			f.Close() // the mapping stays valid
+			r = m
+		}
+	}
+	t, err := newTable(r, r, st.Size(), path, num, cache)
 	if err != nil {
-		f.Close()
+		r.Close()
 		return nil, err
 	}
 	return t, nil
