@@ -138,24 +138,10 @@ func newTable(r io.ReaderAt, c io.Closer, size int64, path string, num uint64, c
 	if cache != nil {
 		t.cacheID = cache.newID()
 	}
-	if size < footerSize {
-		return nil, t.corrupt("footer", 0, fmt.Errorf("file of %d bytes", size))
+	metaH, err := t.readFooter()
+	if err != nil {
+		return nil, err
 	}
-	var ft [footerSize]byte
-	if _, err := r.ReadAt(ft[:], size-footerSize); err != nil {
-		return nil, t.corrupt("footer", uint64(size-footerSize), err)
-	}
-	if binary.LittleEndian.Uint64(ft[40:]) != tableMagic {
-		return nil, t.corrupt("footer", uint64(size-footerSize), errors.New("bad magic"))
-	}
-	if crc32.Checksum(ft[:36], castagnoli) != binary.LittleEndian.Uint32(ft[36:]) {
-		return nil, t.corrupt("footer", uint64(size-footerSize), errors.New("checksum mismatch"))
-	}
-	if v := binary.LittleEndian.Uint32(ft[32:]); v != FormatVersion {
-		return nil, t.corrupt("footer", uint64(size-footerSize), fmt.Errorf("format version %d", v))
-	}
-	metaH := handle{binary.LittleEndian.Uint64(ft[0:]), binary.LittleEndian.Uint64(ft[8:])}
-	t.indexH = handle{binary.LittleEndian.Uint64(ft[16:]), binary.LittleEndian.Uint64(ft[24:])}
 	meta, err := t.readBlock(metaH, kindIndex, nil)
 	if err != nil {
 		return nil, err
@@ -196,6 +182,30 @@ func newTable(r io.ReaderAt, c io.Closer, size int64, path string, num uint64, c
 		return nil, err
 	}
 	return t, nil
+}
+
+// readFooter checks the table's footer, sets its index handle and returns
+// its metaindex handle.
+func (t *table) readFooter() (handle, error) {
+	if t.size < footerSize {
+		return handle{}, t.corrupt("footer", 0, fmt.Errorf("file of %d bytes", t.size))
+	}
+	at := uint64(t.size - footerSize)
+	var ft [footerSize]byte
+	if _, err := t.f.ReadAt(ft[:], int64(at)); err != nil {
+		return handle{}, t.corrupt("footer", at, err)
+	}
+	if binary.LittleEndian.Uint64(ft[40:]) != tableMagic {
+		return handle{}, t.corrupt("footer", at, errors.New("bad magic"))
+	}
+	if crc32.Checksum(ft[:36], castagnoli) != binary.LittleEndian.Uint32(ft[36:]) {
+		return handle{}, t.corrupt("footer", at, errors.New("checksum mismatch"))
+	}
+	if v := binary.LittleEndian.Uint32(ft[32:]); v != FormatVersion {
+		return handle{}, t.corrupt("footer", at, fmt.Errorf("format version %d", v))
+	}
+	t.indexH = handle{binary.LittleEndian.Uint64(ft[16:]), binary.LittleEndian.Uint64(ft[24:])}
+	return handle{binary.LittleEndian.Uint64(ft[0:]), binary.LittleEndian.Uint64(ft[8:])}, nil
 }
 
 func (t *table) parseProps(b *block) error {
