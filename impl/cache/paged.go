@@ -86,15 +86,22 @@ func (c *Paged) pageFor(k pageKey, slot int, key Position, e *Entry, length int6
 		return p, nil
 	}
 	p := &page{key: k}
-	w := new(wrapper)
-	c.fill(w, key, e, length)
-	w.page = p
-	p.slots[slot].Store(w)
+	w := c.place(p, slot, key, e, length)
 	p.occ.Store(1 << slot)
 	if got, loaded := c.pages.PutIfAbsent(k, p); loaded {
 		return got, nil // p and w were never published
 	}
 	return p, w
+}
+
+// place makes e's wrapper and stores it in p's slot, which the caller
+// reserved (or p is not published yet).
+func (c *Paged) place(p *page, slot int, key Position, e *Entry, length int64) *wrapper {
+	w := new(wrapper)
+	c.fill(w, key, e, length)
+	w.page = p // removal unlinks through it, without a skip-list lookup; set before the slot publishes w
+	p.slots[slot].Store(w)
+	return w
 }
 
 type pagedInserter struct {
@@ -129,11 +136,7 @@ func (in *pagedInserter) addToPage(key Position, e *Entry, length int64) *wrappe
 		ok, sealed := cur.reserve(slot)
 		switch {
 		case ok:
-			w := new(wrapper)
-			in.c.fill(w, key, e, length)
-			w.page = cur // removal unlinks through it, without a skip-list lookup; set before the slot publishes w
-			cur.slots[slot].Store(w)
-			return w
+			return in.c.place(cur, slot, key, e, length)
 		case sealed:
 			in.c.pages.RemoveIf(cur.key, cur) // help remove it, then retry on a new page
 			in.page = nil
