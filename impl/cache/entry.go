@@ -62,19 +62,29 @@ type Entry struct {
 	// ledger and entry are its position, set by NewEntry and never
 	// changed: an entry is never reused for another position (the
 	// garbage collector frees it), so they need no atomic access. The
-	// cache's reads check a released entry by its count; gone is set once
-	// the deallocation ran (the hook still sees the position), and from
-	// then on LedgerID and EntryID read -1.
+	// cache's reads check a released entry by its count; flagGone is set
+	// once the deallocation ran (the hook still sees the position), and
+	// from then on LedgerID and EntryID read -1.
+	//
+	// The fields are ordered, and the two flags share a word, so that an
+	// entry takes 64 bytes, one cache line of the allocator's 64-byte
+	// class, with the position and the count (all a range read touches)
+	// side by side; TestEntryIsOneCacheLine keeps it so.
 	ledger, entry int64
-	gone          atomic.Bool
-	data          []byte
 	refCnt        atomic.Int32 // see "The reference count" below
+	flags         atomic.Uint32
+	data          []byte
 	handler       atomic.Pointer[ReadCountHandler]
 	onDeallocate  func(*Entry)
-	// noReadOnRelease: releasing the last reference is not a read (the
-	// cache's own copies, and entries the writer hands to the cache).
-	noReadOnRelease bool
 }
+
+// An entry's flags.
+const (
+	flagGone uint32 = 1 << iota // deallocated
+	// flagNoReadOnRelease: releasing the last reference is not a read
+	// (the cache's own copies, and entries the writer hands to the cache).
+	flagNoReadOnRelease
+)
 
 // NewEntry returns an entry with one reference, expecting expectedReads
 // reads (none when ≤ 0). onDeallocate, when not nil, runs once when the
@@ -91,14 +101,14 @@ func NewEntry(ledger, entry int64, data []byte, expectedReads int32, onDeallocat
 
 // LedgerID and EntryID are the entry's position (-1 once deallocated).
 func (e *Entry) LedgerID() int64 {
-	if e.gone.Load() {
+	if e.flags.Load()&flagGone != 0 {
 		return -1
 	}
 	return e.ledger
 }
 
 func (e *Entry) EntryID() int64 {
-	if e.gone.Load() {
+	if e.flags.Load()&flagGone != 0 {
 		return -1
 	}
 	return e.entry
@@ -163,7 +173,7 @@ func (e *Entry) overReleased() error {
 }
 
 func (e *Entry) deallocate() {
-	if h := e.handler.Load(); h != nil && !e.noReadOnRelease {
+	if h := e.handler.Load(); h != nil && e.flags.Load()&flagNoReadOnRelease == 0 {
 		h.MarkRead()
 	}
 	if e.onDeallocate != nil {
@@ -172,12 +182,12 @@ func (e *Entry) deallocate() {
 	if e.handler.Load() != nil { // a store is a locked instruction: only when needed
 		e.handler.Store(nil)
 	}
-	e.gone.Store(true)
+	e.flags.Or(flagGone)
 }
 
 // MatchesPosition reports whether the entry is at key.
 func (e *Entry) MatchesPosition(key Position) bool {
-	return !e.gone.Load() && key.Ledger == e.ledger && key.Entry == e.entry
+	return e.flags.Load()&flagGone == 0 && key.Ledger == e.ledger && key.Entry == e.entry
 }
 
 // ReadCountHandler returns the entry's handler (nil without expected
@@ -194,7 +204,13 @@ func (e *Entry) HasExpectedReads() bool {
 
 // SetDecreaseReadCountOnRelease says whether releasing the last reference
 // counts as a read (the default); call it before sharing the entry.
-func (e *Entry) SetDecreaseReadCountOnRelease(v bool) { e.noReadOnRelease = !v }
+func (e *Entry) SetDecreaseReadCountOnRelease(v bool) {
+	if v {
+		e.flags.And(^flagNoReadOnRelease)
+	} else {
+		e.flags.Or(flagNoReadOnRelease)
+	}
+}
 
 // share returns a new entry with one reference at e's position sharing
 // e's data and read-count handler (a dispatch copy, or the cache's copy
@@ -202,7 +218,9 @@ func (e *Entry) SetDecreaseReadCountOnRelease(v bool) { e.noReadOnRelease = !v }
 func (e *Entry) share(asRead bool) *Entry {
 	c := NewEntry(e.LedgerID(), e.EntryID(), e.data, 0, nil)
 	c.handler.Store(e.handler.Load())
-	c.noReadOnRelease = !asRead
+	if !asRead {
+		c.flags.Store(flagNoReadOnRelease) // c is not shared yet
+	}
 	return c
 }
 

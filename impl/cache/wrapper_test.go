@@ -25,3 +25,21 @@ func TestInitPointer(t *testing.T) {
 		t.Fatalf("a wrapper's key after initPointer = %v, want its own pos %v", k, pos)
 	}
 }
+
+// TestEntryIsOneCacheLine checks the layout Entry's comment promises: 64
+// bytes, so the allocator's 64-byte class gives each entry its own cache
+// line, with the position and the count in its first 24 bytes.
+func TestEntryIsOneCacheLine(t *testing.T) {
+	var e Entry
+	if got := unsafe.Sizeof(e); got != 64 {
+		t.Fatalf("an Entry takes %d bytes, want 64", got)
+	}
+	if end := unsafe.Offsetof(e.refCnt) + unsafe.Sizeof(e.refCnt); end > 24 {
+		t.Errorf("refCnt ends at byte %d, want it beside the position (≤ 24)", end)
+	}
+	for i := int64(0); i < 16; i++ {
+		if p := uintptr(unsafe.Pointer(NewEntry(1, i, nil, 0, nil))); p%64 != 0 {
+			t.Fatalf("entry %d at %#x: not on a 64-byte boundary", i, p)
+		}
+	}
+}
