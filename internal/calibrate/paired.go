@@ -90,14 +90,7 @@ func inDirection(c verdict.Change, dir int) bool {
 // ratios of the rounds' fork medians: the noise of one pair, as the
 // verdicts' detectable change and ab's plan use it.
 func PairSpread(a, b Forks) float64 {
-	ma, mb := medians(a), medians(b)
-	var d []float64
-	for i := range min(len(ma), len(mb)) {
-		if ma[i] > 0 && mb[i] > 0 {
-			d = append(d, math.Log(mb[i]/ma[i]))
-		}
-	}
-	return verdict.RobustSD(d)
+	return verdict.RobustSD(pairLogRatios(a, b))
 }
 
 // SuiteRates are how often an A/A of a whole suite looked changed.

@@ -43,6 +43,10 @@ type SequentialRow struct {
 	// to find the change with the power Changed shows (0: more than
 	// verdict.MaxPairs, or no power to match).
 	FixedRounds int `json:",omitempty"`
+	// OracleRounds, for a known change, is the mean rounds of the
+	// scale-free anytime-valid test told the change (OracleRounds): a
+	// yardstick for ab's test, which is not told.
+	OracleRounds float64 `json:",omitempty"`
 }
 
 // SequentialRounds replays ab --until-decided on the cases' rounds, in
@@ -107,6 +111,9 @@ func SequentialRounds(cases []Case, first, capRounds int, o compare.Options) Seq
 			power := min(r.Changed.Rate, 0.99)
 			r.FixedRounds = verdict.Pairs(PairSpread(c.A, c.B), math.Abs(c.Change), o.Alpha, power)
 		}
+		if c.Change != 0 {
+			r.OracleRounds = OracleRounds(c, first, capRounds, o.Alpha)
+		}
 	}
 	return res
 }
@@ -159,7 +166,7 @@ func writeSequentialMD(w io.Writer, r *Report) {
 	}
 	fmt.Fprintf(w, "| benchmark | %s | same | undecided at %d | rounds, mean | rounds, most | rounds to changed, mean |", what, s.Cap)
 	if known {
-		fmt.Fprintf(w, " fixed design's rounds at that power |\n|:--|--:|--:|--:|--:|--:|--:|--:|\n")
+		fmt.Fprintf(w, " fixed design's rounds at that power | the oracle's rounds, mean |\n|:--|--:|--:|--:|--:|--:|--:|--:|--:|\n")
 	} else {
 		fmt.Fprintf(w, "\n|:--|--:|--:|--:|--:|--:|--:|\n")
 	}
@@ -170,9 +177,12 @@ func writeSequentialMD(w io.Writer, r *Report) {
 			if row.FixedRounds > 0 {
 				fixed = fmt.Sprintf("%d (%.0f %% power)", row.FixedRounds, 100*min(row.Changed.Rate, 0.99))
 			}
-			fmt.Fprintf(w, " %s |", fixed)
+			fmt.Fprintf(w, " %s | %.1f |", fixed, row.OracleRounds)
 		}
 		fmt.Fprintln(w)
+	}
+	if known {
+		fmt.Fprintf(w, "\nThe oracle is the anytime-valid test that does not depend on the noise's scale and is told the change in hindsight (the right-Haar Bayes factor of the change over the rounds' spread, at whichever of 0.5–2 times it stopped soonest, against no change, without ab's margin): the evidence that grows fastest in expectation for a test valid whatever the machine's noise. A yardstick for a moderate change; on a large one the three first rounds bind both, and a mixture over changes can stop sooner.\n")
 	}
 	if !known {
 		fmt.Fprintf(w, "\nThe suite as a whole: some row called changed in %s of the comparisons.\n", pct(s.AnyChanged))
