@@ -55,9 +55,11 @@ type done struct {
 	Sink uint64 `json:"sink"`
 }
 
-// ChildMain runs the child side of one fork: it receives the plan, runs it
+// ChildMain runs the child side of one fork: it drops what package inits
+// built for the parent (releaseParentCaches), receives the plan, runs it
 // from r and sends the results back. It returns the process exit code.
 func ChildMain(r *harness.Registry) int {
+	releaseParentCaches()
 	conn, err := fork.OpenChild()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "benchctl child:", err)
