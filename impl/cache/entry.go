@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"unsafe"
 )
 
 // Position is a (ledger, entry) position; positions order by ledger, then
@@ -219,9 +220,18 @@ func (e *Entry) share(asRead bool) *Entry {
 	c := NewEntry(e.LedgerID(), e.EntryID(), e.data, 0, nil)
 	c.handler.Store(e.handler.Load())
 	if !asRead {
-		c.flags.Store(flagNoReadOnRelease) // c is not shared yet
+		initFlags(&c.flags, flagNoReadOnRelease)
 	}
 	return c
+}
+
+// initFlags sets the flags of an entry no other goroutine can see yet with
+// a plain store, as initPointer sets a new wrapper's pointers: Store is a
+// locked instruction, and the entry cache makes its copy with this flag on
+// every insert. It relies on atomic.Uint32 holding nothing but its value,
+// which TestInitPointer checks.
+func initFlags(p *atomic.Uint32, v uint32) {
+	*(*uint32)(unsafe.Pointer(p)) = v
 }
 
 // DispatchCopy returns a new entry with one reference at e's position,

@@ -6,9 +6,9 @@ import (
 	"unsafe"
 )
 
-// TestInitPointer checks what initPointer relies on: an atomic.Pointer is
-// its pointer and nothing else, so a plain store through it is what a
-// Load returns.
+// TestInitPointer checks what initPointer and initFlags rely on: an
+// atomic.Pointer is its pointer and an atomic.Uint32 its value, nothing
+// else, so a plain store through either is what a Load returns.
 func TestInitPointer(t *testing.T) {
 	var p atomic.Pointer[Position]
 	if got, want := unsafe.Sizeof(p), unsafe.Sizeof(uintptr(0)); got != want {
@@ -18,6 +18,14 @@ func TestInitPointer(t *testing.T) {
 	initPointer(&p, pos)
 	if got := p.Load(); got != pos {
 		t.Fatalf("Load after initPointer = %p, want %p", got, pos)
+	}
+	var f atomic.Uint32
+	if got := unsafe.Sizeof(f); got != 4 {
+		t.Fatalf("atomic.Uint32 takes %d bytes: initFlags's plain store would miss its value", got)
+	}
+	initFlags(&f, flagNoReadOnRelease)
+	if got := f.Load(); got != flagNoReadOnRelease {
+		t.Fatalf("Load after initFlags = %d, want %d", got, flagNoReadOnRelease)
 	}
 	w := &wrapper{pos: *pos}
 	initPointer(&w.key, &w.pos)
