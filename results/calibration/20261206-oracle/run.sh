@@ -7,7 +7,7 @@
 # right-Haar Bayes factor told the change in hindsight). On this
 # project's AMD EPYC VM, otherwise idle.
 #
-#   bash results/calibration/20261206-oracle/run.sh   # about 15 min
+#   bash results/calibration/20261206-oracle/run.sh   # about 3 min
 #
 # Raw files (aa.txt) stay out of git, in $WORK; `calibrate --from
 # $WORK/NAME/aa.txt --until-decided 40` reports on them again.
