@@ -105,17 +105,24 @@ func SequentialRounds(cases []Case, first, capRounds int, o compare.Options) Seq
 		if t[i].changed > 0 {
 			r.DecidedIn = float64(t[i].decidedRounds) / float64(t[i].changed)
 		}
-		if c.Change != 0 && r.Changed.Rate > 0.5 {
-			// The fixed design's power is capped below 1: a design for
-			// all of them would need infinitely many rounds.
-			power := min(r.Changed.Rate, 0.99)
-			r.FixedRounds = verdict.Pairs(PairSpread(c.A, c.B), math.Abs(c.Change), o.Alpha, power)
-		}
-		if c.Change != 0 {
-			r.OracleRounds = OracleRounds(c, first, capRounds, o.Alpha)
-		}
+		r.yardsticks(c, first, capRounds, o.Alpha)
 	}
 	return res
+}
+
+// yardsticks sets, for a known change, the row's fixed design's rounds at
+// the power it showed and the oracle's rounds.
+func (r *SequentialRow) yardsticks(c Case, first, capRounds int, alpha float64) {
+	if c.Change == 0 {
+		return
+	}
+	if r.Changed.Rate > 0.5 {
+		// The fixed design's power is capped below 1: a design for all of
+		// them would need infinitely many rounds.
+		power := min(r.Changed.Rate, 0.99)
+		r.FixedRounds = verdict.Pairs(PairSpread(c.A, c.B), math.Abs(c.Change), alpha, power)
+	}
+	r.OracleRounds = OracleRounds(c, first, capRounds, alpha)
 }
 
 // untilDecided replays one comparison from round pos (of n): the
