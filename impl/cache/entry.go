@@ -95,7 +95,7 @@ func NewEntry(ledger, entry int64, data []byte, expectedReads int32, onDeallocat
 	// store (each is a locked instruction, and an insert makes an entry).
 	e := &Entry{ledger: ledger, entry: entry, data: data, onDeallocate: onDeallocate}
 	if h := NewReadCountHandler(expectedReads); h != nil {
-		e.handler.Store(h)
+		initPointer(&e.handler, h)
 	}
 	return e
 }
@@ -218,7 +218,7 @@ func (e *Entry) SetDecreaseReadCountOnRelease(v bool) {
 // when asRead is false).
 func (e *Entry) share(asRead bool) *Entry {
 	c := NewEntry(e.LedgerID(), e.EntryID(), e.data, 0, nil)
-	c.handler.Store(e.handler.Load())
+	initPointer(&c.handler, e.handler.Load())
 	if !asRead {
 		initFlags(&c.flags, flagNoReadOnRelease)
 	}
@@ -226,7 +226,7 @@ func (e *Entry) share(asRead bool) *Entry {
 }
 
 // initFlags sets the flags of an entry no other goroutine can see yet with
-// a plain store, as initPointer sets a new wrapper's pointers: Store is a
+// a plain store, as initPointer sets its handler: Store is a
 // locked instruction, and the entry cache makes its copy with this flag on
 // every insert. It relies on atomic.Uint32 holding nothing but its value,
 // which TestInitPointer checks.

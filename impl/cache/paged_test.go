@@ -92,9 +92,9 @@ func TestPagedInsertWaitsOutAHalfDoneSlot(t *testing.T) {
 	p.occ.Or(1 << 5) // another insert reserved slot 5 …
 	done := put()
 	waits("slot reserved, wrapper not stored", done)
-	other := &wrapper{pos: Position{1, 5}, cache: c, page: p}
-	initPointer(&other.key, &other.pos)
-	initPointer(&other.value, entry(1, 5, "other"))
+	other := new(wrapper)
+	c.fill(other, Position{1, 5}, entry(1, 5, "other"), 0)
+	other.page = p
 	p.slots[5].Store(other) // … and stored its wrapper
 	if ok := <-done; ok {
 		t.Fatal("a put into a filled slot was accepted")

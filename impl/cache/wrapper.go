@@ -42,11 +42,11 @@ type wrapper struct {
 
 var clockBase = time.Now()
 
-// initPointer sets an atomic pointer of a wrapper no other goroutine can
-// see yet with a plain store: Store is a locked instruction (two of them
-// were 10 % of an insert's profile here), and none is needed before the
-// wrapper is published, as the publishing compare-and-swap (or store)
-// orders these stores before any load that finds the wrapper. It relies
+// initPointer sets an atomic pointer of a wrapper or entry no other
+// goroutine can see yet with a plain store: Store is a locked instruction
+// (two of them were 10 % of an insert's profile here), and none is needed
+// before the value is published, as the publishing compare-and-swap (or
+// store) orders these stores before any load that finds it. It relies
 // on atomic.Pointer holding nothing but its pointer, which
 // TestInitPointer checks.
 func initPointer[T any](p *atomic.Pointer[T], v *T) {

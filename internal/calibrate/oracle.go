@@ -3,6 +3,8 @@ package calibrate
 import (
 	"math"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/ledgerbench/ledgerbench/harness/verdict"
 )
 
@@ -28,9 +30,7 @@ import (
 // it is two-sided as ab's test is).
 func oracleLogBF(xs []float64, d1 float64) float64 {
 	l0 := logScaleMarginal(xs, 0)
-	lp, lm := logScaleMarginal(xs, d1)-l0, logScaleMarginal(xs, -d1)-l0
-	top := math.Max(lp, lm)
-	return top + math.Log((math.Exp(lp-top)+math.Exp(lm-top))/2)
+	return floats.LogSumExp([]float64{logScaleMarginal(xs, d1) - l0, logScaleMarginal(xs, -d1) - l0}) - math.Ln2
 }
 
 // logScaleMarginal is, up to a constant that does not depend on d, the
@@ -50,18 +50,12 @@ func logScaleMarginal(xs []float64, d float64) float64 {
 	const steps, width = 1600, 10.0
 	mid := 0.5 * math.Log(s2/n)
 	vals := make([]float64, steps)
-	top := math.Inf(-1)
 	for k := range vals {
 		u := mid - width + 2*width*float64(k)/steps
 		inv := math.Exp(-u)
 		vals[k] = -n*u - 0.5*(s2*inv*inv-2*d*s1*inv+n*d*d)
-		top = math.Max(top, vals[k])
 	}
-	var sum float64
-	for _, v := range vals {
-		sum += math.Exp(v - top)
-	}
-	return top + math.Log(sum)
+	return floats.LogSumExp(vals)
 }
 
 // OracleRounds is the mean rounds the oracle took on the rounds of a

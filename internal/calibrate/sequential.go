@@ -190,8 +190,7 @@ func writeSequentialMD(w io.Writer, r *Report) {
 	}
 	if known {
 		fmt.Fprintf(w, "\nThe oracle is the anytime-valid test that does not depend on the noise's scale and is told the change in hindsight (the right-Haar Bayes factor of the change over the rounds' spread, at whichever of 0.5–2 times it stopped soonest, against no change, without ab's margin): the evidence that grows fastest in expectation for a test valid whatever the machine's noise. A yardstick for a moderate change; on a large one the three first rounds bind both, and a mixture over changes can stop sooner.\n")
-	}
-	if !known {
+	} else {
 		fmt.Fprintf(w, "\nThe suite as a whole: some row called changed in %s of the comparisons.\n", pct(s.AnyChanged))
 	}
 	fmt.Fprintln(w)
