@@ -209,6 +209,11 @@ func from(env *session.Env, o Options) (*Report, error) {
 	if m := regexp.MustCompile(`\n# benchctl: planted=(\S+):`).FindSubmatch(data); m != nil {
 		rep.Planted, _ = strconv.ParseFloat(string(m[1]), 64)
 	}
+	if o.Plant == 0 {
+		// The yardsticks are planned for the planted change, as the
+		// live run planned them, not for the change the rounds show.
+		o.Plant = rep.Planted
+	}
 	rep.command, rep.hostNote, rep.Raw = env.Command, "as recorded in "+o.From, o.From
 	if err := rep.compute(o, o.Pair != "" || rep.Planted != 0, runs); err != nil {
 		return nil, err

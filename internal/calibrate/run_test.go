@@ -119,6 +119,54 @@ func TestRunCalibratesWithoutTheCLI(t *testing.T) {
 	}
 }
 
+// TestPlantedReplaysAsPlanted: a calibration of a planted change,
+// reported again From its raw rounds, plans its yardsticks (the fixed
+// design's rounds, the oracle's) for the change its raw file records as
+// planted, as the live run did, not for the change the rounds happen to
+// show: a file whose note says +0.5 % replays as --plant 0.5% does, though
+// its rounds show B twice as slow.
+func TestPlantedReplaysAsPlanted(t *testing.T) {
+	env := &session.Env{Name: "bench", Command: "calibrate test"}
+	o := options(t, "200")
+	o.Plant, o.UntilDecided = 1, 9
+	o.Engine.Measure = result.IterSpec{Count: 3, Time: 20 * time.Millisecond}
+	rep, err := calibrate.Run(t.Context(), env, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Planted != 1 || rep.Sequential == nil || len(rep.Pair) != 1 {
+		t.Fatalf("planted: %+v", rep)
+	}
+	raw, err := os.ReadFile(rep.Raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(raw), "# benchctl: planted=1:", "# benchctl: planted=0.005:", 1)
+	if edited == string(raw) {
+		t.Fatalf("%s has no planted note", rep.Raw)
+	}
+	small := filepath.Join(t.TempDir(), "aa.txt")
+	if err := os.WriteFile(small, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	replay := func(from string, plant float64) *calibrate.Report {
+		again := calibrate.Defaults()
+		again.From, again.Plant, again.Group, again.UntilDecided, again.Out = from, plant, 3, 9, t.TempDir()
+		r, err := calibrate.Run(t.Context(), env, again)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	noted, told := replay(small, 0), replay(rep.Raw, 0.005)
+	if noted.Planted != 0.005 || !reflect.DeepEqual(*noted.Sequential, *told.Sequential) {
+		t.Errorf("replayed with its note of +0.5 %%: %+v; told --plant 0.5%%: %+v", noted.Sequential, told.Sequential)
+	}
+	if same := replay(rep.Raw, 0); !reflect.DeepEqual(*same.Sequential, *rep.Sequential) {
+		t.Errorf("replayed: %+v, measured: %+v", same.Sequential, rep.Sequential)
+	}
+}
+
 // TestRunRefuses: options a calibration cannot run are usage errors.
 func TestRunRefuses(t *testing.T) {
 	for name, edit := range map[string]func(*calibrate.Options){
