@@ -16,13 +16,14 @@ import (
 	"github.com/ledgerbench/ledgerbench/harness/verdict"
 	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/atomicfile"
+	"github.com/ledgerbench/ledgerbench/internal/bisect"
 	"github.com/ledgerbench/ledgerbench/internal/engine"
 )
 
 // abFlags are the flags of `ab` beyond the run flags.
 type abFlags struct {
 	base, head, cmd, policy     string
-	comment                     string
+	comment, buildCache         string
 	allowDirty, confirm, anyway bool
 	untilDecided, json          bool
 	minChange, alpha            float64
@@ -53,6 +54,10 @@ With package arguments, ab builds those packages' test binaries at both revision
 interleaves their go test benchmarks (see run). A baseline package that lacks a benchmark the
 experiment has is rebuilt with the experiment's _test.go files overlaid (go test -overlay), and
 the table and ab.txt say so.
+
+A benchmark program built at a commit is kept in --build-cache by its tree hash and toolchain, so
+the next comparison against the same base does not build it again (as bisect's steps do); the
+working tree, overlaid builds and packages' test binaries are built every time.
 
 Each fork is one sample (the median of its iterations), and each round's two forks are one pair:
 the change is the geometric mean of the pairs' ratios, with its interval. Every row gets a verdict
@@ -89,6 +94,7 @@ func (af *abFlags) bind(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVar(&af.base, "base", "", "the baseline revision")
 	fl.StringVar(&af.head, "head", ".", "the experiment revision, or . for the working tree")
 	fl.StringVar(&af.cmd, "cmd", "", "the benchmark program's main package (default: the one this binary was built from)")
+	fl.StringVar(&af.buildCache, "build-cache", bisect.DefaultBuildCache(), `where programs built at commits are kept by tree hash, for the next comparison of the same commit ("off": build both sides afresh)`)
 	fl.BoolVar(&af.allowDirty, "allow-dirty", false, "with --head HEAD, measure HEAD even though the working tree has uncommitted changes")
 	fl.BoolVar(&f.duet, "duet", false, "run each round's two forks at the same time, each pinned to half of the CPUs (swapped every round), so the host's noise hits both and each round's pair cancels it")
 	fl.StringVar(&af.detect, "detect", "", "plan for this smallest detectable change (2%): after the first --forks rounds, refuse (exit 2) when a case needs more rounds than --budget leaves, else add rounds to each case until it can detect it")
@@ -129,7 +135,7 @@ func (a *app) ab(cmd *cobra.Command, f *runFlags, af *abFlags, args []string) er
 	}
 	opts := ab.Options{Base: af.base, Head: af.head, AllowDirty: af.allowDirty, Program: af.cmd, Packages: args, Cases: cases,
 		Engine: o, Alpha: af.alpha, MinChange: af.minChange, Confirm: af.confirm, Dir: a.dir, Out: f.out, Host: f.hostOptions(),
-		Explain: explain, ExplainRounds: af.explainRounds, Policy: policy}
+		Explain: explain, ExplainRounds: af.explainRounds, Policy: policy, BuildCache: af.buildCache}
 	var closer io.Closer
 	if opts.Remote, closer, err = a.remote(cmd, af.fleet); err != nil {
 		return err

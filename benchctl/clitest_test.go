@@ -2,6 +2,7 @@ package benchctl
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"testing"
@@ -55,5 +56,12 @@ func TestMain(m *testing.M) {
 		os.Exit(cliMain())
 	}
 	testenv.NoExitSleep()
-	os.Exit(m.Run())
+	cache, err := testenv.PrivateBuildCache()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	code := m.Run()
+	os.RemoveAll(cache)
+	os.Exit(code)
 }

@@ -37,6 +37,10 @@ type Options struct {
 	// Confirm runs a second A/B (seed+1) when a row regressed, and keeps
 	// the regressions it finds too.
 	Confirm bool
+	// BuildCache keeps the benchmark programs built at commits by tree
+	// hash, for later comparisons of the same commits ("" or "off":
+	// none; revision.BuildCache says what is never cached).
+	BuildCache string
 	// Dir is the user's source tree ("" = the current directory); Out
 	// the directory of ab.txt, its logs and profiles ("" =
 	// results/ab/<UTC stamp>; one that holds results is refused).
@@ -171,6 +175,7 @@ func Run(ctx context.Context, env *session.Env, o Options) (*Result, error) {
 		return nil, err
 	}
 	defer ws.Close()
+	ws.Cache = revision.OpenCache(o.BuildCache)
 	set, err := BuildPair(ctx, env, ws, o.Dir, revs, prog, nil, o.Cases, o.Engine, o.Packages)
 	if err != nil {
 		return nil, err

@@ -149,12 +149,7 @@ func DefaultBuildCache() string {
 }
 
 // Cache is the cache of o.BuildCache, or nil ("off", or none given).
-func (o *Options) Cache() *revision.BuildCache {
-	if o.BuildCache == "off" || o.BuildCache == "" {
-		return nil
-	}
-	return &revision.BuildCache{Dir: o.BuildCache}
-}
+func (o *Options) Cache() *revision.BuildCache { return revision.OpenCache(o.BuildCache) }
 
 // StepsDir is the directory, under Out, of the steps' raw files.
 const StepsDir = session.BisectSteps

@@ -28,6 +28,15 @@ type BuildCache struct {
 	Dir string
 }
 
+// OpenCache is the build cache in dir, or nil (no caching) when dir is
+// "" or "off".
+func OpenCache(dir string) *BuildCache {
+	if dir == "" || dir == "off" {
+		return nil
+	}
+	return &BuildCache{Dir: dir}
+}
+
 // DefaultCacheDir is the build cache under the user's cache directory.
 func DefaultCacheDir() (string, error) {
 	d, err := os.UserCacheDir()
