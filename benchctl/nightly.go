@@ -24,7 +24,8 @@ func (a *app) nightlyCmd() *cobra.Command {
 		Short: "Record a run per machine, find change points in each benchmark's series, regenerate results/README.md",
 		Long: `nightly checks the host (refusing one that is not pinned unless --allow-unpinned), runs the
 selected benchmarks with this binary as HEAD — against an anchor revision when there is one (the
-latest tag by default; --anchor none for a plain run), built as ab builds its baseline — and
+latest tag by default; --anchor none for a plain run), built as ab builds its baseline and kept
+in --build-cache for the next night — and
 records the run, append-only, as DIR/nightly/<machine-id>/YYYY/MM/<stamp>_<commit>.txt, with the
 machine's fingerprint in DIR/machines/<machine-id>.json. It then reads every run of the machine
 (never mixing machines), finds change points in each benchmark's series (E-divisive means with a
@@ -63,6 +64,7 @@ package arguments it records their go test benchmarks (see run), built as ab bui
 	a.addServerFlags(c)
 	c.Flags().StringVar(&no.Results, "results", "results", "the results directory")
 	c.Flags().StringVar(&no.Anchor, "anchor", "", "anchor revision to run against (default: the latest tag; none: a plain run)")
+	c.Flags().StringVar(&no.BuildCache, "build-cache", bisect.DefaultBuildCache(), `where programs built at commits (the anchor's, a bisection's) are kept by tree hash ("off": build them every night)`)
 	c.Flags().StringVar(&no.Program, "cmd", "", "the benchmark program's main package, to build the anchor (default: the one this binary was built from)")
 	c.Flags().BoolVar(&no.AllowUnpinned, "allow-unpinned", false, "run on a host that is not pinned (the results say host-pinned: no)")
 	c.Flags().BoolVar(&no.Bisect, "bisect", false, "bisect each new regression (as bisect does, into DIR/bisect/<machine-id>/), and show its culprit beside it")

@@ -172,7 +172,7 @@ func writeServerFile(dir string, r history.Regression) (string, error) {
 func (n *night) bisectOptions(r history.Regression, dir string) (bisect.Options, bool) {
 	bo := bisect.Defaults()
 	bo.Good, bo.Bad, bo.Out, bo.Dir, bo.Packages = r.Good, r.Bad, dir, n.o.Dir, n.o.Packages
-	bo.BuildCache, bo.Budget, bo.Explain = bisect.DefaultBuildCache(), n.o.StepBudget, n.o.Explain
+	bo.BuildCache, bo.Budget, bo.Explain = n.o.BuildCache, n.o.StepBudget, n.o.Explain
 	if u := r.Series.Unit; u != "sec/op" && u != "ops/s" {
 		bo.Metric = u
 	}

@@ -3,7 +3,6 @@ package nightly
 import (
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -61,15 +60,6 @@ type alarm struct {
 func newAlarm(t *testing.T) *alarm {
 	t.Helper()
 	dir, c := historyRepo(t, 4, 3, 4)
-	// The night's program cache is the test's own; go's build cache stays
-	// the user's (its default is under XDG_CACHE_HOME too): cold, every
-	// revision's build compiled the harness again.
-	gocache, err := exec.Command("go", "env", "GOCACHE").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("GOCACHE", strings.TrimSpace(string(gocache)))
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	a := &alarm{c: c, results: t.TempDir(), stderr: &strings.Builder{}, written: new([]string)}
 	env := &session.Env{Name: "bench", Stderr: a.stderr, Wrote: func(p string) { *a.written = append(*a.written, p) }}
 	o := engine.ABOptions()
@@ -87,7 +77,9 @@ func newAlarm(t *testing.T) *alarm {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.n = &night{o: Options{Results: a.results, Program: "./cmd/bench", Cases: cases, Dir: dir, BisectBudget: time.Hour, StepBudget: 20 * time.Second},
+	// The night's program cache is the test's own.
+	a.n = &night{o: Options{Results: a.results, Program: "./cmd/bench", Cases: cases, Dir: dir, BisectBudget: time.Hour, StepBudget: 20 * time.Second,
+		BuildCache: t.TempDir()},
 		eo: o, env: env, repo: repo, machine: "m1"}
 	ser := &history.Series{Benchmark: "BenchmarkWorkLoop-2", Unit: "sec/op", Points: []history.Point{{Commit: c[0]}, {Commit: c[4]}}}
 	a.m = &history.MachineReport{MachineID: "m1", Series: []*history.Series{ser}, Shifts: map[*history.Series][]history.Shift{ser: {{Index: 1, Worse: true, New: true}}}}

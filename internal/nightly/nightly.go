@@ -45,6 +45,11 @@ type Options struct {
 	// Explain is whether a bisection explains its culprit by its
 	// functions (bisect.Options.Explain; the zero value does).
 	Explain ab.Explain
+	// BuildCache keeps the programs built at commits by tree hash: the
+	// anchor's, so a later night does not build it again, and those of
+	// bisections and explanations ("" or "off": none; see
+	// revision.BuildCache).
+	BuildCache string
 	// Report, when set, is shown each bisection's report.
 	Report func(*bisect.Report)
 	// Chart, when set, draws each series with its change points into
@@ -147,6 +152,7 @@ func (n *night) sides(ctx context.Context, s *session.Session, head, exe string)
 		if err != nil {
 			return nil, nil, err
 		}
+		ws.Cache = revision.OpenCache(o.BuildCache)
 		set, err := n.anchorSides(ctx, ws, head, exe)
 		if err != nil {
 			ws.Close()
