@@ -23,9 +23,7 @@ import (
 // What the tree does not decide is never cached: the working tree, a
 // build with another revision's declarations overlaid, a module that
 // replaces a dependency with a directory outside its repository, and a
-// go.work workspace. A cached program keeps the source paths of the
-// worktree it was built in, removed since: one that finds files by its
-// own source's path (runtime.Caller) must be built afresh ("off").
+// go.work workspace.
 type BuildCache struct {
 	Dir string
 }
