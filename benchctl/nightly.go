@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/ledgerbench/ledgerbench/internal/ab"
 	"github.com/ledgerbench/ledgerbench/internal/bisect"
@@ -62,14 +63,7 @@ package arguments it records their go test benchmarks (see run), built as ab bui
 	a.addRunFlags(c, &f, engine.DefaultOptions())
 	_ = c.Flags().MarkHidden("prof") // refused by nightly: profile with run --prof
 	a.addServerFlags(c)
-	c.Flags().StringVar(&no.Results, "results", "results", "the results directory")
-	c.Flags().StringVar(&no.Anchor, "anchor", "", "anchor revision to run against (default: the latest tag; none: a plain run)")
-	c.Flags().StringVar(&no.BuildCache, "build-cache", bisect.DefaultBuildCache(), `where programs built at commits (the anchor's, a bisection's) are kept by tree hash ("off": build them every night)`)
-	c.Flags().StringVar(&no.Program, "cmd", "", "the benchmark program's main package, to build the anchor (default: the one this binary was built from)")
-	c.Flags().BoolVar(&no.AllowUnpinned, "allow-unpinned", false, "run on a host that is not pinned (the results say host-pinned: no)")
-	c.Flags().BoolVar(&no.Bisect, "bisect", false, "bisect each new regression (as bisect does, into DIR/bisect/<machine-id>/), and show its culprit beside it")
-	c.Flags().DurationVar(&no.BisectBudget, "bisect-budget", time.Hour, "the machine time after which no further bisection or explanation of a regression starts")
-	c.Flags().StringVar(&explain, "explain", "changed", "explain each new regression by its functions (changed): by an A/B of its runs' commits, or with --bisect its culprit's own change; or not (off)")
+	bindNightly(c.Flags(), &no, &explain)
 	ff.bind(c.Flags(), "instead of running, register this program's benchmarks as the nightly of a class of the fleet whose database is URL: its agents run it on schedule and upload it to their --server")
 	_ = c.Flags().MarkHidden("job-time") // a night is one job
 	c.Flags().DurationVar(&every, "every", 24*time.Hour, "with --fleet, how often the night runs")
@@ -101,4 +95,16 @@ func (a *app) nightlyOnFleet(cmd *cobra.Command, ff fleetFlags, o nightlylib.Opt
 	fmt.Fprintf(a.stdout, "nightly registered: %d cases × %d rounds every %s, the next night at %s; the night just past runs when an agent takes it up\n",
 		len(o.Cases), o.Engine.Forks, every, next.UTC().Format(time.RFC3339))
 	return nil
+}
+
+// bindNightly defines nightly's own flags of a night in fl.
+func bindNightly(fl *pflag.FlagSet, no *nightlylib.Options, explain *string) {
+	fl.StringVar(&no.Results, "results", "results", "the results directory")
+	fl.StringVar(&no.Anchor, "anchor", "", "anchor revision to run against (default: the latest tag; none: a plain run)")
+	fl.StringVar(&no.BuildCache, "build-cache", bisect.DefaultBuildCache(), `where programs built at commits (the anchor's, a bisection's) are kept by tree hash ("off": build them every night)`)
+	fl.StringVar(&no.Program, "cmd", "", "the benchmark program's main package, to build the anchor (default: the one this binary was built from)")
+	fl.BoolVar(&no.AllowUnpinned, "allow-unpinned", false, "run on a host that is not pinned (the results say host-pinned: no)")
+	fl.BoolVar(&no.Bisect, "bisect", false, "bisect each new regression (as bisect does, into DIR/bisect/<machine-id>/), and show its culprit beside it")
+	fl.DurationVar(&no.BisectBudget, "bisect-budget", time.Hour, "the machine time after which no further bisection or explanation of a regression starts")
+	fl.StringVar(explain, "explain", "changed", "explain each new regression by its functions (changed): by an A/B of its runs' commits, or with --bisect its culprit's own change; or not (off)")
 }
