@@ -206,11 +206,11 @@ func (e *Entry) HasExpectedReads() bool {
 // SetDecreaseReadCountOnRelease says whether releasing the last reference
 // counts as a read (the default); call it before sharing the entry.
 func (e *Entry) SetDecreaseReadCountOnRelease(v bool) {
-	if v {
-		e.flags.And(^flagNoReadOnRelease)
-	} else {
-		e.flags.Or(flagNoReadOnRelease)
+	f := e.flags.Load() &^ flagNoReadOnRelease
+	if !v {
+		f |= flagNoReadOnRelease
 	}
+	initFlags(&e.flags, f)
 }
 
 // share returns a new entry with one reference at e's position sharing
@@ -226,9 +226,10 @@ func (e *Entry) share(asRead bool) *Entry {
 }
 
 // initFlags sets the flags of an entry no other goroutine can see yet with
-// a plain store, as initPointer sets its handler: Store is a
-// locked instruction, and the entry cache makes its copy with this flag on
-// every insert. It relies on atomic.Uint32 holding nothing but its value,
+// a plain store, as initPointer sets its handler: Store (or Or) is a
+// locked instruction, and the entry cache makes its copy with a flag on
+// every insert, as a writer that hands its entries to the cache sets one
+// on each. It relies on atomic.Uint32 holding nothing but its value,
 // which TestInitPointer checks.
 func initFlags(p *atomic.Uint32, v uint32) {
 	*(*uint32)(unsafe.Pointer(p)) = v

@@ -29,21 +29,22 @@ import (
 // against both signs of the change (an equal mixture of +δ₁ and −δ₁, so
 // it is two-sided as ab's test is).
 func oracleLogBF(xs []float64, d1 float64) float64 {
-	l0 := logScaleMarginal(xs, 0)
-	return floats.LogSumExp([]float64{logScaleMarginal(xs, d1) - l0, logScaleMarginal(xs, -d1) - l0}) - math.Ln2
-}
-
-// logScaleMarginal is, up to a constant that does not depend on d, the
-// log of ∫ σ⁻ⁿ exp(−Σ(xᵢ − dσ)²/2σ²) dσ/σ: the likelihood of xs under a
-// standardized mean d with the scale integrated out under 1/σ. The
-// integral is taken over u = log σ on a grid wide enough for its mass.
-func logScaleMarginal(xs []float64, d float64) float64 {
 	n := float64(len(xs))
 	var s1, s2 float64
 	for _, x := range xs {
 		s1 += x
 		s2 += x * x
 	}
+	l0 := logScaleMarginal(n, s1, s2, 0)
+	return floats.LogSumExp([]float64{logScaleMarginal(n, s1, s2, d1) - l0, logScaleMarginal(n, s1, s2, -d1) - l0}) - math.Ln2
+}
+
+// logScaleMarginal is, up to a constant that does not depend on d, the
+// log of ∫ σ⁻ⁿ exp(−Σ(xᵢ − dσ)²/2σ²) dσ/σ: the likelihood of n log ratios
+// whose sum is s1 and sum of squares s2 under a standardized mean d, with
+// the scale integrated out under 1/σ. The integral is taken over
+// u = log σ on a grid wide enough for its mass.
+func logScaleMarginal(n, s1, s2, d float64) float64 {
 	if s2 == 0 {
 		return 0 // no scale to integrate: every d alike
 	}
